@@ -1,0 +1,59 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode, and the upcoming features that keep C types
+/// out of public signatures (`InternalImportsByDefault`) and imports explicit.
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "HomeRPC",
+    products: [
+        .library(name: "Wire", targets: ["Wire"]),
+        .library(name: "UV", targets: ["UV"]),
+        .library(name: "HomeProto", targets: ["HomeProto"]),
+        // The decoder's invariant checks, for the fuzzer in fuzz/.
+        .library(name: "WireTesting", targets: ["WireTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0")
+    ],
+    targets: [
+        // System libraries: a module map and a shim header each, nothing else.
+        .systemLibrary(
+            name: "CLibUV",
+            pkgConfig: "libuv",
+            providers: [.apt(["libuv1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
+        // The only Swift that touches libuv.
+        .target(name: "UV", dependencies: ["CLibUV"], swiftSettings: strictSettings),
+        // The binary framing: pure, standard library only.
+        .target(name: "Wire", swiftSettings: strictSettings),
+        // Invariant checks over Wire, shared by the fuzzer and the tests that replay its findings.
+        .target(name: "WireTesting", dependencies: ["Wire"], swiftSettings: strictSettings),
+        // Messages generated from proto/ (see proto/README.md); the only SwiftProtobuf importer.
+        .target(
+            name: "HomeProto",
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: strictSettings
+        ),
+
+        .testTarget(name: "WireTests", dependencies: ["Wire", "WireTesting"], swiftSettings: strictSettings),
+        .testTarget(name: "UVTests", dependencies: ["UV"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "HomeProtoTests",
+            dependencies: ["HomeProto", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,40 @@
+extension [UInt8] {
+    /// Appends `value` in big-endian order.
+    mutating func writeUInt16(_ value: UInt16) {
+        append(UInt8(truncatingIfNeeded: value >> 8))
+        append(UInt8(truncatingIfNeeded: value))
+    }
+
+    /// Appends `value` in big-endian order.
+    mutating func writeUInt32(_ value: UInt32) {
+        append(UInt8(truncatingIfNeeded: value >> 24))
+        append(UInt8(truncatingIfNeeded: value >> 16))
+        append(UInt8(truncatingIfNeeded: value >> 8))
+        append(UInt8(truncatingIfNeeded: value))
+    }
+
+    /// Appends `value` in big-endian order.
+    mutating func writeUInt64(_ value: UInt64) {
+        writeUInt32(UInt32(truncatingIfNeeded: value >> 32))
+        writeUInt32(UInt32(truncatingIfNeeded: value))
+    }
+
+    /// Overwrites four bytes at `index` with `value` in big-endian order.
+    mutating func setUInt32(_ value: UInt32, at index: Int) {
+        self[index] = UInt8(truncatingIfNeeded: value >> 24)
+        self[index + 1] = UInt8(truncatingIfNeeded: value >> 16)
+        self[index + 2] = UInt8(truncatingIfNeeded: value >> 8)
+        self[index + 3] = UInt8(truncatingIfNeeded: value)
+    }
+
+    /// The big-endian u16 at `index`; the caller has checked the bounds.
+    func getUInt16(at index: Int) -> UInt16 {
+        UInt16(self[index]) << 8 | UInt16(self[index + 1])
+    }
+
+    /// The big-endian u32 at `index`; the caller has checked the bounds.
+    func getUInt32(at index: Int) -> UInt32 {
+        UInt32(self[index]) << 24 | UInt32(self[index + 1]) << 16 | UInt32(self[index + 2]) << 8
+            | UInt32(self[index + 3])
+    }
+}

@@ -1,0 +1,222 @@
+/// Turns a byte stream, arriving in chunks of any size, into frames.
+///
+/// Bytes are appended with ``append(_:)``; ``nextFrame()`` returns a frame once all of its bytes are
+/// buffered and `nil` while it needs more. Checks run as early as the bytes allow: the magic on the
+/// first byte, and the length, type and stream id as soon as the 10-byte header is complete, so an
+/// oversized or bogus frame is refused before any of its payload is buffered.
+///
+/// Buffering: consumed bytes stay in front of `readIndex` until the next append compacts them away, so
+/// the buffer never holds more than one partial frame plus the chunk just appended, however many
+/// frames pass through.
+///
+/// The first ``WireError`` is sticky: every later call throws it again, since the stream can no
+/// longer be trusted.
+public struct FrameDecoder: Sendable {
+    /// Largest payload accepted, in bytes.
+    public var maxFrameSize: Int
+
+    /// Buffer capacity kept between frames; more is released once the buffer empties.
+    private static let retainedCapacity = 64 * 1024
+
+    private var buffer: [UInt8] = []
+    private var readIndex = 0
+    private var state: State
+
+    private enum State: Sendable {
+        /// Waiting for the 8-byte preface; goes to `frames` or `failed`.
+        case awaitingPreface
+        /// Reading frames; goes to `failed` only.
+        case frames
+        /// A violation was found; terminal.
+        case failed(WireError)
+    }
+
+    /// - Parameters:
+    ///   - maxFrameSize: the largest payload to accept (what this side announces in SETTINGS).
+    ///   - expectsPreface: whether the stream starts with the peer's ``Preface``.
+    public init(maxFrameSize: Int = WireLimits.defaultMaxFrameSize, expectsPreface: Bool = true) {
+        self.maxFrameSize = maxFrameSize
+        self.state = expectsPreface ? .awaitingPreface : .frames
+    }
+
+    /// Bytes received but not yet returned as frames.
+    public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// Copies `bytes` into the buffer; they need stay valid only during this call.
+    public mutating func append(_ bytes: Span<UInt8>) {
+        compact()
+        bytes.withUnsafeBufferPointer { buffer.append(contentsOf: $0) }
+    }
+
+    /// Copies `bytes` into the buffer.
+    public mutating func append(contentsOf bytes: some Sequence<UInt8>) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The next complete frame, or `nil` if more bytes are needed.
+    /// - Throws: ``WireError`` when the input violates the framing (and on every call after that).
+    public mutating func nextFrame() throws(WireError) -> Frame? {
+        do throws(WireError) {
+            switch state {
+            case .failed(let error):
+                throw error
+            case .awaitingPreface:
+                guard let preface = try decodePreface() else { return nil }
+                state = .frames
+                return .preface(preface)
+            case .frames:
+                return try decodeFrame()
+            }
+        } catch {
+            state = .failed(error)
+            throw error
+        }
+    }
+
+    /// Call when the input has ended: throws ``WireError/truncatedFrame(bufferedBytes:)`` if a frame was
+    /// left incomplete.
+    public func finish() throws(WireError) {
+        if case .failed(let error) = state { throw error }
+        guard bufferedByteCount == 0 else { throw .truncatedFrame(bufferedBytes: bufferedByteCount) }
+    }
+
+    private mutating func decodePreface() throws(WireError) -> Preface? {
+        let available = bufferedByteCount
+        // Compare what has arrived so far, so a stranger is refused on its first byte.
+        for offset in 0..<min(available, Preface.magic.count)
+        where buffer[readIndex + offset] != Preface.magic[offset] {
+            throw .badMagic
+        }
+        guard available >= Preface.length else { return nil }
+        let version = buffer.getUInt16(at: readIndex + Preface.magic.count)
+        guard version == Preface.currentVersion else { throw .unsupportedVersion(version) }
+        consume(Preface.length)
+        return Preface(version: version)
+    }
+
+    private mutating func decodeFrame() throws(WireError) -> Frame? {
+        guard bufferedByteCount >= FrameHeader.length else { return nil }
+        let header = try decodeHeader(at: readIndex)
+        let frameLength = FrameHeader.length + Int(header.payloadLength)
+        guard bufferedByteCount >= frameLength else { return nil }
+        let payloadStart = readIndex + FrameHeader.length
+        let frame = try decodePayload(of: header, range: payloadStart..<payloadStart + Int(header.payloadLength))
+        consume(frameLength)
+        return frame
+    }
+
+    /// Validates everything the header alone can tell.
+    private func decodeHeader(at index: Int) throws(WireError) -> FrameHeader {
+        let length = Int(buffer.getUInt32(at: index))
+        guard length <= maxFrameSize else { throw .frameTooLarge(limit: maxFrameSize, actual: length) }
+        guard let type = FrameType(rawValue: buffer[index + 4]) else { throw .unknownFrameType(buffer[index + 4]) }
+        let streamID = StreamID(buffer.getUInt32(at: index + 6))
+        if type.isConnectionFrame {
+            guard streamID == .connection else { throw .unexpectedStreamID(type, streamID) }
+        } else {
+            guard streamID != .connection else { throw .missingStreamID(type) }
+        }
+        return FrameHeader(
+            payloadLength: UInt32(length),
+            type: type,
+            flags: FrameFlags(rawValue: buffer[index + 5]),
+            streamID: streamID
+        )
+    }
+
+    private func decodePayload(of header: FrameHeader, range: Range<Int>) throws(WireError) -> Frame {
+        var reader = PayloadReader(bytes: buffer, range: range, type: header.type)
+        let streamID = header.streamID
+        switch header.type {
+        case .settings:
+            return .settings(try decodeSettings(&reader))
+        case .callStart:
+            return .callStart(streamID, try decodeCallStart(&reader))
+        case .message:
+            return .message(streamID, payload: reader.readRest(), endStream: header.flags.contains(.endStream))
+        case .callEnd:
+            let code = StatusCode(rawValue: try reader.readUInt16())
+            let message = try reader.readString(Int(try reader.readUInt16()))
+            let details = reader.readRest()
+            let status = CallStatus(
+                code: code,
+                message: message,
+                details: details,
+                isRetryable: header.flags.contains(.retryable)
+            )
+            return .callEnd(streamID, status)
+        case .cancel:
+            try expectLength(0, of: header)
+            return .cancel(streamID)
+        case .credit:
+            try expectLength(4, of: header)
+            let increment = try reader.readUInt32()
+            guard increment > 0 else { throw .zeroCreditIncrement(streamID) }
+            return .credit(streamID, increment: increment)
+        case .ping:
+            try expectLength(8, of: header)
+            return .ping(try reader.readUInt64())
+        case .pong:
+            try expectLength(8, of: header)
+            return .pong(try reader.readUInt64())
+        case .goAway:
+            let lastStreamID = StreamID(try reader.readUInt32())
+            let code = StatusCode(rawValue: try reader.readUInt16())
+            return .goAway(GoAway(lastStreamID: lastStreamID, code: code, message: try reader.readRestAsString()))
+        }
+    }
+
+    private func decodeSettings(_ reader: inout PayloadReader) throws(WireError) -> Settings {
+        guard reader.remaining % Setting.encodedLength == 0 else {
+            throw .invalidPayloadLength(.settings, reader.remaining)
+        }
+        var entries: [Setting] = []
+        entries.reserveCapacity(reader.remaining / Setting.encodedLength)
+        while reader.remaining > 0 {
+            let id = SettingID(rawValue: try reader.readUInt16())
+            let value = try reader.readUInt32()
+            guard id.accepts(value) else { throw .invalidSettingValue(id, value) }
+            entries.append(Setting(id, value))
+        }
+        return Settings(entries)
+    }
+
+    private func decodeCallStart(_ reader: inout PayloadReader) throws(WireError) -> CallStart {
+        let method = try reader.readString(Int(try reader.readUInt16()))
+        let timeout = try reader.readUInt32()
+        let count = Int(try reader.readUInt16())
+        var metadata: [MetadataEntry] = []
+        metadata.reserveCapacity(min(count, reader.remaining / 3))
+        for _ in 0..<count {
+            let key = try reader.readString(Int(try reader.readUInt8()))
+            let value = try reader.readBytes(Int(try reader.readUInt16()))
+            metadata.append(MetadataEntry(key: key, value: value))
+        }
+        try reader.expectEnd()
+        return CallStart(method: method, timeoutMilliseconds: timeout, metadata: metadata)
+    }
+
+    private func expectLength(_ length: Int, of header: FrameHeader) throws(WireError) {
+        guard header.payloadLength == length else {
+            throw .invalidPayloadLength(header.type, Int(header.payloadLength))
+        }
+    }
+
+    private mutating func consume(_ count: Int) {
+        readIndex += count
+        if readIndex == buffer.count {
+            // Keep a small buffer for the next read; give back the room a single large frame needed.
+            buffer.removeAll(keepingCapacity: buffer.capacity <= Self.retainedCapacity)
+            readIndex = 0
+        }
+    }
+
+    /// Drops consumed bytes before appending, once they are the larger part of the buffer, so that
+    /// compaction costs amortized O(1) per byte.
+    private mutating func compact() {
+        guard readIndex > 0, readIndex >= buffer.count - readIndex else { return }
+        buffer.removeSubrange(0..<readIndex)
+        readIndex = 0
+    }
+}

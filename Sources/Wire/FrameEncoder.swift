@@ -1,0 +1,115 @@
+/// Appends frames to an output buffer, so that every frame produced while handling one read can leave
+/// in a single write.
+///
+/// The encoder does not check the peer's maximum frame size: the sender compares a message against the
+/// peer's SETTINGS before encoding it. Lengths that the layout cannot express (a method name over
+/// 65,535 bytes, a metadata key over 255) are programmer errors and trap; status and GOAWAY messages,
+/// which often quote user input, are cut at a character boundary instead.
+public enum FrameEncoder {
+    /// Appends `frame` to `buffer`.
+    public static func encode(_ frame: Frame, into buffer: inout [UInt8]) {
+        switch frame {
+        case .preface(let preface):
+            buffer.append(contentsOf: Preface.magic)
+            buffer.writeUInt16(preface.version)
+        case .settings(let settings):
+            writeFrame(.settings, streamID: .connection, into: &buffer) { payload in
+                for setting in settings.entries {
+                    payload.writeUInt16(setting.id.rawValue)
+                    payload.writeUInt32(setting.value)
+                }
+            }
+        case .callStart(let streamID, let call):
+            writeFrame(.callStart, streamID: streamID, into: &buffer) { payload in
+                writeCallStart(call, into: &payload)
+            }
+        case .message(let streamID, let bytes, let endStream):
+            encodeMessage(streamID: streamID, payload: bytes, endStream: endStream, into: &buffer)
+        case .callEnd(let streamID, let status):
+            writeFrame(.callEnd, flags: status.isRetryable ? .retryable : [], streamID: streamID, into: &buffer) {
+                payload in
+                payload.writeUInt16(status.code.rawValue)
+                let message = clippedUTF8(status.message)
+                payload.writeUInt16(UInt16(message.count))
+                payload.append(contentsOf: message)
+                payload.append(contentsOf: status.details)
+            }
+        case .cancel(let streamID):
+            writeFrame(.cancel, streamID: streamID, into: &buffer) { _ in }
+        case .credit(let streamID, let increment):
+            writeFrame(.credit, streamID: streamID, into: &buffer) { $0.writeUInt32(increment) }
+        case .ping(let data):
+            writeFrame(.ping, streamID: .connection, into: &buffer) { $0.writeUInt64(data) }
+        case .pong(let data):
+            writeFrame(.pong, streamID: .connection, into: &buffer) { $0.writeUInt64(data) }
+        case .goAway(let goAway):
+            writeFrame(.goAway, streamID: .connection, into: &buffer) { payload in
+                payload.writeUInt32(goAway.lastStreamID.rawValue)
+                payload.writeUInt16(goAway.code.rawValue)
+                payload.append(contentsOf: clippedUTF8(goAway.message))
+            }
+        }
+    }
+
+    /// Appends a MESSAGE frame without building a ``Frame`` first (the hot path).
+    public static func encodeMessage(
+        streamID: StreamID,
+        payload: some Collection<UInt8>,
+        endStream: Bool,
+        into buffer: inout [UInt8]
+    ) {
+        let header = FrameHeader(
+            payloadLength: UInt32(payload.count),
+            type: .message,
+            flags: endStream ? .endStream : [],
+            streamID: streamID
+        )
+        header.write(to: &buffer)
+        buffer.append(contentsOf: payload)
+    }
+
+    /// Appends a frame whose payload `body` writes, then fills in the header's length.
+    private static func writeFrame(
+        _ type: FrameType,
+        flags: FrameFlags = [],
+        streamID: StreamID,
+        into buffer: inout [UInt8],
+        body: (inout [UInt8]) -> Void
+    ) {
+        let headerStart = buffer.count
+        FrameHeader(payloadLength: 0, type: type, flags: flags, streamID: streamID).write(to: &buffer)
+        body(&buffer)
+        buffer.setUInt32(UInt32(buffer.count - headerStart - FrameHeader.length), at: headerStart)
+    }
+
+    private static func writeCallStart(_ call: CallStart, into payload: inout [UInt8]) {
+        let method = Array(call.method.utf8)
+        precondition(method.count <= WireLimits.maxMethodNameLength, "method name too long")
+        precondition(call.metadata.count <= WireLimits.maxMetadataEntries, "too many metadata entries")
+        payload.writeUInt16(UInt16(method.count))
+        payload.append(contentsOf: method)
+        payload.writeUInt32(call.timeoutMilliseconds)
+        payload.writeUInt16(UInt16(call.metadata.count))
+        for entry in call.metadata {
+            let key = Array(entry.key.utf8)
+            precondition(key.count <= WireLimits.maxMetadataKeyLength, "metadata key too long: \(entry.key)")
+            precondition(entry.value.count <= WireLimits.maxMetadataValueLength, "metadata value too long")
+            payload.append(UInt8(key.count))
+            payload.append(contentsOf: key)
+            payload.writeUInt16(UInt16(entry.value.count))
+            payload.append(contentsOf: entry.value)
+        }
+    }
+
+    /// The UTF-8 bytes of `text`, cut to at most ``WireLimits/maxStatusMessageLength`` without
+    /// splitting a character's encoding.
+    static func clippedUTF8(_ text: String) -> [UInt8] {
+        var bytes = Array(text.utf8)
+        guard bytes.count > WireLimits.maxStatusMessageLength else { return bytes }
+        var end = WireLimits.maxStatusMessageLength
+        // Back up over continuation bytes (10xxxxxx) to the start of the cut scalar.
+        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        bytes.removeSubrange(end...)
+        return bytes
+    }
+}

@@ -1,0 +1,68 @@
+/// Reads the fields of one frame's payload out of the decoder's buffer.
+///
+/// Every read checks that the field lies inside the payload and throws
+/// ``WireError/truncatedPayload(_:)`` otherwise, so a hostile length can never read past the frame.
+struct PayloadReader {
+    private let bytes: [UInt8]
+    private var index: Int
+    private let end: Int
+    private let type: FrameType
+
+    init(bytes: [UInt8], range: Range<Int>, type: FrameType) {
+        self.bytes = bytes
+        self.index = range.lowerBound
+        self.end = range.upperBound
+        self.type = type
+    }
+
+    var remaining: Int { end - index }
+
+    private mutating func take(_ count: Int) throws(WireError) -> Int {
+        guard count <= remaining else { throw .truncatedPayload(type) }
+        defer { index += count }
+        return index
+    }
+
+    mutating func readUInt8() throws(WireError) -> UInt8 {
+        bytes[try take(1)]
+    }
+
+    mutating func readUInt16() throws(WireError) -> UInt16 {
+        bytes.getUInt16(at: try take(2))
+    }
+
+    mutating func readUInt32() throws(WireError) -> UInt32 {
+        bytes.getUInt32(at: try take(4))
+    }
+
+    mutating func readUInt64() throws(WireError) -> UInt64 {
+        UInt64(try readUInt32()) << 32 | UInt64(try readUInt32())
+    }
+
+    mutating func readBytes(_ count: Int) throws(WireError) -> [UInt8] {
+        let start = try take(count)
+        return Array(bytes[start..<start + count])
+    }
+
+    mutating func readRest() -> [UInt8] {
+        defer { index = end }
+        return Array(bytes[index..<end])
+    }
+
+    mutating func readString(_ count: Int) throws(WireError) -> String {
+        let start = try take(count)
+        guard let string = String(validating: bytes[start..<start + count], as: UTF8.self) else {
+            throw .invalidUTF8(type)
+        }
+        return string
+    }
+
+    mutating func readRestAsString() throws(WireError) -> String {
+        try readString(remaining)
+    }
+
+    /// Throws unless every byte of the payload was consumed.
+    func expectEnd() throws(WireError) {
+        guard remaining == 0 else { throw .trailingBytes(type, count: remaining) }
+    }
+}

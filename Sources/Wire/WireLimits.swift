@@ -1,0 +1,19 @@
+/// Sizes the framing bounds. A receiver announces its own maximum frame size in SETTINGS.
+public enum WireLimits {
+    /// Maximum payload a receiver accepts until the peer's SETTINGS say otherwise.
+    public static let defaultMaxFrameSize = 1 << 20
+    /// The smallest maximum frame size a peer may announce: every implementation handles 16 KiB.
+    public static let minimumMaxFrameSize = 1 << 14
+    /// The largest maximum frame size a peer may announce (16 MiB).
+    public static let maximumMaxFrameSize = 1 << 24
+    /// Longest method name, in UTF-8 bytes (u16 length prefix).
+    public static let maxMethodNameLength = Int(UInt16.max)
+    /// Most metadata entries on one call (u16 count).
+    public static let maxMetadataEntries = Int(UInt16.max)
+    /// Longest metadata key, in UTF-8 bytes (u8 length prefix).
+    public static let maxMetadataKeyLength = Int(UInt8.max)
+    /// Longest metadata value (u16 length prefix).
+    public static let maxMetadataValueLength = Int(UInt16.max)
+    /// Longest status or GOAWAY message in UTF-8 bytes; longer messages are cut at a character boundary.
+    public static let maxStatusMessageLength = Int(UInt16.max)
+}

@@ -1,0 +1,64 @@
+import Wire
+
+/// Checks the decoder's invariants on arbitrary input; shared by the libFuzzer target (fuzz/) and the
+/// unit test that replays fuzz/FailCases/.
+///
+/// For any input the decoder must not crash, and:
+/// - fed whole and fed in chunks, it yields the same frames and the same error;
+/// - every frame it yields re-encodes to bytes that decode to the same frame.
+public enum FrameDecoderVerifier {
+    /// A small limit so that fuzzed lengths reach `frameTooLarge` often.
+    static let maxFrameSize = WireLimits.minimumMaxFrameSize
+
+    /// Returns a description of each broken invariant; empty when all hold.
+    public static func violations(in input: [UInt8]) -> [String] {
+        guard let control = input.first else { return [] }
+        let bytes = Array(input.dropFirst())
+        // The first byte chooses the mode: whether a preface is expected, and the chunk size.
+        let expectsPreface = control & 0x80 != 0
+        let chunkSize = Int(control & 0x7F) + 1
+
+        let whole = decode(bytes, expectsPreface: expectsPreface, chunkSize: max(1, bytes.count))
+        let chunked = decode(bytes, expectsPreface: expectsPreface, chunkSize: chunkSize)
+        var problems: [String] = []
+        if whole.frames != chunked.frames || whole.error != chunked.error {
+            problems.append("chunk size \(chunkSize) changed the result: \(whole) vs \(chunked)")
+        }
+        for frame in whole.frames {
+            var encoded: [UInt8] = []
+            FrameEncoder.encode(frame, into: &encoded)
+            let isPreface: Bool
+            if case .preface = frame { isPreface = true } else { isPreface = false }
+            let again = decode(encoded, expectsPreface: isPreface, chunkSize: encoded.count)
+            if again.frames != [frame] || again.error != nil {
+                problems.append("\(frame) re-encoded to \(encoded) decodes as \(again)")
+            }
+        }
+        return problems
+    }
+
+    struct Outcome: Equatable {
+        var frames: [Frame] = []
+        var error: WireError?
+    }
+
+    static func decode(_ bytes: [UInt8], expectsPreface: Bool, chunkSize: Int) -> Outcome {
+        var decoder = FrameDecoder(maxFrameSize: maxFrameSize, expectsPreface: expectsPreface)
+        var outcome = Outcome()
+        var offset = 0
+        do {
+            repeat {
+                let end = min(bytes.count, offset + chunkSize)
+                decoder.append(contentsOf: bytes[offset..<end])
+                offset = end
+                while let frame = try decoder.nextFrame() {
+                    outcome.frames.append(frame)
+                }
+            } while offset < bytes.count
+            try decoder.finish()
+        } catch {
+            outcome.error = error
+        }
+        return outcome
+    }
+}

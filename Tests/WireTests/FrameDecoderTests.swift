@@ -1,0 +1,97 @@
+import Testing
+import Wire
+
+@Suite struct FrameDecoderTests {
+    static let frameNames = GoldenFrames.all.map(\.name)
+
+    @Test(arguments: frameNames)
+    func decodesGoldenFrameWhole(name: String) throws {
+        let frame = try #require(GoldenFrames.all.first { $0.name == name }?.frame)
+        let bytes = encoded(frame)
+        let isPreface = name == "preface"
+        #expect(try decodeAll(bytes, expectsPreface: isPreface) { bytes.count } == [frame])
+    }
+
+    @Test(arguments: frameNames)
+    func decodesGoldenFrameOneByteAtATime(name: String) throws {
+        let frame = try #require(GoldenFrames.all.first { $0.name == name }?.frame)
+        let bytes = encoded(frame)
+        #expect(try decodeAll(bytes, expectsPreface: name == "preface") { 1 } == [frame])
+    }
+
+    @Test func decodesSeveralFramesInOneBuffer() throws {
+        let expected = GoldenFrames.all.map(\.frame)
+        let bytes = encoded(.preface(Preface())) + GoldenFrames.concatenatedFrames
+        #expect(try decodeAll(bytes, expectsPreface: true) { bytes.count } == expected)
+    }
+
+    @Test(arguments: 0..<50)
+    func decodesFramesSplitAtRandomPoints(seed: Int) throws {
+        var random = SeededGenerator(seed: UInt64(seed))
+        let expected = GoldenFrames.all.map(\.frame)
+        let bytes = encoded(.preface(Preface())) + GoldenFrames.concatenatedFrames
+        let frames = try decodeAll(bytes, expectsPreface: true) { Int.random(in: 1...40, using: &random) }
+        #expect(frames == expected)
+    }
+
+    @Test func returnsNilUntilTheWholeFrameArrives() throws {
+        let bytes = encoded(.credit(StreamID(9), increment: 5))
+        var decoder = FrameDecoder(expectsPreface: false)
+        for byte in bytes.dropLast() {
+            decoder.append(contentsOf: [byte])
+            #expect(try decoder.nextFrame() == nil)
+        }
+        #expect(throws: WireError.truncatedFrame(bufferedBytes: bytes.count - 1)) { try decoder.finish() }
+        decoder.append(contentsOf: [bytes.last!])
+        #expect(try decoder.nextFrame() == .credit(StreamID(9), increment: 5))
+        try decoder.finish()
+    }
+
+    @Test func rejectsOversizedLengthBeforeBufferingPayload() throws {
+        var decoder = FrameDecoder(maxFrameSize: 16_384, expectsPreface: false)
+        // A header announcing 16,385 bytes; no payload byte has been sent.
+        let header: [UInt8] = [0x00, 0x00, 0x40, 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]
+        decoder.append(contentsOf: header)
+        #expect(throws: WireError.frameTooLarge(limit: 16_384, actual: 16_385)) { try decoder.nextFrame() }
+        #expect(decoder.bufferedByteCount == header.count)
+    }
+
+    @Test func acceptsFrameExactlyAtTheLimit() throws {
+        let payload = [UInt8](repeating: 0xAB, count: 16_384)
+        let frame = Frame.message(StreamID(1), payload: payload, endStream: true)
+        let bytes = encoded(frame)
+        #expect(try decodeAll(bytes, maxFrameSize: 16_384) { 4096 } == [frame])
+    }
+
+    @Test func errorIsSticky() throws {
+        var decoder = FrameDecoder(expectsPreface: false)
+        decoder.append(contentsOf: [0, 0, 0, 0, 0xEE, 0, 0, 0, 0, 0])
+        #expect(throws: WireError.unknownFrameType(0xEE)) { try decoder.nextFrame() }
+        decoder.append(contentsOf: encoded(.ping(1)))
+        #expect(throws: WireError.unknownFrameType(0xEE)) { try decoder.nextFrame() }
+        #expect(throws: WireError.unknownFrameType(0xEE)) { try decoder.finish() }
+    }
+
+    @Test func bufferStaysBoundedAcrossManyFrames() throws {
+        var decoder = FrameDecoder(expectsPreface: false)
+        let frame = Frame.message(StreamID(3), payload: [UInt8](repeating: 7, count: 100), endStream: false)
+        var stream: [UInt8] = []
+        for _ in 0..<2000 { FrameEncoder.encode(frame, into: &stream) }
+        var decoded = 0
+        var largestBuffered = 0
+        var offset = 0
+        while offset < stream.count {
+            let end = min(stream.count, offset + 1000)
+            decoder.append(contentsOf: stream[offset..<end])
+            offset = end
+            largestBuffered = max(largestBuffered, decoder.bufferedByteCount)
+            while let next = try decoder.nextFrame() {
+                #expect(next == frame)
+                decoded += 1
+            }
+        }
+        #expect(decoded == 2000)
+        // At most one partial frame (110 bytes) plus one appended chunk (1,000 bytes).
+        #expect(largestBuffered <= 1110)
+    }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages HomeRPC builds and runs with, if any is missing.
+# Needs root (or sudo) only when something must be installed.
+set -euo pipefail
+
+PACKAGES=(pkg-config libuv1-dev libsqlite3-dev protobuf-compiler libprotobuf-c-dev protobuf-c-compiler)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing: ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
