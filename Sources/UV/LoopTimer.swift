@@ -1,0 +1,81 @@
+import CLibUV
+
+/// A one-shot or repeating timer on an ``EventLoop`` (named to avoid Foundation's `Timer`).
+///
+/// Ownership follows ``Connection``: libuv holds the timer until its close callback.
+public final class LoopTimer {
+    public let loop: EventLoop
+    let handle: UnsafeMutablePointer<uv_timer_t>
+    private var handler: (() -> Void)?
+    public private(set) var isClosed = false
+    private var isClosing = false
+
+    public init(loop: EventLoop) {
+        loop.assertOnLoopThread()
+        self.loop = loop
+        handle = .allocate(capacity: 1)
+        // uv_timer_init cannot fail.
+        precondition(uv_timer_init(loop.loop, handle) == 0)
+        retainWhileOpen(handle.asHandle)
+    }
+
+    deinit {
+        precondition(isClosed, "a LoopTimer must be closed before it is released")
+    }
+
+    /// Calls `handler` after `delay`, then every `interval` if one is given; restarts a running timer.
+    public func start(after delay: Duration, repeating interval: Duration? = nil, _ handler: @escaping () -> Void) {
+        loop.assertOnLoopThread()
+        precondition(!isClosing, "timer used after close")
+        self.handler = handler
+        uv_timer_start(
+            handle,
+            Trampolines.timerFired,
+            delay.wholeMillisecondsRoundedUp,
+            interval?.wholeMillisecondsRoundedUp ?? 0
+        )
+    }
+
+    /// Stops the timer; ``start(after:repeating:_:)`` may start it again.
+    public func stop() {
+        loop.assertOnLoopThread()
+        guard !isClosing else { return }
+        uv_timer_stop(handle)
+    }
+
+    /// Whether the timer will fire again.
+    public var isActive: Bool { !isClosing && uv_is_active(handle.asHandle) != 0 }
+
+    func fire() {
+        handler?()
+    }
+
+    /// Stops and closes the timer; idempotent.
+    public func close() {
+        guard !isClosing else { return }
+        loop.assertOnLoopThread()
+        isClosing = true
+        uv_close(handle.asHandle, Trampolines.closed)
+    }
+}
+
+extension LoopTimer: HandleOwner {
+    func handleDidClose() {
+        let retained = handle.pointee.data
+        isClosed = true
+        handle.deallocate()
+        handler = nil
+        releaseOwner(retained)
+    }
+}
+
+extension Duration {
+    /// Milliseconds, rounded up so that a timer never fires early; negative durations count as zero.
+    var wholeMillisecondsRoundedUp: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        let attosecondsPerMillisecond: Int64 = 1_000_000_000_000_000
+        return UInt64(seconds) * 1000
+            + UInt64((attoseconds + attosecondsPerMillisecond - 1) / attosecondsPerMillisecond)
+    }
+}
