@@ -9,7 +9,8 @@ import WireTesting
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("fuzz/FailCases")
 
     static func failCaseNames() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: failCasesDirectory.path).filter { !$0.hasPrefix(".") }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: failCasesDirectory.path).filter { !$0.hasPrefix(".") }
+            .sorted()
     }
 
     @Test func failCasesDirectoryHasCases() throws {

@@ -49,7 +49,10 @@ import Wire
             return .settings(Settings(entries + [Setting(.maxFrameSize, frameSize)]))
         case .callStart:
             let metadata = (0..<Int.random(in: 0...5, using: &random)).map { _ in
-                MetadataEntry(key: randomText(maxLength: 40, using: &random), value: randomBytes(maxLength: 300, using: &random))
+                MetadataEntry(
+                    key: randomText(maxLength: 40, using: &random),
+                    value: randomBytes(maxLength: 300, using: &random)
+                )
             }
             let call = CallStart(
                 method: randomText(maxLength: 80, using: &random),
@@ -58,7 +61,11 @@ import Wire
             )
             return .callStart(stream, call)
         case .message:
-            return .message(stream, payload: randomBytes(maxLength: 3000, using: &random), endStream: Bool.random(using: &random))
+            return .message(
+                stream,
+                payload: randomBytes(maxLength: 3000, using: &random),
+                endStream: Bool.random(using: &random)
+            )
         case .callEnd:
             let status = CallStatus(
                 code: StatusCode(rawValue: UInt16.random(in: 0...UInt16.max, using: &random)),

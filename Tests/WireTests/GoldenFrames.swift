@@ -27,7 +27,10 @@ enum GoldenFrames {
         ("message-request", .message(StreamID(1), payload: [], endStream: true)),
         ("message-response", .message(StreamID(1), payload: [0x08, 0x01], endStream: false)),
         ("call-end-ok", .callEnd(StreamID(1), .ok)),
-        ("call-end-error", .callEnd(StreamID(3), CallStatus(code: .notFound, message: "no such home", details: [8, 2]))),
+        (
+            "call-end-error",
+            .callEnd(StreamID(3), CallStatus(code: .notFound, message: "no such home", details: [8, 2]))
+        ),
         (
             "call-end-retryable",
             .callEnd(StreamID(5), CallStatus(code: .unavailable, message: "server is draining", isRetryable: true))

@@ -13,16 +13,28 @@ import Wire
     }
 
     /// A frame header followed by `payload`, with the length taken from the payload unless given.
-    static func frame(_ type: UInt8, flags: UInt8 = 0, stream: UInt32, payload: [UInt8], length: UInt32? = nil) -> [UInt8] {
+    static func frame(
+        _ type: UInt8,
+        flags: UInt8 = 0,
+        stream: UInt32,
+        payload: [UInt8],
+        length: UInt32? = nil
+    ) -> [UInt8] {
         let length = length ?? UInt32(payload.count)
         return [
-            UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags,
+            UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type,
+            flags,
             UInt8(stream >> 24), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF),
         ] + payload
     }
 
     static let cases: [Case] = [
-        Case(name: "HTTP request instead of a preface", bytes: Array("GET / HTTP/1.1\r\n".utf8), expectsPreface: true, error: .badMagic),
+        Case(
+            name: "HTTP request instead of a preface",
+            bytes: Array("GET / HTTP/1.1\r\n".utf8),
+            expectsPreface: true,
+            error: .badMagic
+        ),
         Case(name: "wrong first byte alone", bytes: [0x16], expectsPreface: true, error: .badMagic),
         Case(name: "version 2", bytes: Preface.magic + [0, 2], expectsPreface: true, error: .unsupportedVersion(2)),
         Case(name: "version 0", bytes: Preface.magic + [0, 0], expectsPreface: true, error: .unsupportedVersion(0)),
@@ -34,7 +46,11 @@ import Wire
         Case(name: "type 0", bytes: frame(0, stream: 0, payload: []), error: .unknownFrameType(0)),
         Case(name: "type 0x0A", bytes: frame(0x0A, stream: 1, payload: []), error: .unknownFrameType(0x0A)),
         Case(name: "message on stream 0", bytes: frame(3, stream: 0, payload: [1]), error: .missingStreamID(.message)),
-        Case(name: "call start on stream 0", bytes: frame(2, stream: 0, payload: []), error: .missingStreamID(.callStart)),
+        Case(
+            name: "call start on stream 0",
+            bytes: frame(2, stream: 0, payload: []),
+            error: .missingStreamID(.callStart)
+        ),
         Case(
             name: "ping on stream 5",
             bytes: frame(7, stream: 5, payload: [UInt8](repeating: 0, count: 8)),
@@ -45,11 +61,31 @@ import Wire
             bytes: frame(1, stream: 1, payload: []),
             error: .unexpectedStreamID(.settings, StreamID(1))
         ),
-        Case(name: "ping of 7 bytes", bytes: frame(7, stream: 0, payload: [1, 2, 3, 4, 5, 6, 7]), error: .invalidPayloadLength(.ping, 7)),
-        Case(name: "pong of 9 bytes", bytes: frame(8, stream: 0, payload: [UInt8](repeating: 1, count: 9)), error: .invalidPayloadLength(.pong, 9)),
-        Case(name: "cancel with payload", bytes: frame(5, stream: 3, payload: [0]), error: .invalidPayloadLength(.cancel, 1)),
-        Case(name: "credit of 3 bytes", bytes: frame(6, stream: 3, payload: [0, 0, 1]), error: .invalidPayloadLength(.credit, 3)),
-        Case(name: "settings of 7 bytes", bytes: frame(1, stream: 0, payload: [0, 9, 0, 0, 0, 1, 0]), error: .invalidPayloadLength(.settings, 7)),
+        Case(
+            name: "ping of 7 bytes",
+            bytes: frame(7, stream: 0, payload: [1, 2, 3, 4, 5, 6, 7]),
+            error: .invalidPayloadLength(.ping, 7)
+        ),
+        Case(
+            name: "pong of 9 bytes",
+            bytes: frame(8, stream: 0, payload: [UInt8](repeating: 1, count: 9)),
+            error: .invalidPayloadLength(.pong, 9)
+        ),
+        Case(
+            name: "cancel with payload",
+            bytes: frame(5, stream: 3, payload: [0]),
+            error: .invalidPayloadLength(.cancel, 1)
+        ),
+        Case(
+            name: "credit of 3 bytes",
+            bytes: frame(6, stream: 3, payload: [0, 0, 1]),
+            error: .invalidPayloadLength(.credit, 3)
+        ),
+        Case(
+            name: "settings of 7 bytes",
+            bytes: frame(1, stream: 0, payload: [0, 9, 0, 0, 0, 1, 0]),
+            error: .invalidPayloadLength(.settings, 7)
+        ),
         Case(
             name: "method length past the end",
             bytes: frame(2, stream: 1, payload: [0x00, 0x10, 0x61]),
@@ -60,13 +96,21 @@ import Wire
             bytes: frame(2, stream: 1, payload: [0x00, 0x01, 0x61, 0, 0, 0, 0, 0x00, 0x02, 0x01, 0x6B, 0x00, 0x00]),
             error: .truncatedPayload(.callStart)
         ),
-        Case(name: "call end without a code", bytes: frame(4, stream: 1, payload: [0]), error: .truncatedPayload(.callEnd)),
+        Case(
+            name: "call end without a code",
+            bytes: frame(4, stream: 1, payload: [0]),
+            error: .truncatedPayload(.callEnd)
+        ),
         Case(
             name: "status message length past the end",
             bytes: frame(4, stream: 1, payload: [0, 5, 0, 9, 0x61]),
             error: .truncatedPayload(.callEnd)
         ),
-        Case(name: "goaway of 5 bytes", bytes: frame(9, stream: 0, payload: [0, 0, 0, 1, 0]), error: .truncatedPayload(.goAway)),
+        Case(
+            name: "goaway of 5 bytes",
+            bytes: frame(9, stream: 0, payload: [0, 0, 0, 1, 0]),
+            error: .truncatedPayload(.goAway)
+        ),
         Case(
             name: "bytes after the metadata",
             bytes: frame(2, stream: 1, payload: [0x00, 0x01, 0x61, 0, 0, 0, 0, 0x00, 0x00, 0xFF, 0xFF]),
@@ -82,8 +126,16 @@ import Wire
             bytes: frame(2, stream: 1, payload: [0x00, 0x01, 0x61, 0, 0, 0, 0, 0x00, 0x01, 0x01, 0xFF, 0x00, 0x00]),
             error: .invalidUTF8(.callStart)
         ),
-        Case(name: "status message not UTF-8", bytes: frame(4, stream: 1, payload: [0, 2, 0, 1, 0x80]), error: .invalidUTF8(.callEnd)),
-        Case(name: "goaway message not UTF-8", bytes: frame(9, stream: 0, payload: [0, 0, 0, 1, 0, 0, 0xFE]), error: .invalidUTF8(.goAway)),
+        Case(
+            name: "status message not UTF-8",
+            bytes: frame(4, stream: 1, payload: [0, 2, 0, 1, 0x80]),
+            error: .invalidUTF8(.callEnd)
+        ),
+        Case(
+            name: "goaway message not UTF-8",
+            bytes: frame(9, stream: 0, payload: [0, 0, 0, 1, 0, 0, 0xFE]),
+            error: .invalidUTF8(.goAway)
+        ),
         Case(
             name: "max frame size below 16 KiB",
             bytes: frame(1, stream: 0, payload: [0x00, 0x01, 0x00, 0x00, 0x3F, 0xFF]),
@@ -94,7 +146,11 @@ import Wire
             bytes: frame(1, stream: 0, payload: [0x00, 0x01, 0x01, 0x00, 0x00, 0x01]),
             error: .invalidSettingValue(.maxFrameSize, 16_777_217)
         ),
-        Case(name: "zero credit", bytes: frame(6, stream: 9, payload: [0, 0, 0, 0]), error: .zeroCreditIncrement(StreamID(9))),
+        Case(
+            name: "zero credit",
+            bytes: frame(6, stream: 9, payload: [0, 0, 0, 0]),
+            error: .zeroCreditIncrement(StreamID(9))
+        ),
     ]
 
     @Test(arguments: cases)

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Formats the Swift sources in place with the toolchain's swift-format and .swift-format;
+# with -l, only lints (strict: any finding fails). Generated code opts out with its own
+# `// swift-format-ignore-file` header.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+paths=(Package.swift Sources Tests fuzz/Package.swift fuzz/Sources)
+if [ "${1:-}" = "-l" ]; then
+    swift format lint --strict --recursive --parallel "${paths[@]}"
+else
+    swift format format --in-place --recursive --parallel "${paths[@]}"
+fi

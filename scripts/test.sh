@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sets up and runs every check CI runs: installs missing Debian packages, builds everything (any
+# compiler warning fails), lints formatting (any finding fails), then runs the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-packages.sh
+
+echo "== build (warnings are errors)"
+build_log="$(mktemp)"
+trap 'rm -f "$build_log"' EXIT
+swift build --build-tests 2>&1 | tee "$build_log"
+# Our own warnings only: SwiftPM silences dependencies' warnings.
+if grep -E "warning:" "$build_log" | grep -v "^warning: (unknown|'[a-z-]+'): .*(remote|mirror)"; then
+    echo "compiler or package warnings found (listed above)" >&2
+    exit 1
+fi
+
+echo "== swift format lint --strict"
+scripts/format.sh -l
+
+echo "== tests"
+timeout --signal=INT 1800 swift test
