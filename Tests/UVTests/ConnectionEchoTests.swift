@@ -45,6 +45,9 @@ import UV
         #expect(server.closed == clientCount)
         #expect(server.closeErrors == [])
         try loop.close()
+        // The callbacks above capture the objects that hold them; break those cycles.
+        server.onConnectionClosed = {}
+        for client in finished { client.onFinished = { _ in } }
     }
 
     @Test func echoesOneThousandConcurrentTCPConnections() throws {
