@@ -15,12 +15,15 @@ let package = Package(
     products: [
         .library(name: "Wire", targets: ["Wire"]),
         .library(name: "UV", targets: ["UV"]),
+        .library(name: "RPCServer", targets: ["RPCServer"]),
+        .library(name: "RPCClient", targets: ["RPCClient"]),
         .library(name: "HomeProto", targets: ["HomeProto"]),
         // The decoder's invariant checks, for the fuzzer in fuzz/.
         .library(name: "WireTesting", targets: ["WireTesting"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0")
+        .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -39,6 +42,14 @@ let package = Package(
         .target(name: "UV", dependencies: ["CLibUV"], swiftSettings: strictSettings),
         // The binary framing: pure, standard library only.
         .target(name: "Wire", swiftSettings: strictSettings),
+        // The generic RPC runtime: connections, dispatch, calls, limits. Knows nothing of homes.
+        .target(
+            name: "RPCServer",
+            dependencies: ["UV", "Wire", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        // The client runtime: callbacks on a loop for the load generator, async/await for everyone else.
+        .target(name: "RPCClient", dependencies: ["UV", "Wire"], swiftSettings: strictSettings),
         // Invariant checks over Wire, shared by the fuzzer and the tests that replay its findings.
         .target(name: "WireTesting", dependencies: ["Wire"], swiftSettings: strictSettings),
         // Messages generated from proto/ (see proto/README.md); the only SwiftProtobuf importer.
@@ -49,7 +60,14 @@ let package = Package(
         ),
 
         .testTarget(name: "WireTests", dependencies: ["Wire", "WireTesting"], swiftSettings: strictSettings),
-        .testTarget(name: "UVTests", dependencies: ["UV"], swiftSettings: strictSettings),
+        // Helpers shared by the test targets (loop runners with watchdogs).
+        .target(name: "TestSupport", dependencies: ["UV"], path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .testTarget(name: "UVTests", dependencies: ["UV", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "RPCServerTests",
+            dependencies: ["RPCServer", "RPCClient", "UV", "Wire", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "HomeProtoTests",
             dependencies: ["HomeProto", .product(name: "SwiftProtobuf", package: "swift-protobuf")],

@@ -28,6 +28,12 @@ extension UnsafeMutablePointer<uv_timer_t> {
     }
 }
 
+extension UnsafeMutablePointer<uv_check_t> {
+    var asHandle: UnsafeMutablePointer<uv_handle_t> {
+        UnsafeMutableRawPointer(self).assumingMemoryBound(to: uv_handle_t.self)
+    }
+}
+
 extension UnsafeMutablePointer<uv_async_t> {
     var asHandle: UnsafeMutablePointer<uv_handle_t> {
         UnsafeMutableRawPointer(self).assumingMemoryBound(to: uv_handle_t.self)

@@ -54,6 +54,11 @@ enum Trampolines {
         unsafeDowncast(timer.asHandle.owner, to: LoopTimer.self).fire()
     }
 
+    static let checked: uv_check_cb = { check in
+        guard let check else { return }
+        unsafeDowncast(check.asHandle.owner, to: LoopCheck.self).run()
+    }
+
     static let woken: uv_async_cb = { async in
         guard let async else { return }
         (async.asHandle.owner as! any Draining).drain()

@@ -1,23 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import UV
-
-extension EventLoop {
-    /// Runs the loop until a test calls `stop()`; records an issue and stops if `timeout` passes first.
-    func runForTest(timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation) {
-        let watchdog = LoopTimer(loop: self)
-        var timedOut = false
-        watchdog.start(after: timeout) {
-            timedOut = true
-            self.stop()
-        }
-        run()
-        watchdog.close()
-        if timedOut {
-            Issue.record("the loop did not finish within \(timeout)", sourceLocation: sourceLocation)
-        }
-    }
-}
 
 extension [UInt8] {
     init(copying bytes: Span<UInt8>) {

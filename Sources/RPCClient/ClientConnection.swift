@@ -1,0 +1,321 @@
+public import UV
+public import Wire
+
+/// The client side of one HomeRPC connection, on the loop thread, with callbacks: the allocation-lean
+/// layer the load generator drives directly and ``RPCClient`` wraps in async/await.
+///
+/// Calls may be pipelined freely: each gets the next stream id, and every frame
+/// produced during one loop iteration leaves in one write (at the end of the iteration).
+public final class ClientConnection: ConnectionDelegate {
+    /// Settings this client announces.
+    public struct Configuration: Sendable {
+        /// Largest frame payload this client accepts.
+        public var maxFrameSize = WireLimits.defaultMaxFrameSize
+        /// Messages the server may send on a stream before the client grants more.
+        public var initialStreamCredit: UInt32 = 64
+        /// Cap on unsent bytes before writes fail.
+        public var maxPendingWriteBytes = 64 << 20
+
+        public init() {}
+    }
+
+    /// What the client knows of a call in flight.
+    private final class PendingCall {
+        enum Kind {
+            case unary((Result<[UInt8], RPCError>) -> Void)
+            case stream(onMessage: ([UInt8]) -> Void, onEnd: (RPCError?) -> Void, automaticCredit: Bool)
+        }
+
+        let kind: Kind
+        var response: [UInt8]?
+        var consumedSinceGrant: UInt32 = 0
+        var deadlineTimer: LoopTimer?
+
+        init(kind: Kind) { self.kind = kind }
+    }
+
+    public let loop: EventLoop
+    public let configuration: Configuration
+    let connection: Connection
+    private var decoder: FrameDecoder
+    private var outbound: [UInt8] = []
+    private var flushCheck: LoopCheck?
+    private var calls: [StreamID: PendingCall] = [:]
+    private var nextStreamID: UInt32 = 1
+    private var onReady: ((Result<ClientConnection, RPCError>) -> Void)?
+    /// The server's settings, once its handshake arrived.
+    public private(set) var serverSettings: Settings?
+    /// The server's GOAWAY, if it sent one.
+    public private(set) var goAway: GoAway?
+    /// Runs once when the connection has closed, with the reason if it failed.
+    public var onClose: ((RPCError?) -> Void)?
+    private var closeError: RPCError?
+
+    private init(connection: Connection, configuration: Configuration) {
+        self.loop = connection.loop
+        self.connection = connection
+        self.configuration = configuration
+        decoder = FrameDecoder(maxFrameSize: configuration.maxFrameSize, expectsPreface: true)
+        connection.maxPendingWriteBytes = configuration.maxPendingWriteBytes
+    }
+
+    /// Connects, performs the handshake, and calls `completion` on the loop thread once the server's
+    /// preface and SETTINGS have arrived.
+    /// - Throws: `UVError` at once if the connect cannot start (e.g. a host that is not an IP literal).
+    public static func connect(
+        to endpoint: Endpoint,
+        on loop: EventLoop,
+        configuration: Configuration = Configuration(),
+        completion: @escaping (Result<ClientConnection, RPCError>) -> Void
+    ) throws(UVError) {
+        try Connection.connect(to: endpoint, on: loop) { result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(RPCError(code: .unavailable, message: "connect to \(endpoint) failed: \(error)")))
+            case .success(let connection):
+                let client = ClientConnection(connection: connection, configuration: configuration)
+                client.start(completion)
+            }
+        }
+    }
+
+    private func start(_ completion: @escaping (Result<ClientConnection, RPCError>) -> Void) {
+        onReady = completion
+        connection.delegate = self
+        flushCheck = LoopCheck(loop: loop) { [unowned self] in self.flush() }
+        FrameEncoder.encode(.preface(Preface()), into: &outbound)
+        let settings = Settings([
+            Setting(.maxFrameSize, UInt32(configuration.maxFrameSize)),
+            Setting(.initialStreamCredit, configuration.initialStreamCredit),
+        ])
+        FrameEncoder.encode(.settings(settings), into: &outbound)
+        do {
+            try connection.startReading()
+        } catch {
+            fail(RPCError(code: .unavailable, message: "connection failed: \(error)"))
+        }
+    }
+
+    public var isOpen: Bool { connection.state == .open && closeError == nil }
+    /// Calls started and not yet ended.
+    public var callsInFlight: Int { calls.count }
+
+    // MARK: Calls
+
+    /// Starts a unary call; `completion` runs on the loop thread with the response or the error.
+    /// - Parameter timeoutMilliseconds: the call's deadline, enforced by the server and here; 0 for none.
+    @discardableResult
+    public func unary(
+        _ method: String,
+        request: [UInt8],
+        timeoutMilliseconds: UInt32 = 0,
+        metadata: [MetadataEntry] = [],
+        completion: @escaping (Result<[UInt8], RPCError>) -> Void
+    ) -> StreamID {
+        start(
+            method,
+            request: request,
+            timeoutMilliseconds: timeoutMilliseconds,
+            metadata: metadata,
+            kind: .unary(completion)
+        )
+    }
+
+    /// Starts a server-streaming call. With `automaticCredit` the client grants more messages as soon
+    /// as `onMessage` has run; without it, the caller grants with ``grantCredit(_:on:)``.
+    @discardableResult
+    public func serverStream(
+        _ method: String,
+        request: [UInt8],
+        timeoutMilliseconds: UInt32 = 0,
+        metadata: [MetadataEntry] = [],
+        automaticCredit: Bool = true,
+        onMessage: @escaping ([UInt8]) -> Void,
+        onEnd: @escaping (RPCError?) -> Void
+    ) -> StreamID {
+        let kind = PendingCall.Kind.stream(onMessage: onMessage, onEnd: onEnd, automaticCredit: automaticCredit)
+        return start(method, request: request, timeoutMilliseconds: timeoutMilliseconds, metadata: metadata, kind: kind)
+    }
+
+    private func start(
+        _ method: String,
+        request: [UInt8],
+        timeoutMilliseconds: UInt32,
+        metadata: [MetadataEntry],
+        kind: PendingCall.Kind
+    ) -> StreamID {
+        loop.assertOnLoopThread()
+        let streamID = StreamID(nextStreamID)
+        nextStreamID += 1
+        let call = PendingCall(kind: kind)
+        if let closeError {
+            complete(call, error: closeError)
+            return streamID
+        }
+        calls[streamID] = call
+        let start = CallStart(method: method, timeoutMilliseconds: timeoutMilliseconds, metadata: metadata)
+        FrameEncoder.encode(.callStart(streamID, start), into: &outbound)
+        FrameEncoder.encodeMessage(streamID: streamID, payload: request, endStream: true, into: &outbound)
+        if timeoutMilliseconds > 0 {
+            // The server enforces the deadline too; this covers a server that stopped answering.
+            let timer = LoopTimer(loop: loop)
+            timer.start(after: .milliseconds(Int(timeoutMilliseconds) + 1000)) { [weak self] in
+                self?.end(
+                    streamID,
+                    with: RPCError(code: .deadlineExceeded, message: "no answer before the deadline"),
+                    sendCancel: true
+                )
+            }
+            call.deadlineTimer = timer
+        }
+        return streamID
+    }
+
+    /// Abandons a call: the server is told, and its completion runs with CANCELLED.
+    public func cancel(_ streamID: StreamID) {
+        end(streamID, with: RPCError(code: .cancelled, message: "cancelled by the client"), sendCancel: true)
+    }
+
+    /// Allows the server `increment` more messages on a stream started without automatic credit.
+    public func grantCredit(_ increment: UInt32, on streamID: StreamID) {
+        guard increment > 0, calls[streamID] != nil else { return }
+        FrameEncoder.encode(.credit(streamID, increment: increment), into: &outbound)
+    }
+
+    /// Closes the connection; calls in flight fail with UNAVAILABLE.
+    public func close() {
+        fail(RPCError(code: .unavailable, message: "connection closed by the client"))
+    }
+
+    // MARK: ConnectionDelegate
+
+    public func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {
+        decoder.append(bytes)
+        do {
+            while closeError == nil, let frame = try decoder.nextFrame() {
+                handle(frame)
+            }
+        } catch {
+            fail(RPCError(code: .internal, message: "protocol error from the server: \(error)"))
+        }
+    }
+
+    public func connectionDidClose(_ connection: Connection, error: UVError?) {
+        let reason =
+            closeError
+            ?? RPCError(
+                code: .unavailable,
+                message: error.map { "connection failed: \($0)" } ?? "server closed the connection"
+            )
+        failCalls(reason)
+        flushCheck?.close()
+        flushCheck = nil
+        let onClose = self.onClose
+        self.onClose = nil
+        onClose?(closeError == nil && error == nil && goAway?.code == .ok ? nil : reason)
+    }
+
+    private func handle(_ frame: Frame) {
+        switch frame {
+        case .preface:
+            break
+        case .settings(let settings):
+            let isFirst = serverSettings == nil
+            serverSettings = settings
+            if isFirst, let onReady {
+                self.onReady = nil
+                onReady(.success(self))
+            }
+        case .message(let streamID, let payload, _):
+            guard let call = calls[streamID] else { return }
+            switch call.kind {
+            case .unary:
+                call.response = payload
+            case .stream(let onMessage, _, let automaticCredit):
+                onMessage(payload)
+                if automaticCredit {
+                    call.consumedSinceGrant += 1
+                    if call.consumedSinceGrant >= max(1, configuration.initialStreamCredit / 2) {
+                        grantCredit(call.consumedSinceGrant, on: streamID)
+                        call.consumedSinceGrant = 0
+                    }
+                }
+            }
+        case .callEnd(let streamID, let status):
+            end(streamID, with: status.code == .ok ? nil : RPCError(status), sendCancel: false)
+        case .ping(let payload):
+            FrameEncoder.encode(.pong(payload), into: &outbound)
+        case .goAway(let goAway):
+            self.goAway = goAway
+            // Calls the server never accepted may be retried elsewhere.
+            for streamID in calls.keys where streamID > goAway.lastStreamID {
+                let error = RPCError(
+                    code: .unavailable,
+                    message: "server going away: \(goAway.message)",
+                    isRetryable: true
+                )
+                end(streamID, with: error, sendCancel: false)
+            }
+            if goAway.code != .ok {
+                closeError = RPCError(code: goAway.code, message: goAway.message)
+            }
+        case .callStart, .cancel, .credit, .pong:
+            break
+        }
+    }
+
+    /// Ends a call: runs its completion (unary: the response, or `error`) and forgets it.
+    private func end(_ streamID: StreamID, with error: RPCError?, sendCancel: Bool) {
+        guard let call = calls.removeValue(forKey: streamID) else { return }
+        if sendCancel { FrameEncoder.encode(.cancel(streamID), into: &outbound) }
+        call.deadlineTimer?.close()
+        complete(call, error: error)
+    }
+
+    private func complete(_ call: PendingCall, error: RPCError?) {
+        switch call.kind {
+        case .unary(let completion):
+            if let error {
+                completion(.failure(error))
+            } else if let response = call.response {
+                completion(.success(response))
+            } else {
+                completion(.failure(RPCError(code: .internal, message: "the server ended the call without a response")))
+            }
+        case .stream(_, let onEnd, _):
+            onEnd(error)
+        }
+    }
+
+    private func failCalls(_ error: RPCError) {
+        let open = calls
+        calls = [:]
+        for (_, call) in open.sorted(by: { $0.key < $1.key }) {
+            call.deadlineTimer?.close()
+            complete(call, error: error)
+        }
+        if let onReady {
+            self.onReady = nil
+            onReady(.failure(error))
+        }
+    }
+
+    private func fail(_ error: RPCError) {
+        guard closeError == nil else { return }
+        closeError = error
+        failCalls(error)
+        flush()
+        connection.closeWhenWritesFlushed()
+    }
+
+    private func flush() {
+        guard !outbound.isEmpty, connection.state == .open else { return }
+        do {
+            try connection.write(outbound)
+            outbound.removeAll(keepingCapacity: outbound.capacity <= 64 * 1024)
+        } catch {
+            outbound.removeAll()
+            fail(RPCError(code: .resourceExhausted, message: "cannot write to the server: \(error)"))
+        }
+    }
+}

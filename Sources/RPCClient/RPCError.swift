@@ -1,0 +1,25 @@
+public import Wire
+
+/// A call that did not succeed: the status the server sent, or one the client made up when the
+/// connection failed (UNAVAILABLE), the deadline passed (DEADLINE_EXCEEDED) or the caller cancelled.
+public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var code: StatusCode
+    public var message: String
+    /// The server's structured details (a protobuf `home.v1.ErrorDetails`), or empty.
+    public var details: [UInt8]
+    /// The call had no effect and may be retried.
+    public var isRetryable: Bool
+
+    public init(code: StatusCode, message: String, details: [UInt8] = [], isRetryable: Bool = false) {
+        self.code = code
+        self.message = message
+        self.details = details
+        self.isRetryable = isRetryable
+    }
+
+    public init(_ status: CallStatus) {
+        self.init(code: status.code, message: status.message, details: status.details, isRetryable: status.isRetryable)
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

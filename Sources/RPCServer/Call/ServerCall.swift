@@ -1,0 +1,142 @@
+public import Wire
+
+/// One call in progress on the server, handed to its handler. Loop thread only.
+///
+/// A unary call ends with ``respond(_:)`` or ``fail(_:)``. A server-streaming call sends with
+/// ``send(_:)`` while ``isWritable`` (credit from the client and room in the connection's outbound
+/// buffer) and ends with ``finish(_:)``; when it is not writable it waits for ``onWritable`` and
+/// decides itself whether to coalesce, drop or wait, so nothing queues without bound.
+///
+/// Once the call has ended, was cancelled or its deadline passed, further answers are ignored.
+public final class ServerCall {
+    public let streamID: StreamID
+    public let method: String
+    public let kind: MethodRegistry.Kind
+    public let metadata: [MetadataEntry]
+    /// Who the connection authenticated as; `nil` when the server requires no authentication.
+    public let principal: (any Principal)?
+    /// When the call must have ended, in the loop's milliseconds; `nil` for none.
+    public let deadline: UInt64?
+    /// Runs once if the call is cancelled: by the client, by its deadline, or by the connection closing.
+    public var onCancel: (() -> Void)?
+    /// Runs when a streaming call that was not writable becomes writable again.
+    public var onWritable: (() -> Void)?
+
+    public private(set) var hasEnded = false
+    public private(set) var isCancelled = false
+    /// Messages the client still allows on this stream.
+    public private(set) var credit: UInt32
+    weak var connection: ServerConnection?
+    let startedAt: ContinuousClock.Instant
+    /// The method's handler until the request arrives; `nil` afterwards.
+    var handler: CallHandler?
+
+    init(
+        streamID: StreamID,
+        method: String,
+        kind: MethodRegistry.Kind,
+        metadata: [MetadataEntry],
+        principal: (any Principal)?,
+        deadline: UInt64?,
+        credit: UInt32,
+        connection: ServerConnection
+    ) {
+        self.streamID = streamID
+        self.method = method
+        self.kind = kind
+        self.metadata = metadata
+        self.principal = principal
+        self.deadline = deadline
+        self.credit = credit
+        self.connection = connection
+        self.startedAt = .now
+    }
+
+    /// The `trace-id` metadata value, if the client sent one.
+    public var traceID: String? {
+        metadata.first { $0.key == "trace-id" }.map { String(decoding: $0.value, as: UTF8.self) }
+    }
+
+    /// Answers a unary call with `response` and status OK.
+    public func respond(_ response: [UInt8]) {
+        guard !hasEnded, let connection else { return }
+        precondition(kind == .unary, "respond(_:) is for unary calls; use send(_:) and finish(_:)")
+        guard response.count <= connection.peerMaxFrameSize else {
+            fail(Self.tooLarge(response.count, limit: connection.peerMaxFrameSize))
+            return
+        }
+        connection.sendMessage(response, on: streamID)
+        end(with: .ok)
+    }
+
+    /// Ends the call with `status` (an error, for a unary call).
+    public func fail(_ status: CallStatus) {
+        end(with: status)
+    }
+
+    /// Whether ``send(_:)`` would send now.
+    public var isWritable: Bool {
+        guard !hasEnded, let connection else { return false }
+        return credit > 0 && connection.isWritable
+    }
+
+    /// Sends one message of a streaming call if the client's credit and the outbound buffer allow.
+    /// - Returns: `false` if nothing was sent; ``onWritable`` runs when sending may succeed again.
+    @discardableResult
+    public func send(_ message: [UInt8]) -> Bool {
+        precondition(kind == .serverStreaming, "send(_:) is for streaming calls; use respond(_:)")
+        guard isWritable, let connection else {
+            if !hasEnded { connection?.callIsWaitingForWritability(self) }
+            return false
+        }
+        guard message.count <= connection.peerMaxFrameSize else {
+            finish(Self.tooLarge(message.count, limit: connection.peerMaxFrameSize))
+            return false
+        }
+        credit -= 1
+        connection.sendMessage(message, on: streamID)
+        return true
+    }
+
+    /// Ends a streaming call.
+    public func finish(_ status: CallStatus = .ok) {
+        end(with: status)
+    }
+
+    private func end(with status: CallStatus) {
+        guard !hasEnded else { return }
+        hasEnded = true
+        onWritable = nil
+        onCancel = nil
+        connection?.callEnded(self, status: status)
+    }
+
+    /// The client granted more messages.
+    func creditGranted(_ increment: UInt32) {
+        let (sum, overflow) = credit.addingReportingOverflow(increment)
+        credit = overflow ? .max : sum
+    }
+
+    /// Stops the call without sending anything more for it (the caller sends what is due).
+    func cancel() {
+        guard !hasEnded else { return }
+        hasEnded = true
+        isCancelled = true
+        onWritable = nil
+        let onCancel = self.onCancel
+        self.onCancel = nil
+        onCancel?()
+    }
+
+    func becameWritable() {
+        guard !hasEnded, isWritable else { return }
+        onWritable?()
+    }
+
+    private static func tooLarge(_ size: Int, limit: Int) -> CallStatus {
+        CallStatus(
+            code: .resourceExhausted,
+            message: "response of \(size) bytes exceeds the peer's max frame size \(limit)"
+        )
+    }
+}

@@ -1,0 +1,311 @@
+public import Wire
+
+/// The server side of one connection's protocol, with no I/O: frames and clock ticks go in, actions
+/// come out. ``ServerConnection`` performs the actions; tests drive the machine directly with an
+/// injected clock (milliseconds on any monotonic scale).
+///
+/// It owns what the connection as a whole must enforce: the handshake, stream id order, the limit on
+/// concurrent calls, which frames may arrive on which stream, keepalive, idle and handshake timeouts,
+/// and the drain. What a call means (methods, messages, statuses) is ``ServerConnection``'s business.
+public struct ConnectionStateMachine: Sendable {
+    public struct Configuration: Sendable {
+        public var maxConcurrentStreams: Int
+        /// Ping after this long without receiving anything; `nil` disables keepalive.
+        public var keepaliveIntervalMilliseconds: UInt64?
+        /// Close if the PONG has not arrived this long after the PING.
+        public var keepaliveTimeoutMilliseconds: UInt64
+        /// Close after this long with no call in flight; `nil` disables.
+        public var idleTimeoutMilliseconds: UInt64?
+        /// Close unless the preface and SETTINGS arrive within this long of accepting.
+        public var handshakeTimeoutMilliseconds: UInt64
+        /// How long in-flight calls may run after a drain starts.
+        public var drainGracePeriodMilliseconds: UInt64
+
+        public init(
+            maxConcurrentStreams: Int = 100,
+            keepaliveIntervalMilliseconds: UInt64? = 30_000,
+            keepaliveTimeoutMilliseconds: UInt64 = 10_000,
+            idleTimeoutMilliseconds: UInt64? = 300_000,
+            handshakeTimeoutMilliseconds: UInt64 = 10_000,
+            drainGracePeriodMilliseconds: UInt64 = 10_000
+        ) {
+            self.maxConcurrentStreams = maxConcurrentStreams
+            self.keepaliveIntervalMilliseconds = keepaliveIntervalMilliseconds
+            self.keepaliveTimeoutMilliseconds = keepaliveTimeoutMilliseconds
+            self.idleTimeoutMilliseconds = idleTimeoutMilliseconds
+            self.handshakeTimeoutMilliseconds = handshakeTimeoutMilliseconds
+            self.drainGracePeriodMilliseconds = drainGracePeriodMilliseconds
+        }
+    }
+
+    /// What the connection should do next.
+    public enum Action: Equatable, Sendable {
+        case none
+        /// Send our preface and SETTINGS.
+        case sendHandshake
+        case send(Frame)
+        /// A call was opened and admitted: look up its method and wait for its request.
+        case startCall(StreamID, CallStart)
+        /// A call was opened but may not run: answer it with this status at once.
+        case refuseCall(StreamID, CallStatus)
+        case deliverMessage(StreamID, payload: [UInt8], endStream: Bool)
+        /// The peer cancelled the call: stop its work and send nothing more for it.
+        case cancelCall(StreamID)
+        case addCredit(StreamID, UInt32)
+        /// Send `farewell` (if the peer can still read), cancel every call still open, and close.
+        case close(CloseReason, farewell: [Frame])
+    }
+
+    /// Where the connection is in its life.
+    enum Phase: Equatable, Sendable {
+        /// Accepted; waiting for the client's preface. Goes to `awaitingSettings`.
+        case awaitingPreface
+        /// Preface seen and answered; the client's first frame must be SETTINGS. Goes to `active`.
+        case awaitingSettings
+        /// Serving calls. Goes to `draining` or `closed`.
+        case active
+        /// GOAWAY sent: calls up to its stream id may finish until `deadline`, new ones are refused.
+        /// Goes to `closed`.
+        case draining(deadline: UInt64)
+        /// A close action was returned; nothing more happens.
+        case closed
+    }
+
+    public let configuration: Configuration
+    private(set) var phase: Phase = .awaitingPreface
+    /// The peer's announced limits, applying to what we send.
+    public private(set) var peerSettings = PeerSettings()
+    /// Calls admitted and not yet ended.
+    public private(set) var openStreams: Set<StreamID> = []
+    /// The highest stream id the peer has opened (admitted or refused).
+    public private(set) var highestStreamID = StreamID.connection
+    /// The highest stream id admitted; sent in GOAWAY.
+    public private(set) var lastAcceptedStreamID = StreamID.connection
+    private let openedAt: UInt64
+    private var lastReceivedAt: UInt64
+    private var lastCallActivityAt: UInt64
+    private var outstandingPing: (payload: UInt64, sentAt: UInt64)?
+    private var pingsSent: UInt64 = 0
+    /// The peer sent GOAWAY: it opens no more calls, and the connection ends once its calls do.
+    private var peerIsGoingAway = false
+
+    public init(configuration: Configuration, now: UInt64) {
+        self.configuration = configuration
+        openedAt = now
+        lastReceivedAt = now
+        lastCallActivityAt = now
+    }
+
+    public var isClosed: Bool { phase == .closed }
+    public var isDraining: Bool {
+        if case .draining = phase { return true }
+        return false
+    }
+
+    // MARK: Events
+
+    /// A frame arrived from the peer.
+    public mutating func frameReceived(_ frame: Frame, now: UInt64) -> Action {
+        lastReceivedAt = now
+        switch phase {
+        case .closed:
+            return .none
+        case .awaitingPreface:
+            guard case .preface = frame else { return violation("expected the preface") }
+            phase = .awaitingSettings
+            return .sendHandshake
+        case .awaitingSettings:
+            guard case .settings(let settings) = frame else { return violation("expected SETTINGS first") }
+            peerSettings.apply(settings)
+            phase = .active
+            lastCallActivityAt = now
+            return .none
+        case .active, .draining:
+            return streamFrameReceived(frame, now: now)
+        }
+    }
+
+    private mutating func streamFrameReceived(_ frame: Frame, now: UInt64) -> Action {
+        switch frame {
+        case .preface:
+            return violation("second preface")
+        case .settings(let settings):
+            peerSettings.apply(settings)
+            return .none
+        case .callStart(let streamID, let call):
+            return callStarted(streamID, call, now: now)
+        case .message(let streamID, let payload, let endStream):
+            return routed(streamID, kind: "MESSAGE") { _ in
+                .deliverMessage(streamID, payload: payload, endStream: endStream)
+            }
+        case .cancel(let streamID):
+            return routed(streamID, kind: "CANCEL") { state in
+                state.openStreams.remove(streamID)
+                state.lastCallActivityAt = now
+                return .cancelCall(streamID)
+            }
+        case .credit(let streamID, let increment):
+            return routed(streamID, kind: "CREDIT") { _ in .addCredit(streamID, increment) }
+        case .callEnd(let streamID, _):
+            return violation("CALL_END from a client on \(streamID)")
+        case .ping(let payload):
+            return .send(.pong(payload))
+        case .pong(let payload):
+            if outstandingPing?.payload == payload { outstandingPing = nil }
+            return .none
+        case .goAway:
+            peerIsGoingAway = true
+            return openStreams.isEmpty ? close(.peerClosed) : .none
+        }
+    }
+
+    private mutating func callStarted(_ streamID: StreamID, _ call: CallStart, now: UInt64) -> Action {
+        guard streamID > highestStreamID else {
+            return violation("\(streamID) opened after \(highestStreamID): stream ids must increase")
+        }
+        highestStreamID = streamID
+        lastCallActivityAt = now
+        if isDraining || peerIsGoingAway {
+            return .refuseCall(
+                streamID,
+                CallStatus(code: .unavailable, message: "server is draining", isRetryable: true)
+            )
+        }
+        guard openStreams.count < configuration.maxConcurrentStreams else {
+            let message = "too many concurrent streams (limit \(configuration.maxConcurrentStreams))"
+            return .refuseCall(streamID, CallStatus(code: .resourceExhausted, message: message, isRetryable: true))
+        }
+        openStreams.insert(streamID)
+        lastAcceptedStreamID = streamID
+        return .startCall(streamID, call)
+    }
+
+    /// Routes a frame for an existing stream: to `action` if the call is open, nowhere if it ended
+    /// (the peer may not know yet), and to a protocol violation if the stream was never opened.
+    private mutating func routed(
+        _ streamID: StreamID,
+        kind: String,
+        _ action: (inout ConnectionStateMachine) -> Action
+    ) -> Action {
+        if openStreams.contains(streamID) { return action(&self) }
+        if streamID <= highestStreamID { return .none }
+        return violation("\(kind) for \(streamID), which was never opened")
+    }
+
+    /// The server finished a call (sent its CALL_END, or dropped it after a cancel).
+    public mutating func callEnded(_ streamID: StreamID, now: UInt64) -> Action {
+        openStreams.remove(streamID)
+        lastCallActivityAt = now
+        guard openStreams.isEmpty else { return .none }
+        if isDraining || peerIsGoingAway {
+            return close(isDraining ? .drained : .peerClosed, farewell: [])
+        }
+        return .none
+    }
+
+    /// The bytes could not be decoded.
+    public mutating func decodingFailed(_ error: WireError) -> Action {
+        guard phase != .closed else { return .none }
+        let reason = CloseReason.protocolError(error)
+        switch error {
+        case .badMagic:
+            // Not our protocol: the peer would not understand a GOAWAY.
+            phase = .closed
+            return .close(reason, farewell: [])
+        case .unsupportedVersion:
+            // Tell the peer which version we speak, then why we leave.
+            phase = .closed
+            return .close(reason, farewell: [.preface(Preface()), goAway(for: reason)])
+        default:
+            return close(reason)
+        }
+    }
+
+    /// Start a graceful drain: GOAWAY now, close when the open calls end or the grace period runs out.
+    public mutating func drainRequested(now: UInt64) -> Action {
+        switch phase {
+        case .closed, .draining:
+            return .none
+        case .awaitingPreface, .awaitingSettings:
+            return close(.drained, farewell: [])
+        case .active:
+            let goAway = goAway(for: .drained)
+            if openStreams.isEmpty { return close(.drained) }
+            phase = .draining(deadline: now + configuration.drainGracePeriodMilliseconds)
+            return .send(goAway)
+        }
+    }
+
+    /// Periodic check of every timeout; returns what is due.
+    public mutating func timerFired(now: UInt64) -> Action {
+        switch phase {
+        case .closed:
+            return .none
+        case .awaitingPreface, .awaitingSettings:
+            if now >= openedAt + configuration.handshakeTimeoutMilliseconds {
+                return close(.handshakeTimeout, farewell: phase == .awaitingPreface ? [] : nil)
+            }
+            return .none
+        case .draining(let deadline):
+            if now >= deadline { return close(.drained, farewell: []) }
+            return keepaliveDue(now: now)
+        case .active:
+            if let idle = configuration.idleTimeoutMilliseconds, openStreams.isEmpty,
+                now >= lastCallActivityAt + idle
+            {
+                return close(.idleTimeout)
+            }
+            return keepaliveDue(now: now)
+        }
+    }
+
+    private mutating func keepaliveDue(now: UInt64) -> Action {
+        if let ping = outstandingPing {
+            if now >= ping.sentAt + configuration.keepaliveTimeoutMilliseconds {
+                return close(.keepaliveTimeout)
+            }
+            return .none
+        }
+        guard let interval = configuration.keepaliveIntervalMilliseconds, now >= lastReceivedAt + interval else {
+            return .none
+        }
+        pingsSent += 1
+        outstandingPing = (pingsSent, now)
+        return .send(.ping(pingsSent))
+    }
+
+    // MARK: Helpers
+
+    private mutating func violation(_ message: String) -> Action {
+        close(.protocolViolation(message))
+    }
+
+    /// Closes, with a GOAWAY for `reason` unless `farewell` says otherwise.
+    private mutating func close(_ reason: CloseReason, farewell: [Frame]? = nil) -> Action {
+        // Before the handshake is answered the peer cannot parse frames, so send nothing.
+        let canSendFrames = phase != .awaitingPreface
+        phase = .closed
+        let frames = farewell ?? [goAway(for: reason)]
+        return .close(reason, farewell: canSendFrames ? frames : [])
+    }
+
+    private func goAway(for reason: CloseReason) -> Frame {
+        .goAway(GoAway(lastStreamID: lastAcceptedStreamID, code: reason.statusCode, message: reason.description))
+    }
+}
+
+/// What the peer announced in SETTINGS, with the protocol's defaults until it does.
+public struct PeerSettings: Hashable, Sendable {
+    public var maxFrameSize = WireLimits.defaultMaxFrameSize
+    public var initialStreamCredit: UInt32 = 64
+
+    mutating func apply(_ settings: Settings) {
+        for setting in settings.entries {
+            switch setting.id {
+            case .maxFrameSize: maxFrameSize = Int(setting.value)
+            case .initialStreamCredit: initialStreamCredit = setting.value
+            default: break
+            }
+        }
+    }
+}

@@ -1,0 +1,323 @@
+import UV
+import Wire
+
+/// One client connection on the server: decodes frames, runs them through the
+/// ``ConnectionStateMachine``, performs its actions, and owns the calls in flight. Loop thread only.
+///
+/// Output: every frame is appended to `outbound` and written once per loop iteration (``flush()``,
+/// driven by the server's ``LoopCheck``), so all the replies produced by one read leave in one write.
+///
+/// Memory: the connection stops reading while its unsent bytes are above the high watermark (the
+/// peer must read its replies before it may send more), and streaming calls see ``isWritable`` turn
+/// false; bytes beyond the UV layer's hard cap close the connection.
+final class ServerConnection: ConnectionDelegate {
+    unowned let server: RPCServer
+    let connection: Connection
+    let id: Int
+    private var machine: ConnectionStateMachine
+    private var decoder: FrameDecoder
+    private var outbound: [UInt8] = []
+    private var calls: [StreamID: ServerCall] = [:]
+    private var deadlineTimers: [StreamID: LoopTimer] = [:]
+    private var waitingForWritability: [StreamID: ServerCall] = [:]
+    private var principal: (any Principal)?
+    private var isFlushScheduled = false
+    private var isReadingPaused = false
+    /// Set when the machine said close: the reason, and when, to force the close if the peer never
+    /// reads the farewell.
+    private(set) var closing: (reason: CloseReason, since: UInt64)?
+
+    init(server: RPCServer, connection: Connection, id: Int) {
+        self.server = server
+        self.connection = connection
+        self.id = id
+        let configuration = server.configuration
+        machine = ConnectionStateMachine(configuration: configuration.connection, now: connection.loop.now)
+        decoder = FrameDecoder(maxFrameSize: configuration.maxFrameSize, expectsPreface: true)
+        connection.maxPendingWriteBytes = configuration.maxPendingWriteBytes
+    }
+
+    var peerMaxFrameSize: Int { machine.peerSettings.maxFrameSize }
+
+    /// Whether more output may be produced now: the unsent bytes are under the high watermark.
+    var isWritable: Bool {
+        closing == nil && connection.pendingWriteByteCount + outbound.count < server.configuration.outboundHighWatermark
+    }
+
+    var openCallCount: Int { calls.count }
+
+    // MARK: ConnectionDelegate
+
+    func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {
+        decoder.append(bytes)
+        let now = connection.loop.now
+        do {
+            while !machine.isClosed, let frame = try decoder.nextFrame() {
+                perform(machine.frameReceived(frame, now: now))
+            }
+        } catch {
+            perform(machine.decodingFailed(error))
+        }
+        scheduleFlush()
+        if !isWritable && closing == nil {
+            // Backpressure: let the peer's replies drain before reading more of its requests.
+            connection.stopReading()
+            isReadingPaused = true
+        }
+    }
+
+    func connectionDidReachEndOfInput(_ connection: Connection) {
+        if closing == nil, !machine.isClosed {
+            do {
+                try decoder.finish()
+            } catch {
+                server.log(connection: self, closedWith: .protocolError(error))
+            }
+        }
+        closing = closing ?? (.peerClosed, connection.loop.now)
+        cancelAllCalls()
+        connection.close()
+    }
+
+    func connectionDidFlushWrites(_ connection: Connection) {
+        resumeIfWritable()
+    }
+
+    func connectionDidClose(_ connection: Connection, error: UVError?) {
+        cancelAllCalls()
+        for timer in deadlineTimers.values { timer.close() }
+        deadlineTimers = [:]
+        server.connectionDidClose(self, reason: closing?.reason ?? .peerClosed, error: error)
+    }
+
+    // MARK: Actions
+
+    private func perform(_ action: ConnectionStateMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .sendHandshake:
+            FrameEncoder.encode(.preface(Preface()), into: &outbound)
+            FrameEncoder.encode(.settings(server.configuration.announcedSettings), into: &outbound)
+        case .send(let frame):
+            FrameEncoder.encode(frame, into: &outbound)
+        case .startCall(let streamID, let start):
+            startCall(streamID, start)
+        case .refuseCall(let streamID, let status):
+            FrameEncoder.encode(.callEnd(streamID, status), into: &outbound)
+            server.metrics.recordRefusal(status.code)
+        case .deliverMessage(let streamID, let payload, let endStream):
+            deliver(payload, endStream: endStream, to: streamID)
+        case .cancelCall(let streamID):
+            if let call = calls.removeValue(forKey: streamID) {
+                finishBookkeeping(for: call, status: CallStatus(code: .cancelled, message: "cancelled by the client"))
+                call.cancel()
+            }
+        case .addCredit(let streamID, let increment):
+            if let call = calls[streamID] {
+                call.creditGranted(increment)
+                if isWritable { call.becameWritable() }
+            }
+        case .close(let reason, let farewell):
+            for frame in farewell { FrameEncoder.encode(frame, into: &outbound) }
+            beginClose(reason)
+        }
+    }
+
+    private func startCall(_ streamID: StreamID, _ start: CallStart) {
+        guard let method = server.registry.method(named: start.method) else {
+            refuse(streamID, CallStatus(code: .unimplemented, message: "unknown method \(start.method)"))
+            return
+        }
+        if server.authenticator != nil, principal == nil {
+            guard let token = Self.bearerToken(in: start.metadata),
+                let authenticated = server.authenticator?.principal(forToken: token)
+            else {
+                refuse(
+                    streamID,
+                    CallStatus(
+                        code: .unauthenticated,
+                        message: "authenticate first: send authorization: Bearer <token>"
+                    )
+                )
+                return
+            }
+            principal = authenticated
+        }
+        let now = connection.loop.now
+        let deadline = start.timeoutMilliseconds == 0 ? nil : now + UInt64(start.timeoutMilliseconds)
+        let call = ServerCall(
+            streamID: streamID,
+            method: method.name,
+            kind: method.kind,
+            metadata: start.metadata,
+            principal: principal,
+            deadline: deadline,
+            credit: machine.peerSettings.initialStreamCredit,
+            connection: self
+        )
+        call.handler = method.handler
+        calls[streamID] = call
+    }
+
+    private func deliver(_ payload: [UInt8], endStream: Bool, to streamID: StreamID) {
+        guard let call = calls[streamID] else { return }
+        // The handler runs once, on the one request message; it is cleared so a second message fails.
+        guard let handler = call.handler else {
+            call.fail(CallStatus(code: .invalidArgument, message: "the request must be exactly one message"))
+            return
+        }
+        call.handler = nil
+        guard endStream else {
+            call.fail(CallStatus(code: .invalidArgument, message: "the request message must carry END_STREAM"))
+            return
+        }
+        handler(call, payload)
+        if !call.hasEnded, let deadline = call.deadline {
+            armDeadline(deadline, for: call)
+        }
+    }
+
+    private func armDeadline(_ deadline: UInt64, for call: ServerCall) {
+        let timer = LoopTimer(loop: connection.loop)
+        deadlineTimers[call.streamID] = timer
+        let delay = deadline > connection.loop.now ? deadline - connection.loop.now : 0
+        timer.start(after: .milliseconds(delay)) { [weak self, weak call] in
+            guard let self, let call else { return }
+            self.deadlineExpired(for: call)
+        }
+    }
+
+    private func deadlineExpired(for call: ServerCall) {
+        guard !call.hasEnded else { return }
+        let status = CallStatus(code: .deadlineExceeded, message: "deadline exceeded")
+        FrameEncoder.encode(.callEnd(call.streamID, status), into: &outbound)
+        calls.removeValue(forKey: call.streamID)
+        finishBookkeeping(for: call, status: status)
+        call.cancel()
+        scheduleFlush()
+    }
+
+    private func refuse(_ streamID: StreamID, _ status: CallStatus) {
+        FrameEncoder.encode(.callEnd(streamID, status), into: &outbound)
+        server.metrics.recordRefusal(status.code)
+        perform(machine.callEnded(streamID, now: connection.loop.now))
+    }
+
+    // MARK: Called by ServerCall
+
+    func sendMessage(_ message: [UInt8], on streamID: StreamID) {
+        FrameEncoder.encodeMessage(streamID: streamID, payload: message, endStream: false, into: &outbound)
+        scheduleFlush()
+    }
+
+    func callEnded(_ call: ServerCall, status: CallStatus) {
+        guard calls.removeValue(forKey: call.streamID) != nil else { return }
+        FrameEncoder.encode(.callEnd(call.streamID, status), into: &outbound)
+        finishBookkeeping(for: call, status: status)
+        scheduleFlush()
+    }
+
+    func callIsWaitingForWritability(_ call: ServerCall) {
+        waitingForWritability[call.streamID] = call
+    }
+
+    /// Metrics, deadline timer and the state machine's stream count, for a call that just ended.
+    private func finishBookkeeping(for call: ServerCall, status: CallStatus) {
+        server.metrics.recordCall(method: call.method, code: status.code, startedAt: call.startedAt)
+        waitingForWritability.removeValue(forKey: call.streamID)
+        deadlineTimers.removeValue(forKey: call.streamID)?.close()
+        perform(machine.callEnded(call.streamID, now: connection.loop.now))
+    }
+
+    // MARK: Output
+
+    private func scheduleFlush() {
+        guard !isFlushScheduled, !outbound.isEmpty else { return }
+        isFlushScheduled = true
+        server.flushNeeded(by: self)
+    }
+
+    /// Writes what this iteration produced; called once per loop iteration by the server.
+    func flush() {
+        isFlushScheduled = false
+        guard !outbound.isEmpty, connection.state == .open else { return }
+        do {
+            try connection.write(outbound)
+        } catch {
+            outbound.removeAll()
+            if error == .noBufferSpace {
+                beginClose(.outboundBufferFull)
+                connection.close()
+            }
+            return
+        }
+        outbound.removeAll(keepingCapacity: outbound.capacity <= 64 * 1024)
+        resumeIfWritable()
+    }
+
+    private func resumeIfWritable() {
+        guard isWritable else { return }
+        if isReadingPaused {
+            isReadingPaused = false
+            try? connection.startReading()
+        }
+        guard !waitingForWritability.isEmpty else { return }
+        let waiting = waitingForWritability
+        waitingForWritability = [:]
+        for call in waiting.values { call.becameWritable() }
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts a graceful drain of this connection.
+    func drain() {
+        perform(machine.drainRequested(now: connection.loop.now))
+        scheduleFlush()
+    }
+
+    /// Runs the connection's timeouts; also forces a close whose farewell the peer never read.
+    func tick(now: UInt64) {
+        if let closing {
+            if now >= closing.since + server.configuration.closeGracePeriodMilliseconds { connection.close() }
+            return
+        }
+        perform(machine.timerFired(now: now))
+        scheduleFlush()
+    }
+
+    private func beginClose(_ reason: CloseReason) {
+        guard closing == nil else { return }
+        closing = (reason, connection.loop.now)
+        cancelAllCalls()
+        // Write the farewell now, then close once it has left.
+        flushThenClose()
+    }
+
+    private func flushThenClose() {
+        isFlushScheduled = false
+        if !outbound.isEmpty, connection.state == .open {
+            try? connection.write(outbound)
+            outbound.removeAll()
+        }
+        connection.closeWhenWritesFlushed()
+    }
+
+    private func cancelAllCalls() {
+        let open = calls
+        calls = [:]
+        waitingForWritability = [:]
+        for call in open.values {
+            server.metrics.recordCall(method: call.method, code: .cancelled, startedAt: call.startedAt)
+            call.cancel()
+        }
+    }
+
+    /// The token of an `authorization: Bearer <token>` entry.
+    static func bearerToken(in metadata: [MetadataEntry]) -> String? {
+        guard let entry = metadata.first(where: { $0.key == "authorization" }) else { return nil }
+        let value = String(decoding: entry.value, as: UTF8.self)
+        guard value.hasPrefix("Bearer ") else { return nil }
+        return String(value.dropFirst("Bearer ".count))
+    }
+}

@@ -1,0 +1,37 @@
+/// Handles one call: runs on the loop thread with the request message, and answers through the call,
+/// now or later (after a commit, after an accessory replies).
+public typealias CallHandler = (ServerCall, [UInt8]) -> Void
+
+/// The dispatch table: full method name (`home.v1.HomeService/AddRoom`) to its kind and handler.
+public struct MethodRegistry {
+    /// How a method answers.
+    public enum Kind: Sendable {
+        /// One response message, then the status.
+        case unary
+        /// Any number of response messages under flow control, then the status.
+        case serverStreaming
+    }
+
+    struct Method {
+        var name: String
+        var kind: Kind
+        var handler: CallHandler
+    }
+
+    private(set) var methods: [String: Method] = [:]
+
+    public init() {}
+
+    /// Registers `handler` for `name`; registering a name twice is a programmer error.
+    public mutating func register(_ name: String, kind: Kind, handler: @escaping CallHandler) {
+        precondition(methods[name] == nil, "method \(name) registered twice")
+        methods[name] = Method(name: name, kind: kind, handler: handler)
+    }
+
+    /// Every registered method name, sorted.
+    public var methodNames: [String] { methods.keys.sorted() }
+
+    func method(named name: String) -> Method? {
+        methods[name]
+    }
+}

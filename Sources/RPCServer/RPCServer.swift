@@ -1,0 +1,178 @@
+public import Logging
+public import UV
+import Wire
+
+/// Serves RPC calls over the HomeRPC protocol (docs/PROTOCOL.md) on one event loop.
+///
+/// Everything runs on the loop's thread: accepting, decoding, the handlers, encoding. The server knows
+/// nothing of homes; it dispatches full method names to handlers from a ``MethodRegistry``.
+///
+/// ```swift
+/// var registry = MethodRegistry()
+/// registry.register("demo.v1.Echo/Say", kind: .unary) { call, request in call.respond(request) }
+/// let loop = try EventLoop()
+/// let server = RPCServer(loop: loop, configuration: ServerConfiguration(), registry: registry)
+/// let endpoint = try server.listen(on: .tcp(host: "127.0.0.1", port: 7420))
+/// loop.run()   // until beginGracefulShutdown() has drained every connection
+/// ```
+public final class RPCServer {
+    public let loop: EventLoop
+    public let configuration: ServerConfiguration
+    public let registry: MethodRegistry
+    let authenticator: (any Authenticator)?
+    public let metrics = ServerMetrics()
+    let logger: Logger
+    private var listeners: [Listener] = []
+    private var connections: [Int: ServerConnection] = [:]
+    private var nextConnectionID = 0
+    private var needsFlush: [ServerConnection] = []
+    private var flushCheck: LoopCheck?
+    private var ticker: LoopTimer?
+    private var isShuttingDown = false
+    private var shutdownCompletion: (() -> Void)?
+
+    /// - Parameters:
+    ///   - authenticator: when given, every connection must authenticate with its first call
+    ///     (`authorization: Bearer <token>` metadata); calls before that fail with UNAUTHENTICATED.
+    public init(
+        loop: EventLoop,
+        configuration: ServerConfiguration,
+        registry: MethodRegistry,
+        authenticator: (any Authenticator)? = nil,
+        logger: Logger = Logger(label: "homerpc.server")
+    ) {
+        self.loop = loop
+        self.configuration = configuration
+        self.registry = registry
+        self.authenticator = authenticator
+        self.logger = logger
+    }
+
+    /// Connections currently open.
+    public var connectionCount: Int { connections.count }
+
+    /// Starts accepting on `endpoint`.
+    /// - Returns: the bound endpoint (with the real port when `endpoint` asked for port 0).
+    @discardableResult
+    public func listen(on endpoint: Endpoint) throws(UVError) -> Endpoint {
+        precondition(!isShuttingDown, "listen after shutdown began")
+        let listener = try Listener.listen(on: endpoint, loop: loop, delegate: self)
+        listeners.append(listener)
+        startTimersIfNeeded()
+        logger.info("listening", metadata: ["endpoint": "\(listener.endpoint)"])
+        return listener.endpoint
+    }
+
+    private func startTimersIfNeeded() {
+        guard flushCheck == nil else { return }
+        flushCheck = LoopCheck(loop: loop) { [unowned self] in self.flushAll() }
+        let ticker = LoopTimer(loop: loop)
+        let interval = Duration.milliseconds(configuration.timerResolutionMilliseconds)
+        ticker.start(after: interval, repeating: interval) { [unowned self] in self.tick() }
+        self.ticker = ticker
+    }
+
+    /// Stops accepting, sends every connection a GOAWAY, lets calls in flight finish within the grace
+    /// period, and refuses new ones with UNAVAILABLE (retryable). `completion` runs once every
+    /// connection has closed; the server's handles are closed by then, so ``EventLoop/run()`` returns
+    /// if nothing else is running on the loop.
+    public func beginGracefulShutdown(completion: (() -> Void)? = nil) {
+        loop.assertOnLoopThread()
+        guard !isShuttingDown else { return }
+        isShuttingDown = true
+        shutdownCompletion = completion
+        logger.info("draining", metadata: ["connections": "\(connections.count)"])
+        for listener in listeners { listener.close() }
+        listeners = []
+        for connection in connections.values { connection.drain() }
+        finishShutdownIfDrained()
+    }
+
+    private func finishShutdownIfDrained() {
+        guard isShuttingDown, connections.isEmpty else { return }
+        flushCheck?.close()
+        flushCheck = nil
+        ticker?.close()
+        ticker = nil
+        logger.info("stopped")
+        let completion = shutdownCompletion
+        shutdownCompletion = nil
+        completion?()
+    }
+
+    // MARK: Connections
+
+    func flushNeeded(by connection: ServerConnection) {
+        needsFlush.append(connection)
+    }
+
+    private func flushAll() {
+        guard !needsFlush.isEmpty else { return }
+        let pending = needsFlush
+        needsFlush.removeAll(keepingCapacity: true)
+        for connection in pending { connection.flush() }
+    }
+
+    private func tick() {
+        let now = loop.now
+        for connection in connections.values { connection.tick(now: now) }
+        flushAll()
+    }
+
+    func connectionDidClose(_ connection: ServerConnection, reason: CloseReason, error: UVError?) {
+        connections.removeValue(forKey: connection.id)
+        metrics.connectionClosed(reason)
+        if case .peerClosed = reason {
+            logger.debug("connection closed", metadata: ["id": "\(connection.id)", "reason": "\(reason)"])
+        } else {
+            log(connection: connection, closedWith: reason)
+        }
+        finishShutdownIfDrained()
+    }
+
+    func log(connection: ServerConnection, closedWith reason: CloseReason) {
+        logger.notice("closing connection", metadata: ["id": "\(connection.id)", "reason": "\(reason)"])
+    }
+
+    /// Answers a connection over the limit with our preface and a GOAWAY saying why, then closes it.
+    private func reject(_ connection: Connection) {
+        metrics.connectionRejected()
+        var farewell: [UInt8] = []
+        FrameEncoder.encode(.preface(Preface()), into: &farewell)
+        let reason = CloseReason.tooManyConnections
+        let goAway = GoAway(lastStreamID: .connection, code: reason.statusCode, message: reason.description)
+        FrameEncoder.encode(.goAway(goAway), into: &farewell)
+        connection.delegate = RejectedConnection()
+        try? connection.write(farewell)
+        connection.closeWhenWritesFlushed()
+    }
+}
+
+extension RPCServer: ListenerDelegate {
+    public func listener(_ listener: Listener, didAccept connection: Connection) {
+        guard connections.count < configuration.maxConnections, !isShuttingDown else {
+            reject(connection)
+            return
+        }
+        metrics.connectionAccepted()
+        nextConnectionID += 1
+        let serverConnection = ServerConnection(server: self, connection: connection, id: nextConnectionID)
+        connections[nextConnectionID] = serverConnection
+        connection.delegate = serverConnection
+        do {
+            try connection.startReading()
+        } catch {
+            connection.close()
+        }
+    }
+
+    public func listener(_ listener: Listener, didFailToAccept error: UVError) {
+        logger.warning("accept failed", metadata: ["error": "\(error)"])
+    }
+}
+
+/// The delegate of a connection refused at accept: it ignores input until the farewell is written.
+private final class RejectedConnection: ConnectionDelegate {
+    func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {}
+    func connectionDidClose(_ connection: Connection, error: UVError?) {}
+}

@@ -1,0 +1,32 @@
+import Wire
+
+/// Limits and timeouts of an ``RPCServer``. The defaults suit a production server; tests shorten
+/// the timeouts.
+public struct ServerConfiguration: Sendable {
+    /// Largest frame payload accepted (announced in SETTINGS).
+    public var maxFrameSize = WireLimits.defaultMaxFrameSize
+    /// Open connections beyond which new ones get a GOAWAY (RESOURCE_EXHAUSTED) and are closed.
+    public var maxConnections = 10_000
+    /// Hard cap on a connection's unsent bytes; exceeding it closes the connection.
+    public var maxPendingWriteBytes = 8 << 20
+    /// Above this many unsent bytes a connection stops reading and streams stop being writable.
+    public var outboundHighWatermark = 1 << 20
+    /// How often connection timeouts are checked, in milliseconds.
+    public var timerResolutionMilliseconds: UInt64 = 100
+    /// How long a closing connection may take to deliver its GOAWAY before it is cut.
+    public var closeGracePeriodMilliseconds: UInt64 = 2_000
+    /// Per-connection protocol limits and timeouts.
+    public var connection = ConnectionStateMachine.Configuration()
+
+    public init() {}
+
+    /// What the server announces in its SETTINGS frame.
+    var announcedSettings: Settings {
+        Settings([
+            Setting(.maxFrameSize, UInt32(maxFrameSize)),
+            Setting(.maxConcurrentStreams, UInt32(connection.maxConcurrentStreams)),
+            // Calls carry one request message; clients never stream to the server.
+            Setting(.initialStreamCredit, 1),
+        ])
+    }
+}

@@ -1,0 +1,207 @@
+import RPCClient
+import RPCServer
+import TestSupport
+import Testing
+import UV
+import Wire
+
+/// The server through a live socket, driven by the low-level client on the same loop.
+@Suite(.timeLimit(.minutes(2))) struct RPCServerLiveTests {
+    @Test func answersOneThousandConcurrentUnaryCallsOnOneConnection() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var answers: [Int: [UInt8]] = [:]
+        var failures: [RPCError] = []
+        for index in 0..<1000 {
+            client.unary(TestServer.echo, request: bigEndianBytes(UInt32(index)) + Array("call \(index)".utf8)) {
+                result in
+                switch result {
+                case .success(let response): answers[index] = response
+                case .failure(let error): failures.append(error)
+                }
+            }
+        }
+        test.loop.run(until: { answers.count + failures.count == 1000 })
+        #expect(failures == [])
+        #expect(answers.count == 1000)
+        #expect(answers.allSatisfy { $0.value == bigEndianBytes(UInt32($0.key)) + Array("call \($0.key)".utf8) })
+        #expect(test.server.metrics.methods[TestServer.echo]?.calls == 1000)
+        client.close()
+        try test.shutDown()
+    }
+
+    @Test func servesOneHundredConnectionsOfOneHundredCalls() throws {
+        let test = try TestServer()
+        var clients: [ClientConnection] = []
+        var pendingConnects = 100
+        for _ in 0..<100 {
+            try ClientConnection.connect(to: test.endpoint, on: test.loop) { result in
+                pendingConnects -= 1
+                if let client = try? result.get() { clients.append(client) }
+            }
+        }
+        test.loop.run(until: { pendingConnects == 0 })
+        #expect(clients.count == 100)
+        var correct = 0
+        var wrong = 0
+        for (clientIndex, client) in clients.enumerated() {
+            for call in 0..<100 {
+                let request = bigEndianBytes(UInt32(clientIndex * 1000 + call))
+                client.unary(TestServer.echo, request: request) { result in
+                    if (try? result.get()) == request { correct += 1 } else { wrong += 1 }
+                }
+            }
+        }
+        test.loop.run(until: { correct + wrong == 10_000 })
+        #expect(correct == 10_000)
+        #expect(test.server.connectionCount == 100)
+        for client in clients { client.close() }
+        try test.shutDown()
+    }
+
+    @Test func streamsOneHundredThousandMessagesInOrder() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var received = 0
+        var outOfOrder = 0
+        var ended: RPCError??
+        client.serverStream(TestServer.count, request: bigEndianBytes(100_000)) { message in
+            if message != bigEndianBytes(UInt32(received)) { outOfOrder += 1 }
+            received += 1
+        } onEnd: { error in
+            ended = .some(error)
+        }
+        test.loop.run(until: { ended != nil })
+        #expect(ended == .some(nil))
+        #expect(received == 100_000)
+        #expect(outOfOrder == 0)
+        client.close()
+        try test.shutDown()
+    }
+
+    @Test func streamWaitsForCreditWhenTheClientGrantsNone() throws {
+        let test = try TestServer()
+        var configuration = ClientConnection.Configuration()
+        configuration.initialStreamCredit = 10
+        let client = try test.connectClient(configuration: configuration)
+        var received = 0
+        var ended = false
+        let stream = client.serverStream(TestServer.count, request: bigEndianBytes(25), automaticCredit: false) { _ in
+            received += 1
+        } onEnd: { _ in
+            ended = true
+        }
+        test.loop.run(until: { received == 10 })
+        // Give the server time to (wrongly) send more.
+        let pause = LoopTimer(loop: test.loop)
+        pause.start(after: .milliseconds(100)) { test.loop.stop() }
+        test.loop.runForTest()
+        pause.close()
+        #expect(received == 10)
+        #expect(!ended)
+        client.grantCredit(15, on: stream)
+        test.loop.run(until: { ended })
+        #expect(received == 25)
+        client.close()
+        try test.shutDown()
+    }
+
+    @Test func cancellationFromTheClientReachesTheHandler() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var outcome: Result<[UInt8], RPCError>?
+        let stream = client.unary(TestServer.hang, request: []) { outcome = $0 }
+        test.loop.run(until: { test.hangsStarted == 1 })
+        client.cancel(stream)
+        test.loop.run(until: { test.cancelledHangs == [stream] })
+        #expect(test.cancelledHangs == [stream])
+        #expect(outcome?.error?.code == .cancelled)
+        // The connection still serves calls.
+        var echoed: [UInt8]?
+        client.unary(TestServer.echo, request: [42]) { echoed = try? $0.get() }
+        test.loop.run(until: { echoed != nil })
+        #expect(echoed == [42])
+        client.close()
+        try test.shutDown()
+    }
+
+    @Test func deadlineExpiresOnASlowHandler() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var outcome: Result<[UInt8], RPCError>?
+        let start = test.loop.now
+        let stream = client.unary(TestServer.hang, request: [], timeoutMilliseconds: 50) { outcome = $0 }
+        test.loop.run(until: { outcome != nil })
+        guard case .failure(let error) = outcome else {
+            Issue.record("expected DEADLINE_EXCEEDED, got \(String(describing: outcome))")
+            return
+        }
+        #expect(error.code == .deadlineExceeded)
+        #expect(test.loop.now - start >= 50)
+        // The handler learned of it.
+        #expect(test.cancelledHangs == [stream])
+        client.close()
+        try test.shutDown()
+    }
+
+    @Test func unknownMethodIsUnimplemented() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var outcome: Result<[UInt8], RPCError>?
+        client.unary("test.v1.Test/Nope", request: []) { outcome = $0 }
+        test.loop.run(until: { outcome != nil })
+        let error = try #require(outcome?.error, "expected a failure")
+        #expect(error.code == .unimplemented)
+        #expect(error.message.contains("test.v1.Test/Nope"))
+        client.close()
+        try test.shutDown()
+    }
+
+    @Test func drainLetsCallsInFlightFinishAndRefusesNewOnes() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var inFlight: Result<[UInt8], RPCError>?
+        client.unary(TestServer.delayed, request: [7]) { inFlight = $0 }
+        // Let the call reach the server, then drain.
+        test.loop.run(until: { test.server.metrics.methods.isEmpty && test.timers.count == 1 })
+        var stopped = false
+        test.server.beginGracefulShutdown { stopped = true }
+        var refused: Result<[UInt8], RPCError>?
+        test.loop.run(until: { client.goAway != nil })
+        client.unary(TestServer.echo, request: [8]) { refused = $0 }
+        test.loop.run(until: { inFlight != nil && refused != nil && stopped })
+        #expect((try? inFlight?.get()) == [7])
+        let error = try #require(refused?.error, "expected the new call to be refused")
+        #expect(error.code == .unavailable)
+        #expect(error.isRetryable)
+        #expect(client.goAway?.code == .ok)
+        #expect(test.server.connectionCount == 0)
+        for timer in test.timers { timer.close() }
+        try test.loop.close()
+    }
+
+    @Test func metricsCountCallsByStatusAndLatency() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var done = 0
+        for _ in 0..<10 { client.unary(TestServer.echo, request: [1]) { _ in done += 1 } }
+        client.unary("test.v1.Test/Missing", request: []) { _ in done += 1 }
+        test.loop.run(until: { done == 11 })
+        let echo = try #require(test.server.metrics.methods[TestServer.echo])
+        #expect(echo.calls == 10)
+        #expect(echo.errors == 0)
+        #expect(echo.latency.count == 10)
+        #expect(echo.latency.percentile(0.99) >= 1)
+        #expect(test.server.metrics.refusedByStatus[StatusCode.unimplemented.rawValue] == 1)
+        client.close()
+        try test.shutDown()
+    }
+}
+
+extension Result where Failure == RPCError {
+    /// The error of a failed result; `nil` for a success.
+    var error: RPCError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
