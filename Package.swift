@@ -65,7 +65,9 @@ let package = Package(
         .testTarget(name: "UVTests", dependencies: ["UV", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "RPCServerTests",
-            dependencies: ["RPCServer", "RPCClient", "UV", "Wire", "TestSupport"],
+            dependencies: [
+                "RPCServer", "RPCClient", "UV", "Wire", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

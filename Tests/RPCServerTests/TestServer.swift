@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RPCClient
 import RPCServer
 import TestSupport
@@ -12,6 +13,7 @@ final class TestServer {
     static let hang = "test.v1.Test/Hang"
     static let delayed = "test.v1.Test/Delayed"
     static let count = "test.v1.Test/Count"
+    static let bulk = "test.v1.Test/Bulk"
 
     let loop: EventLoop
     let server: RPCServer
@@ -19,6 +21,8 @@ final class TestServer {
     /// Streams of calls to `hang` that were cancelled, in order.
     var cancelledHangs: [StreamID] = []
     var hangsStarted = 0
+    /// 64 KiB messages the `bulk` stream has sent so far.
+    var bulkSent = 0
     var timers: [LoopTimer] = []
 
     init(
@@ -35,17 +39,41 @@ final class TestServer {
         registry.register(Self.echo, kind: .unary) { call, request in call.respond(request) }
         registry.register(Self.hang, kind: .unary) { call, _ in hangHook(call) }
         registry.register(Self.delayed, kind: .unary) { call, request in delayHook(call, request) }
+        var bulkHook: (ServerCall, Int) -> Void = { _, _ in }
+        registry.register(Self.bulk, kind: .serverStreaming) { call, request in
+            bulkHook(call, Int(UInt32(bigEndian: request.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })))
+        }
         registry.register(Self.count, kind: .serverStreaming) { call, request in
             CountingStream(
                 call: call,
                 total: Int(UInt32(bigEndian: request.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }))
             ).pump()
         }
-        server = RPCServer(loop: loop, configuration: configuration, registry: registry, authenticator: authenticator)
+        var logger = Logger(label: "homerpc.test-server")
+        logger.logLevel = .warning
+        server = RPCServer(
+            loop: loop,
+            configuration: configuration,
+            registry: registry,
+            authenticator: authenticator,
+            logger: logger
+        )
         endpoint = try server.listen(on: .tcp(host: "127.0.0.1", port: 0))
         hangHook = { [unowned self] call in
             self.hangsStarted += 1
             call.onCancel = { [unowned self] in self.cancelledHangs.append(call.streamID) }
+        }
+        bulkHook = { [unowned self] call, total in
+            let chunk = [UInt8](repeating: 0xB1, count: 64 * 1024)
+            func pump() {
+                while self.bulkSent < total {
+                    guard call.send(chunk) else { return }
+                    self.bulkSent += 1
+                }
+                call.finish()
+            }
+            call.onWritable = pump
+            pump()
         }
         delayHook = { [unowned self] call, request in
             let timer = LoopTimer(loop: self.loop)

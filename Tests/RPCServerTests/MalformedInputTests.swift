@@ -1,0 +1,269 @@
+import Foundation
+import RPCClient
+import RPCServer
+import TestSupport
+import Testing
+import UV
+import Wire
+
+/// Hostile and broken peers against a live server. Each case asserts the exact status or close reason,
+/// and that a well-behaved client connected alongside keeps being served during and after.
+@Suite(.timeLimit(.minutes(2))) struct MalformedInputTests {
+    /// Connects a good client, lets `attack` run a raw peer, and checks the good client before, during
+    /// and after; returns the peer for the case's own assertions once `done` holds.
+    func withBystander(
+        _ test: TestServer,
+        attack: (RawPeer) -> Void,
+        until done: @escaping (RawPeer) -> Bool
+    ) throws -> RawPeer {
+        let bystander = try test.connectClient()
+        let peer = try RawPeer.connect(to: test.endpoint, loop: test.loop)
+        attack(peer)
+        var during: [UInt8]?
+        bystander.unary(TestServer.echo, request: [1]) { during = try? $0.get() }
+        test.loop.run(until: { done(peer) && during != nil })
+        var after: [UInt8]?
+        bystander.unary(TestServer.echo, request: [2]) { after = try? $0.get() }
+        test.loop.run(until: { after != nil })
+        #expect(during == [1])
+        #expect(after == [2])
+        #expect(bystander.isOpen)
+        bystander.close()
+        peer.close()
+        return peer
+    }
+
+    @Test func badMagicIsClosedWithoutAnswer() throws {
+        let test = try TestServer()
+        let peer = try withBystander(
+            test,
+            attack: { $0.send(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) },
+            until: \.isClosed
+        )
+        #expect(peer.frames == [])
+        try test.shutDown()
+        #expect(test.server.metrics.connectionsClosedByReason["protocol_error"] == 1)
+    }
+
+    @Test func wrongVersionGetsOurPrefaceAndAGoAway() throws {
+        let test = try TestServer()
+        let peer = try withBystander(test, attack: { $0.send(Preface.magic + [0x00, 0x02]) }, until: \.isClosed)
+        #expect(peer.frames.first == .preface(Preface(version: 1)))
+        #expect(peer.goAway?.code == .invalidArgument)
+        #expect(peer.goAway?.message == "protocol error: unsupported protocol version 2")
+        try test.shutDown()
+    }
+
+    @Test func frameOverTheLimitIsRefusedBeforeItsPayload() throws {
+        let test = try TestServer { $0.maxFrameSize = 16_384 }
+        let peer = try withBystander(
+            test,
+            attack: { peer in
+                // Only the header: a 16,385-byte MESSAGE is announced but never sent.
+                peer.send(RawPeer.handshake() + [0x00, 0x00, 0x40, 0x01, 0x03, 0x01, 0x00, 0x00, 0x00, 0x01])
+            },
+            until: \.isClosed
+        )
+        #expect(peer.goAway?.code == .resourceExhausted)
+        #expect(peer.goAway?.message == "protocol error: frame payload of 16385 bytes exceeds the limit of 16384")
+        try test.shutDown()
+    }
+
+    @Test func unknownFrameTypeClosesTheConnection() throws {
+        let test = try TestServer()
+        let peer = try withBystander(
+            test,
+            attack: { $0.send(RawPeer.handshake() + [0, 0, 0, 0, 0x42, 0, 0, 0, 0, 0]) },
+            until: \.isClosed
+        )
+        #expect(peer.goAway?.code == .invalidArgument)
+        #expect(peer.goAway?.message == "protocol error: unknown frame type 0x42")
+        try test.shutDown()
+    }
+
+    @Test func truncatedFrameThenSilenceIsClosedByKeepalive() throws {
+        let test = try TestServer {
+            $0.connection.keepaliveIntervalMilliseconds = 50
+            $0.connection.keepaliveTimeoutMilliseconds = 50
+        }
+        let peer = try withBystander(
+            test,
+            attack: { $0.send(RawPeer.handshake() + [0x00, 0x00, 0x00, 0x10, 0x03]) },
+            until: \.isClosed
+        )
+        #expect(peer.frames.contains { if case .ping = $0 { true } else { false } })
+        #expect(peer.goAway?.code == .deadlineExceeded)
+        #expect(peer.goAway?.message == "keepalive timeout: no PONG")
+        try test.shutDown()
+    }
+
+    @Test func silentPeerIsClosedByTheHandshakeTimeout() throws {
+        let test = try TestServer { $0.connection.handshakeTimeoutMilliseconds = 50 }
+        let peer = try withBystander(test, attack: { _ in }, until: \.isClosed)
+        #expect(peer.frames == [])
+        try test.shutDown()
+        #expect(test.server.metrics.connectionsClosedByReason["handshake_timeout"] == 1)
+    }
+
+    @Test func messageForAStreamNeverOpenedIsAViolation() throws {
+        let test = try TestServer()
+        let peer = try withBystander(
+            test,
+            attack: {
+                $0.send(RawPeer.handshake() + RawPeer.encoded(.message(StreamID(99), payload: [1], endStream: true)))
+            },
+            until: \.isClosed
+        )
+        #expect(peer.goAway?.code == .invalidArgument)
+        #expect(peer.goAway?.message == "protocol violation: MESSAGE for stream 99, which was never opened")
+        try test.shutDown()
+    }
+
+    @Test func decreasingStreamIDIsAViolation() throws {
+        let test = try TestServer()
+        let start = CallStart(method: TestServer.hang)
+        let peer = try withBystander(
+            test,
+            attack: {
+                $0.send(
+                    RawPeer.handshake()
+                        + RawPeer.encoded(.callStart(StreamID(5), start), .callStart(StreamID(3), start))
+                )
+            },
+            until: \.isClosed
+        )
+        #expect(peer.goAway?.message == "protocol violation: stream 3 opened after stream 5: stream ids must increase")
+        #expect(peer.goAway?.lastStreamID == StreamID(5))
+        try test.shutDown()
+    }
+
+    @Test func streamsBeyondTheConcurrencyLimitAreRefused() throws {
+        let test = try TestServer { $0.connection.maxConcurrentStreams = 4 }
+        var bytes = RawPeer.handshake()
+        for stream in stride(from: UInt32(1), through: 9, by: 2) {
+            bytes += RawPeer.encoded(
+                .callStart(StreamID(stream), CallStart(method: TestServer.hang)),
+                .message(StreamID(stream), payload: [], endStream: true)
+            )
+        }
+        let peer = try withBystander(test, attack: { $0.send(bytes) }, until: { $0.callEnd(9) != nil })
+        #expect(peer.callEnd(9)?.code == .resourceExhausted)
+        #expect(peer.callEnd(9)?.message == "too many concurrent streams (limit 4)")
+        #expect(peer.callEnd(1) == nil)
+        #expect(!peer.isClosed)
+        #expect(test.hangsStarted == 4)
+        try test.shutDown()
+    }
+
+    @Test func connectionsBeyondTheLimitGetAGoAway() throws {
+        let test = try TestServer { $0.maxConnections = 2 }
+        let first = try test.connectClient()
+        let second = try test.connectClient()
+        // Rejected at accept: the server answers before the peer says anything.
+        let third = try RawPeer.connect(to: test.endpoint, loop: test.loop)
+        test.loop.run(until: { third.isClosed })
+        #expect(third.frames.first == .preface(Preface()))
+        #expect(third.goAway?.code == .resourceExhausted)
+        #expect(third.goAway?.message == "too many connections")
+        var answered = 0
+        first.unary(TestServer.echo, request: [1]) { if (try? $0.get()) == [1] { answered += 1 } }
+        second.unary(TestServer.echo, request: [2]) { if (try? $0.get()) == [2] { answered += 1 } }
+        test.loop.run(until: { answered == 2 })
+        first.close()
+        second.close()
+        try test.shutDown()
+        #expect(test.server.metrics.connectionsRejected == 1)
+    }
+
+    @Test func clientThatNeverReadsCostsBoundedMemory() throws {
+        let test = try TestServer()
+        let peer = try RawPeer.connect(to: test.endpoint, loop: test.loop)
+        let bulkMessages: UInt32 = 16_384  // 16,384 × 64 KiB = 1 GiB
+        // Unlimited credit, so only the outbound buffer can hold the server back.
+        peer.send(
+            RawPeer.handshake(Settings([Setting(.initialStreamCredit, UInt32.max)]))
+                + RawPeer.encoded(
+                    .callStart(StreamID(1), CallStart(method: TestServer.bulk)),
+                    .message(StreamID(1), payload: bigEndianBytes(bulkMessages), endStream: true)
+                )
+        )
+        peer.stopReading()
+        let before = residentBytes()
+        // Run until the stream has stalled: nothing more sent for a while.
+        var lastSent = -1
+        test.loop.run(until: {
+            defer { lastSent = test.bulkSent }
+            return test.bulkSent > 0 && test.bulkSent == lastSent
+        })
+        let settle = LoopTimer(loop: test.loop)
+        settle.start(after: .milliseconds(200)) { test.loop.stop() }
+        test.loop.runForTest()
+        settle.close()
+        let growth = residentBytes() - before
+        #expect(test.bulkSent < Int(bulkMessages))
+        // Bound: the 1 MiB high watermark, the 8 MiB hard cap, and the kernel's socket buffers.
+        #expect(growth < 64 << 20, "RSS grew by \(growth >> 20) MiB while the peer did not read")
+        print("bounded-memory: sent \(test.bulkSent) of \(bulkMessages) 64 KiB messages; RSS grew \(growth >> 10) KiB")
+        // Everyone else is still served.
+        let bystander = try test.connectClient()
+        var answer: [UInt8]?
+        bystander.unary(TestServer.echo, request: [3]) { answer = try? $0.get() }
+        test.loop.run(until: { answer != nil })
+        #expect(answer == [3])
+        bystander.close()
+        peer.close()
+        try test.shutDown()
+    }
+
+    /// The process's resident set size, from /proc/self/statm.
+    func residentBytes() -> Int {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct AuthenticationTests {
+    final class User: Principal {
+        let displayName: String
+        init(_ name: String) { displayName = name }
+    }
+
+    final class TokenTable: Authenticator {
+        let users = ["good-token": User("alice")]
+        func principal(forToken token: String) -> (any Principal)? { users[token] }
+    }
+
+    @Test func callsBeforeAuthenticationAreUnauthenticated() throws {
+        let authenticator = TokenTable()
+        let test = try TestServer(authenticator: authenticator)
+        let client = try test.connectClient()
+        var results: [String: Result<[UInt8], RPCError>] = [:]
+        client.unary(TestServer.echo, request: [1]) { results["none"] = $0 }
+        client.unary(
+            TestServer.echo,
+            request: [2],
+            metadata: [MetadataEntry(key: "authorization", value: "Bearer bad")]
+        ) {
+            results["bad"] = $0
+        }
+        test.loop.run(until: { results.count == 2 })
+        #expect(results["none"]?.error?.code == .unauthenticated)
+        #expect(results["bad"]?.error?.code == .unauthenticated)
+        client.unary(
+            TestServer.echo,
+            request: [3],
+            metadata: [MetadataEntry(key: "authorization", value: "Bearer good-token")]
+        ) {
+            results["good"] = $0
+        }
+        test.loop.run(until: { results.count == 3 })
+        #expect((try? results["good"]?.get()) == [3])
+        // The connection stays authenticated.
+        client.unary(TestServer.echo, request: [4]) { results["after"] = $0 }
+        test.loop.run(until: { results.count == 4 })
+        #expect((try? results["after"]?.get()) == [4])
+        client.close()
+        try test.shutDown()
+    }
+}
