@@ -248,8 +248,8 @@ import Wire
             results["bad"] = $0
         }
         test.loop.run(until: { results.count == 2 })
-        #expect(results["none"]?.error?.code == .unauthenticated)
-        #expect(results["bad"]?.error?.code == .unauthenticated)
+        #expect(results["none"]?.failure?.code == .unauthenticated)
+        #expect(results["bad"]?.failure?.code == .unauthenticated)
         client.unary(
             TestServer.echo,
             request: [3],

@@ -115,7 +115,7 @@ import Wire
         client.cancel(stream)
         test.loop.run(until: { test.cancelledHangs == [stream] })
         #expect(test.cancelledHangs == [stream])
-        #expect(outcome?.error?.code == .cancelled)
+        #expect(outcome?.failure?.code == .cancelled)
         // The connection still serves calls.
         var echoed: [UInt8]?
         client.unary(TestServer.echo, request: [42]) { echoed = try? $0.get() }
@@ -150,7 +150,7 @@ import Wire
         var outcome: Result<[UInt8], RPCError>?
         client.unary("test.v1.Test/Nope", request: []) { outcome = $0 }
         test.loop.run(until: { outcome != nil })
-        let error = try #require(outcome?.error, "expected a failure")
+        let error = try #require(outcome?.failure, "expected a failure")
         #expect(error.code == .unimplemented)
         #expect(error.message.contains("test.v1.Test/Nope"))
         client.close()
@@ -171,7 +171,7 @@ import Wire
         client.unary(TestServer.echo, request: [8]) { refused = $0 }
         test.loop.run(until: { inFlight != nil && refused != nil && stopped })
         #expect((try? inFlight?.get()) == [7])
-        let error = try #require(refused?.error, "expected the new call to be refused")
+        let error = try #require(refused?.failure, "expected the new call to be refused")
         #expect(error.code == .unavailable)
         #expect(error.isRetryable)
         #expect(client.goAway?.code == .ok)
@@ -195,13 +195,5 @@ import Wire
         #expect(test.server.metrics.refusedByStatus[StatusCode.unimplemented.rawValue] == 1)
         client.close()
         try test.shutDown()
-    }
-}
-
-extension Result where Failure == RPCError {
-    /// The error of a failed result; `nil` for a success.
-    var error: RPCError? {
-        if case .failure(let error) = self { return error }
-        return nil
     }
 }

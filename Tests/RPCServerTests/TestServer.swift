@@ -24,6 +24,8 @@ final class TestServer {
     /// 64 KiB messages the `bulk` stream has sent so far.
     var bulkSent = 0
     var timers: [LoopTimer] = []
+    /// Runs for each call to `hang`, after it is counted.
+    var onHang: (ServerCall) -> Void = { _ in }
 
     init(
         configure: (inout ServerConfiguration) -> Void = { _ in },
@@ -62,6 +64,7 @@ final class TestServer {
         hangHook = { [unowned self] call in
             self.hangsStarted += 1
             call.onCancel = { [unowned self] in self.cancelledHangs.append(call.streamID) }
+            self.onHang(call)
         }
         bulkHook = { [unowned self] call, total in
             let chunk = [UInt8](repeating: 0xB1, count: 64 * 1024)

@@ -1,0 +1,243 @@
+import Foundation
+public import UV
+public import Wire
+
+/// An async/await client for one HomeRPC connection, usable from any task.
+///
+/// It runs its own event loop on a dedicated thread; calls travel to it through a ``Waker`` and their
+/// results come back through continuations. Many calls may be in flight at once; they share the
+/// connection. Cancelling the calling task cancels the call on the server.
+///
+/// ```swift
+/// let client = try await RPCClient.connect(to: .tcp(host: "127.0.0.1", port: 7420))
+/// let reply = try await client.unary("home.v1.Health/Check", request: [], timeout: .seconds(1))
+/// for try await event in client.serverStream("home.v1.HomeService/Subscribe", request: bytes) { … }
+/// await client.close()
+/// ```
+public final class RPCClient: Sendable {
+    /// Work to run on the loop thread, with the connection.
+    typealias Command = @Sendable (LoopSide) -> Void
+
+    private let commands: Waker<Command>
+    /// Signalled when the loop thread has closed its loop.
+    private let stopped: DispatchSemaphore
+    let initialStreamCredit: UInt32
+
+    private init(commands: Waker<Command>, stopped: DispatchSemaphore, initialStreamCredit: UInt32) {
+        self.commands = commands
+        self.stopped = stopped
+        self.initialStreamCredit = initialStreamCredit
+    }
+
+    /// Connects and completes the handshake.
+    /// - Throws: ``RPCError`` with UNAVAILABLE if the server cannot be reached, INVALID_ARGUMENT for an
+    ///   endpoint that is not an IP literal or a socket path.
+    public static func connect(
+        to endpoint: Endpoint,
+        configuration: ClientConnection.Configuration = ClientConnection.Configuration()
+    ) async throws(RPCError) -> RPCClient {
+        let result: Result<RPCClient, RPCError> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                LoopSide.run(endpoint: endpoint, configuration: configuration) { result in
+                    continuation.resume(returning: result)
+                }
+            }
+            thread.name = "homerpc-client"
+            thread.start()
+        }
+        return try result.get()
+    }
+
+    /// Makes the client once the loop thread is connected (called on that thread).
+    static func make(side: LoopSide) -> RPCClient {
+        RPCClient(
+            commands: side.commands,
+            stopped: side.stopped,
+            initialStreamCredit: side.connection.configuration.initialStreamCredit
+        )
+    }
+
+    /// Calls a unary method.
+    /// - Parameter timeout: the call's deadline, enforced by the server (DEADLINE_EXCEEDED).
+    /// - Throws: ``RPCError``: the server's status, CANCELLED if the task was cancelled, UNAVAILABLE if
+    ///   the connection is gone.
+    public func unary(
+        _ method: String,
+        request: [UInt8],
+        timeout: Duration? = nil,
+        metadata: [MetadataEntry] = []
+    ) async throws(RPCError) -> [UInt8] {
+        let handle = CallHandle()
+        let timeoutMilliseconds = Self.milliseconds(timeout)
+        let result: Result<[UInt8], RPCError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let sent = commands.send { side in
+                    guard !handle.isCancelled else {
+                        continuation.resume(returning: .failure(.cancelledByCaller))
+                        return
+                    }
+                    handle.streamID = side.connection.unary(
+                        method,
+                        request: request,
+                        timeoutMilliseconds: timeoutMilliseconds,
+                        metadata: metadata
+                    ) { continuation.resume(returning: $0) }
+                }
+                if !sent { continuation.resume(returning: .failure(.clientClosed)) }
+            }
+        } onCancel: {
+            cancel(handle)
+        }
+        return try result.get()
+    }
+
+    /// Calls a server-streaming method. The messages arrive as the sequence is iterated; the server
+    /// may run at most the client's initial stream credit ahead of the consumer.
+    public func serverStream(
+        _ method: String,
+        request: [UInt8],
+        timeout: Duration? = nil,
+        metadata: [MetadataEntry] = []
+    ) -> ResponseStream {
+        let handle = CallHandle()
+        let buffer = StreamBuffer(client: self, handle: handle)
+        let timeoutMilliseconds = Self.milliseconds(timeout)
+        let sent = commands.send { side in
+            guard !handle.isCancelled else {
+                buffer.finish(.cancelledByCaller)
+                return
+            }
+            handle.streamID = side.connection.serverStream(
+                method,
+                request: request,
+                timeoutMilliseconds: timeoutMilliseconds,
+                metadata: metadata,
+                automaticCredit: false,
+                onMessage: { buffer.deliver($0) },
+                onEnd: { buffer.finish($0) }
+            )
+        }
+        if !sent { buffer.finish(.clientClosed) }
+        return ResponseStream(buffer: buffer)
+    }
+
+    /// Tells the server to stop a call (no-op once it ended).
+    func cancel(_ handle: CallHandle) {
+        commands.send { side in
+            handle.isCancelled = true
+            if let streamID = handle.streamID { side.connection.cancel(streamID) }
+        }
+    }
+
+    /// Grants the server more messages on a stream.
+    func grantCredit(_ increment: UInt32, for handle: CallHandle) {
+        commands.send { side in
+            if let streamID = handle.streamID { side.connection.grantCredit(increment, on: streamID) }
+        }
+    }
+
+    /// Closes the connection (calls in flight fail with UNAVAILABLE) and stops the loop thread.
+    public func close() async {
+        let sent = commands.send { side in side.shutDown() }
+        guard sent else { return }
+        let stopped = self.stopped
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                stopped.wait()
+                stopped.signal()
+                continuation.resume()
+            }
+        }
+    }
+
+    private static func milliseconds(_ timeout: Duration?) -> UInt32 {
+        guard let timeout else { return 0 }
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return UInt32(clamping: max(1, milliseconds))
+    }
+}
+
+/// Identifies a call across threads. Its fields are read and written only on the loop thread.
+final class CallHandle: @unchecked Sendable {
+    var streamID: StreamID?
+    var isCancelled = false
+}
+
+/// The loop thread's half of an ``RPCClient``: the loop, the connection and the command inbox.
+final class LoopSide {
+    let loop: EventLoop
+    let connection: ClientConnection
+    let commands: Waker<RPCClient.Command>
+    let stopped: DispatchSemaphore
+
+    private init(
+        loop: EventLoop,
+        connection: ClientConnection,
+        commands: Waker<RPCClient.Command>,
+        stopped: DispatchSemaphore
+    ) {
+        self.loop = loop
+        self.connection = connection
+        self.commands = commands
+        self.stopped = stopped
+    }
+
+    /// The body of the client's thread: connect, report, run until shut down, close the loop.
+    static func run(
+        endpoint: Endpoint,
+        configuration: ClientConnection.Configuration,
+        connected: @escaping (Result<RPCClient, RPCError>) -> Void
+    ) {
+        let loop: EventLoop
+        do {
+            loop = try EventLoop()
+        } catch {
+            connected(.failure(RPCError(code: .internal, message: "cannot create an event loop: \(error)")))
+            return
+        }
+        var side: LoopSide?
+        do {
+            try ClientConnection.connect(to: endpoint, on: loop, configuration: configuration) { result in
+                switch result {
+                case .failure(let error):
+                    connected(.failure(error))
+                case .success(let connection):
+                    do {
+                        let commands = try Waker<RPCClient.Command>(loop: loop) { batch in
+                            guard let side else { return }
+                            for command in batch { command(side) }
+                        }
+                        let made = LoopSide(
+                            loop: loop,
+                            connection: connection,
+                            commands: commands,
+                            stopped: DispatchSemaphore(value: 0)
+                        )
+                        side = made
+                        connection.onClose = { [unowned made] _ in made.commands.close() }
+                        connected(.success(RPCClient.make(side: made)))
+                    } catch {
+                        connection.close()
+                        connected(.failure(RPCError(code: .internal, message: "cannot create a waker: \(error)")))
+                    }
+                }
+            }
+        } catch {
+            connected(.failure(RPCError(code: .invalidArgument, message: "cannot connect to \(endpoint): \(error)")))
+        }
+        loop.run()
+        try? loop.close()
+        side?.stopped.signal()
+    }
+
+    func shutDown() {
+        connection.close()
+        commands.close()
+    }
+}
+
+extension RPCError {
+    static let cancelledByCaller = RPCError(code: .cancelled, message: "cancelled by the caller")
+    static let clientClosed = RPCError(code: .unavailable, message: "the client is closed")
+}

@@ -1,0 +1,126 @@
+import RPCClient
+import Synchronization
+import Testing
+import UV
+import Wire
+
+/// The async/await client against a server on another thread.
+@Suite(.timeLimit(.minutes(2))) struct RPCClientTests {
+    @Test func unaryCallsFromManyTasksShareOneConnection() async throws {
+        let server = try BackgroundServer()
+        let client = try await RPCClient.connect(to: server.endpoint)
+        let correct = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<1000 {
+                group.addTask {
+                    let request = bigEndianBytes(UInt32(index))
+                    return try await client.unary(TestServer.echo, request: request) == request
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(correct == 1000)
+        await client.close()
+        server.shutDown()
+    }
+
+    @Test func serverErrorsArriveAsRPCError() async throws {
+        let server = try BackgroundServer()
+        let client = try await RPCClient.connect(to: server.endpoint)
+        await #expect(throws: RPCError.self) { _ = try await client.unary("no.such/Method", request: []) }
+        do {
+            _ = try await client.unary("no.such/Method", request: [])
+        } catch {
+            #expect(error.code == .unimplemented)
+        }
+        await client.close()
+        server.shutDown()
+    }
+
+    @Test func taskCancellationCancelsTheCallOnTheServer() async throws {
+        let server = try BackgroundServer()
+        let client = try await RPCClient.connect(to: server.endpoint)
+        let task = Task { try await client.unary(TestServer.hang, request: []) }
+        while server.hangs.started.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        task.cancel()
+        let result = await task.result
+        #expect((result.failure as? RPCError)?.code == .cancelled)
+        while server.hangs.cancelled.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(server.hangs.cancelled.withLock { $0 } == 1)
+        // The connection still works.
+        #expect(try await client.unary(TestServer.echo, request: [5]) == [5])
+        await client.close()
+        server.shutDown()
+    }
+
+    @Test func timeoutBecomesDeadlineExceeded() async throws {
+        let server = try BackgroundServer()
+        let client = try await RPCClient.connect(to: server.endpoint)
+        let started = ContinuousClock.now
+        do {
+            _ = try await client.unary(TestServer.hang, request: [], timeout: .milliseconds(80))
+            Issue.record("expected DEADLINE_EXCEEDED")
+        } catch {
+            #expect(error.code == .deadlineExceeded)
+        }
+        #expect(ContinuousClock.now - started >= .milliseconds(80))
+        await client.close()
+        server.shutDown()
+    }
+
+    @Test func streamIsAnAsyncSequenceInOrder() async throws {
+        let server = try BackgroundServer()
+        let client = try await RPCClient.connect(to: server.endpoint)
+        var expected: UInt32 = 0
+        for try await message in client.serverStream(TestServer.count, request: bigEndianBytes(100_000)) {
+            #expect(message == bigEndianBytes(expected))
+            expected += 1
+        }
+        #expect(expected == 100_000)
+        await client.close()
+        server.shutDown()
+    }
+
+    @Test func leavingAStreamEarlyCancelsIt() async throws {
+        let server = try BackgroundServer()
+        let client = try await RPCClient.connect(to: server.endpoint)
+        var taken = 0
+        for try await _ in client.serverStream(TestServer.count, request: bigEndianBytes(1_000_000)) {
+            taken += 1
+            if taken == 10 { break }
+        }
+        // The server stopped: the same connection answers promptly.
+        #expect(try await client.unary(TestServer.echo, request: [1]) == [1])
+        await client.close()
+        server.shutDown()
+    }
+
+    @Test func connectingToNothingFailsWithUnavailable() async throws {
+        do {
+            _ = try await RPCClient.connect(to: .unix(path: "/tmp/homerpc-no-such-socket"))
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.code == .unavailable)
+        }
+    }
+
+    @Test func callsAfterCloseFailWithUnavailable() async throws {
+        let server = try BackgroundServer()
+        let client = try await RPCClient.connect(to: server.endpoint)
+        await client.close()
+        do {
+            _ = try await client.unary(TestServer.echo, request: [])
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.code == .unavailable)
+        }
+        server.shutDown()
+    }
+}
+
+extension Result {
+    /// The error of a failed result; `nil` for a success.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
