@@ -13,6 +13,8 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "HomeRPC",
     products: [
+        .executable(name: "homed", targets: ["homed"]),
+        .executable(name: "loadgen", targets: ["LoadGen"]),
         .library(name: "Wire", targets: ["Wire"]),
         .library(name: "UV", targets: ["UV"]),
         .library(name: "RPCServer", targets: ["RPCServer"]),
@@ -24,6 +26,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -50,6 +54,34 @@ let package = Package(
         ),
         // The client runtime: callbacks on a loop for the load generator, async/await for everyone else.
         .target(name: "RPCClient", dependencies: ["UV", "Wire"], swiftSettings: strictSettings),
+        // Protobuf-typed handlers and the built-in services (health, server info).
+        .target(
+            name: "RPCServices",
+            dependencies: [
+                "RPCServer", "HomeProto", "Wire", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The server executable: flags, listeners, signals.
+        .executableTarget(
+            name: "homed",
+            dependencies: [
+                "RPCServer", "RPCServices", "UV",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The load generator: pipelined unary load now, simulated accessories later.
+        .executableTarget(
+            name: "LoadGen",
+            dependencies: [
+                "RPCClient", "UV", "Wire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Invariant checks over Wire, shared by the fuzzer and the tests that replay its findings.
         .target(name: "WireTesting", dependencies: ["Wire"], swiftSettings: strictSettings),
         // Messages generated from proto/ (see proto/README.md); the only SwiftProtobuf importer.

@@ -4,8 +4,9 @@ public import Wire
 /// The client side of one HomeRPC connection, on the loop thread, with callbacks: the allocation-lean
 /// layer the load generator drives directly and ``RPCClient`` wraps in async/await.
 ///
-/// Calls may be pipelined freely: each gets the next stream id, and every frame
-/// produced during one loop iteration leaves in one write (at the end of the iteration).
+/// Calls may be pipelined freely: each gets the next stream id. Frames are written when the event
+/// that produced them ends: calls started while handling a read (a completion starting the next
+/// call) or inside ``batch(_:)`` leave in one write; a call started elsewhere is written at once.
 public final class ClientConnection: ConnectionDelegate {
     /// Settings this client announces.
     public struct Configuration: Sendable {
@@ -39,7 +40,8 @@ public final class ClientConnection: ConnectionDelegate {
     let connection: Connection
     private var decoder: FrameDecoder
     private var outbound: [UInt8] = []
-    private var flushCheck: LoopCheck?
+    /// Nesting depth of ``batch(_:)``; output is written when it returns to zero.
+    private var batchDepth = 0
     private var calls: [StreamID: PendingCall] = [:]
     private var nextStreamID: UInt32 = 1
     private var onReady: ((Result<ClientConnection, RPCError>) -> Void)?
@@ -82,7 +84,6 @@ public final class ClientConnection: ConnectionDelegate {
     private func start(_ completion: @escaping (Result<ClientConnection, RPCError>) -> Void) {
         onReady = completion
         connection.delegate = self
-        flushCheck = LoopCheck(loop: loop) { [unowned self] in self.flush() }
         FrameEncoder.encode(.preface(Preface()), into: &outbound)
         let settings = Settings([
             Setting(.maxFrameSize, UInt32(configuration.maxFrameSize)),
@@ -94,6 +95,15 @@ public final class ClientConnection: ConnectionDelegate {
         } catch {
             fail(RPCError(code: .unavailable, message: "connection failed: \(error)"))
         }
+        flush()
+    }
+
+    /// Runs `body` (which may start many calls) and writes everything it produced in one write.
+    public func batch(_ body: () -> Void) {
+        batchDepth += 1
+        body()
+        batchDepth -= 1
+        if batchDepth == 0 { flush() }
     }
 
     public var isOpen: Bool { connection.state == .open && closeError == nil }
@@ -156,6 +166,7 @@ public final class ClientConnection: ConnectionDelegate {
         let start = CallStart(method: method, timeoutMilliseconds: timeoutMilliseconds, metadata: metadata)
         FrameEncoder.encode(.callStart(streamID, start), into: &outbound)
         FrameEncoder.encodeMessage(streamID: streamID, payload: request, endStream: true, into: &outbound)
+        flushUnlessBatching()
         if timeoutMilliseconds > 0 {
             // The server enforces the deadline too; this covers a server that stopped answering.
             let timer = LoopTimer(loop: loop)
@@ -174,12 +185,14 @@ public final class ClientConnection: ConnectionDelegate {
     /// Abandons a call: the server is told, and its completion runs with CANCELLED.
     public func cancel(_ streamID: StreamID) {
         end(streamID, with: RPCError(code: .cancelled, message: "cancelled by the client"), sendCancel: true)
+        flushUnlessBatching()
     }
 
     /// Allows the server `increment` more messages on a stream started without automatic credit.
     public func grantCredit(_ increment: UInt32, on streamID: StreamID) {
         guard increment > 0, calls[streamID] != nil else { return }
         FrameEncoder.encode(.credit(streamID, increment: increment), into: &outbound)
+        flushUnlessBatching()
     }
 
     /// Closes the connection; calls in flight fail with UNAVAILABLE.
@@ -191,12 +204,14 @@ public final class ClientConnection: ConnectionDelegate {
 
     public func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {
         decoder.append(bytes)
-        do {
-            while closeError == nil, let frame = try decoder.nextFrame() {
-                handle(frame)
+        batch {
+            do {
+                while closeError == nil, let frame = try decoder.nextFrame() {
+                    handle(frame)
+                }
+            } catch {
+                fail(RPCError(code: .internal, message: "protocol error from the server: \(error)"))
             }
-        } catch {
-            fail(RPCError(code: .internal, message: "protocol error from the server: \(error)"))
         }
     }
 
@@ -208,8 +223,6 @@ public final class ClientConnection: ConnectionDelegate {
                 message: error.map { "connection failed: \($0)" } ?? "server closed the connection"
             )
         failCalls(reason)
-        flushCheck?.close()
-        flushCheck = nil
         let onClose = self.onClose
         self.onClose = nil
         onClose?(closeError == nil && error == nil && goAway?.code == .ok ? nil : reason)
@@ -306,6 +319,10 @@ public final class ClientConnection: ConnectionDelegate {
         failCalls(error)
         flush()
         connection.closeWhenWritesFlushed()
+    }
+
+    private func flushUnlessBatching() {
+        if batchDepth == 0 { flush() }
     }
 
     private func flush() {

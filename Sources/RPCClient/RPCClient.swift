@@ -206,7 +206,10 @@ final class LoopSide {
                     do {
                         let commands = try Waker<RPCClient.Command>(loop: loop) { batch in
                             guard let side else { return }
-                            for command in batch { command(side) }
+                            // Every call started by this batch leaves in one write.
+                            side.connection.batch {
+                                for command in batch { command(side) }
+                            }
                         }
                         let made = LoopSide(
                             loop: loop,

@@ -20,15 +20,13 @@ public final class RPCServer {
     public let configuration: ServerConfiguration
     public let registry: MethodRegistry
     let authenticator: (any Authenticator)?
-    public let metrics = ServerMetrics()
+    public let metrics: ServerMetrics
     let logger: Logger
     private var listeners: [Listener] = []
     private var connections: [Int: ServerConnection] = [:]
     private var nextConnectionID = 0
-    private var needsFlush: [ServerConnection] = []
-    private var flushCheck: LoopCheck?
     private var ticker: LoopTimer?
-    private var isShuttingDown = false
+    public private(set) var isShuttingDown = false
     private var shutdownCompletion: (() -> Void)?
 
     /// - Parameters:
@@ -46,6 +44,7 @@ public final class RPCServer {
         self.registry = registry
         self.authenticator = authenticator
         self.logger = logger
+        metrics = ServerMetrics(methodNames: registry.namesByIndex)
     }
 
     /// Connections currently open.
@@ -64,8 +63,7 @@ public final class RPCServer {
     }
 
     private func startTimersIfNeeded() {
-        guard flushCheck == nil else { return }
-        flushCheck = LoopCheck(loop: loop) { [unowned self] in self.flushAll() }
+        guard ticker == nil else { return }
         let ticker = LoopTimer(loop: loop)
         let interval = Duration.milliseconds(configuration.timerResolutionMilliseconds)
         ticker.start(after: interval, repeating: interval) { [unowned self] in self.tick() }
@@ -90,8 +88,6 @@ public final class RPCServer {
 
     private func finishShutdownIfDrained() {
         guard isShuttingDown, connections.isEmpty else { return }
-        flushCheck?.close()
-        flushCheck = nil
         ticker?.close()
         ticker = nil
         logger.info("stopped")
@@ -102,21 +98,9 @@ public final class RPCServer {
 
     // MARK: Connections
 
-    func flushNeeded(by connection: ServerConnection) {
-        needsFlush.append(connection)
-    }
-
-    private func flushAll() {
-        guard !needsFlush.isEmpty else { return }
-        let pending = needsFlush
-        needsFlush.removeAll(keepingCapacity: true)
-        for connection in pending { connection.flush() }
-    }
-
     private func tick() {
         let now = loop.now
         for connection in connections.values { connection.tick(now: now) }
-        flushAll()
     }
 
     func connectionDidClose(_ connection: ServerConnection, reason: CloseReason, error: UVError?) {

@@ -28,7 +28,7 @@ extension UnsafeMutablePointer<uv_timer_t> {
     }
 }
 
-extension UnsafeMutablePointer<uv_check_t> {
+extension UnsafeMutablePointer<uv_signal_t> {
     var asHandle: UnsafeMutablePointer<uv_handle_t> {
         UnsafeMutableRawPointer(self).assumingMemoryBound(to: uv_handle_t.self)
     }

@@ -54,9 +54,9 @@ enum Trampolines {
         unsafeDowncast(timer.asHandle.owner, to: LoopTimer.self).fire()
     }
 
-    static let checked: uv_check_cb = { check in
-        guard let check else { return }
-        unsafeDowncast(check.asHandle.owner, to: LoopCheck.self).run()
+    static let signalled: uv_signal_cb = { signal, _ in
+        guard let signal else { return }
+        unsafeDowncast(signal.asHandle.owner, to: SignalWatcher.self).fire()
     }
 
     static let woken: uv_async_cb = { async in

@@ -51,7 +51,13 @@ struct PayloadReader {
 
     mutating func readString(_ count: Int) throws(WireError) -> String {
         let start = try take(count)
-        guard let string = String(validating: bytes[start..<start + count], as: UTF8.self) else {
+        let slice = bytes[start..<start + count]
+        // Method names and keys are ASCII: no validation needed. (String(validating:) is generic and
+        // showed up in profiles.)
+        if slice.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: slice, as: UTF8.self)
+        }
+        guard let string = String(validating: slice, as: UTF8.self) else {
             throw .invalidUTF8(type)
         }
         return string

@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 import UV
@@ -70,6 +71,25 @@ import UV
         }
         loop.runForTest()
         #expect(elapsed >= expected)
+        timer.close()
+        try loop.close()
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct SignalWatcherTests {
+    @Test func signalArrivesOnTheLoop() throws {
+        let loop = try EventLoop()
+        var received = 0
+        let watcher = try SignalWatcher(signal: SIGUSR1, loop: loop) {
+            received += 1
+            loop.stop()
+        }
+        let timer = LoopTimer(loop: loop)
+        timer.start(after: .milliseconds(1)) { kill(getpid(), SIGUSR1) }
+        loop.runForTest()
+        #expect(received == 1)
+        #expect(watcher.signal == SIGUSR1)
+        watcher.close()
         timer.close()
         try loop.close()
     }

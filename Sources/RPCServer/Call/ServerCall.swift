@@ -11,6 +11,8 @@ public import Wire
 public final class ServerCall {
     public let streamID: StreamID
     public let method: String
+    /// The method's position in the registry, for metrics.
+    let methodIndex: Int
     public let kind: MethodRegistry.Kind
     public let metadata: [MetadataEntry]
     /// Who the connection authenticated as; `nil` when the server requires no authentication.
@@ -26,7 +28,9 @@ public final class ServerCall {
     public private(set) var isCancelled = false
     /// Messages the client still allows on this stream.
     public private(set) var credit: UInt32
-    weak var connection: ServerConnection?
+    /// Strong: the connection holds the call in its table until the call ends, so the cycle is
+    /// broken exactly when the call ends. (A weak reference cost a side table per call.)
+    var connection: ServerConnection?
     let startedAt: ContinuousClock.Instant
     /// The method's handler until the request arrives; `nil` afterwards.
     var handler: CallHandler?
@@ -34,6 +38,7 @@ public final class ServerCall {
     init(
         streamID: StreamID,
         method: String,
+        methodIndex: Int,
         kind: MethodRegistry.Kind,
         metadata: [MetadataEntry],
         principal: (any Principal)?,
@@ -43,6 +48,7 @@ public final class ServerCall {
     ) {
         self.streamID = streamID
         self.method = method
+        self.methodIndex = methodIndex
         self.kind = kind
         self.metadata = metadata
         self.principal = principal
@@ -109,6 +115,7 @@ public final class ServerCall {
         onWritable = nil
         onCancel = nil
         connection?.callEnded(self, status: status)
+        connection = nil
     }
 
     /// The client granted more messages.
@@ -122,6 +129,7 @@ public final class ServerCall {
         guard !hasEnded else { return }
         hasEnded = true
         isCancelled = true
+        connection = nil
         onWritable = nil
         let onCancel = self.onCancel
         self.onCancel = nil

@@ -4,14 +4,17 @@ import Wire
 /// One client connection on the server: decodes frames, runs them through the
 /// ``ConnectionStateMachine``, performs its actions, and owns the calls in flight. Loop thread only.
 ///
-/// Output: every frame is appended to `outbound` and written once per loop iteration (``flush()``,
-/// driven by the server's ``LoopCheck``), so all the replies produced by one read leave in one write.
+/// Output: frames are appended to `outbound` and written when the event that produced them ends: a
+/// read, a tick, or a ``batch(_:)`` (so all the replies produced by one read leave in one write);
+/// output produced outside any of these (a timer, a late answer) is written at once.
 ///
 /// Memory: the connection stops reading while its unsent bytes are above the high watermark (the
 /// peer must read its replies before it may send more), and streaming calls see ``isWritable`` turn
 /// false; bytes beyond the UV layer's hard cap close the connection.
 final class ServerConnection: ConnectionDelegate {
-    unowned let server: RPCServer
+    /// Strong: the server keeps the connection in its table until it closes, which breaks the cycle;
+    /// an `unowned` reference cost a checked retain on every access in profiles.
+    let server: RPCServer
     let connection: Connection
     let id: Int
     private var machine: ConnectionStateMachine
@@ -21,7 +24,8 @@ final class ServerConnection: ConnectionDelegate {
     private var deadlineTimers: [StreamID: LoopTimer] = [:]
     private var waitingForWritability: [StreamID: ServerCall] = [:]
     private var principal: (any Principal)?
-    private var isFlushScheduled = false
+    /// Nesting depth of ``batch(_:)``; output is written when it returns to zero.
+    private var batchDepth = 0
     private var isReadingPaused = false
     /// Set when the machine said close: the reason, and when, to force the close if the peer never
     /// reads the farewell.
@@ -51,14 +55,15 @@ final class ServerConnection: ConnectionDelegate {
     func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {
         decoder.append(bytes)
         let now = connection.loop.now
-        do {
-            while !machine.isClosed, let frame = try decoder.nextFrame() {
-                perform(machine.frameReceived(frame, now: now))
+        batch {
+            do throws(WireError) {
+                while !machine.isClosed, let frame = try decoder.nextFrame() {
+                    perform(machine.frameReceived(frame, now: now))
+                }
+            } catch {
+                perform(machine.decodingFailed(error))
             }
-        } catch {
-            perform(machine.decodingFailed(error))
         }
-        scheduleFlush()
         if !isWritable && closing == nil {
             // Backpressure: let the peer's replies drain before reading more of its requests.
             connection.stopReading()
@@ -149,6 +154,7 @@ final class ServerConnection: ConnectionDelegate {
         let call = ServerCall(
             streamID: streamID,
             method: method.name,
+            methodIndex: method.index,
             kind: method.kind,
             metadata: start.metadata,
             principal: principal,
@@ -224,7 +230,7 @@ final class ServerConnection: ConnectionDelegate {
 
     /// Metrics, deadline timer and the state machine's stream count, for a call that just ended.
     private func finishBookkeeping(for call: ServerCall, status: CallStatus) {
-        server.metrics.recordCall(method: call.method, code: status.code, startedAt: call.startedAt)
+        server.metrics.recordCall(methodIndex: call.methodIndex, code: status.code, startedAt: call.startedAt)
         waitingForWritability.removeValue(forKey: call.streamID)
         deadlineTimers.removeValue(forKey: call.streamID)?.close()
         perform(machine.callEnded(call.streamID, now: connection.loop.now))
@@ -232,15 +238,20 @@ final class ServerConnection: ConnectionDelegate {
 
     // MARK: Output
 
-    private func scheduleFlush() {
-        guard !isFlushScheduled, !outbound.isEmpty else { return }
-        isFlushScheduled = true
-        server.flushNeeded(by: self)
+    /// Runs `body` and writes everything it produced in one write at the end.
+    func batch(_ body: () -> Void) {
+        batchDepth += 1
+        body()
+        batchDepth -= 1
+        if batchDepth == 0 { flush() }
     }
 
-    /// Writes what this iteration produced; called once per loop iteration by the server.
-    func flush() {
-        isFlushScheduled = false
+    /// Writes now unless a batch is open (which writes when it ends).
+    private func scheduleFlush() {
+        if batchDepth == 0 { flush() }
+    }
+
+    private func flush() {
         guard !outbound.isEmpty, connection.state == .open else { return }
         do {
             try connection.write(outbound)
@@ -272,8 +283,7 @@ final class ServerConnection: ConnectionDelegate {
 
     /// Starts a graceful drain of this connection.
     func drain() {
-        perform(machine.drainRequested(now: connection.loop.now))
-        scheduleFlush()
+        batch { perform(machine.drainRequested(now: connection.loop.now)) }
     }
 
     /// Runs the connection's timeouts; also forces a close whose farewell the peer never read.
@@ -282,8 +292,7 @@ final class ServerConnection: ConnectionDelegate {
             if now >= closing.since + server.configuration.closeGracePeriodMilliseconds { connection.close() }
             return
         }
-        perform(machine.timerFired(now: now))
-        scheduleFlush()
+        batch { perform(machine.timerFired(now: now)) }
     }
 
     private func beginClose(_ reason: CloseReason) {
@@ -295,7 +304,6 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     private func flushThenClose() {
-        isFlushScheduled = false
         if !outbound.isEmpty, connection.state == .open {
             try? connection.write(outbound)
             outbound.removeAll()
@@ -308,7 +316,7 @@ final class ServerConnection: ConnectionDelegate {
         calls = [:]
         waitingForWritability = [:]
         for call in open.values {
-            server.metrics.recordCall(method: call.method, code: .cancelled, startedAt: call.startedAt)
+            server.metrics.recordCall(methodIndex: call.methodIndex, code: .cancelled, startedAt: call.startedAt)
             call.cancel()
         }
     }

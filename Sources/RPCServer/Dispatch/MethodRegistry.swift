@@ -14,6 +14,8 @@ public struct MethodRegistry {
 
     struct Method {
         var name: String
+        /// Position in registration order; metrics are kept in an array by it.
+        var index: Int
         var kind: Kind
         var handler: CallHandler
     }
@@ -25,11 +27,16 @@ public struct MethodRegistry {
     /// Registers `handler` for `name`; registering a name twice is a programmer error.
     public mutating func register(_ name: String, kind: Kind, handler: @escaping CallHandler) {
         precondition(methods[name] == nil, "method \(name) registered twice")
-        methods[name] = Method(name: name, kind: kind, handler: handler)
+        methods[name] = Method(name: name, index: methods.count, kind: kind, handler: handler)
     }
 
     /// Every registered method name, sorted.
     public var methodNames: [String] { methods.keys.sorted() }
+
+    /// Method names by index.
+    var namesByIndex: [String] {
+        methods.values.sorted { $0.index < $1.index }.map(\.name)
+    }
 
     func method(named name: String) -> Method? {
         methods[name]

@@ -12,9 +12,26 @@ public final class ServerMetrics {
 
         /// Calls that ended with a status other than OK.
         public var errors: UInt64 { calls - (callsByStatus[StatusCode.ok.rawValue] ?? 0) }
+
+        mutating func record(code: StatusCode, microseconds: UInt64) {
+            calls += 1
+            callsByStatus[code.rawValue, default: 0] += 1
+            latency.record(microseconds: microseconds)
+        }
     }
 
-    public private(set) var methods: [String: MethodStats] = [:]
+    /// Per method, by the method's registry index (one array access per call, no string hashing).
+    private var statsByIndex: [MethodStats]
+    private let methodNames: [String]
+
+    /// Stats of every method that has been called, by full method name.
+    public var methods: [String: MethodStats] {
+        var result: [String: MethodStats] = [:]
+        for (index, stats) in statsByIndex.enumerated() where stats.calls > 0 {
+            result[methodNames[index]] = stats
+        }
+        return result
+    }
     /// Calls refused before reaching a handler (unknown method, unauthenticated, limits, drain), by code.
     public private(set) var refusedByStatus: [UInt16: UInt64] = [:]
     public private(set) var connectionsAccepted: UInt64 = 0
@@ -23,17 +40,18 @@ public final class ServerMetrics {
     public private(set) var connectionsClosedByReason: [String: UInt64] = [:]
     public let startedAt = ContinuousClock.now
 
-    init() {}
+    init(methodNames: [String]) {
+        self.methodNames = methodNames
+        statsByIndex = Array(repeating: MethodStats(), count: methodNames.count)
+    }
 
-    public var callsTotal: UInt64 { methods.values.reduce(0) { $0 + $1.calls } }
+    public var callsTotal: UInt64 { statsByIndex.reduce(0) { $0 + $1.calls } }
 
-    func recordCall(method: String, code: StatusCode, startedAt: ContinuousClock.Instant) {
+    func recordCall(methodIndex: Int, code: StatusCode, startedAt: ContinuousClock.Instant) {
         let elapsed = startedAt.duration(to: .now).components
         let microseconds =
             UInt64(max(0, elapsed.seconds)) * 1_000_000 + UInt64(max(0, elapsed.attoseconds) / 1_000_000_000_000)
-        methods[method, default: MethodStats()].calls += 1
-        methods[method]!.callsByStatus[code.rawValue, default: 0] += 1
-        methods[method]!.latency.record(microseconds: microseconds)
+        statsByIndex[methodIndex].record(code: code, microseconds: microseconds)
     }
 
     func recordRefusal(_ code: StatusCode) {

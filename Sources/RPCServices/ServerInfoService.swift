@@ -1,0 +1,61 @@
+public import HomeProto
+public import RPCServer
+
+/// `home.v1.ServerInfo/Get`: version, uptime, connection and call counters, per-method metrics.
+public final class ServerInfoService {
+    public static let getMethod = "home.v1.ServerInfo/Get"
+
+    public let version: String
+    /// Set once the server exists (the registry is built before it).
+    public weak var server: RPCServer?
+
+    public init(version: String) {
+        self.version = version
+    }
+
+    /// Registers the method; the registry's handler keeps this service alive.
+    public func register(in registry: inout MethodRegistry) {
+        registry.registerUnary(
+            Self.getMethod,
+            request: Home_V1_ServerInfoRequest.self
+        ) { call, _ in
+            call.respond(with: self.snapshot())
+        }
+    }
+
+    /// The current figures.
+    public func snapshot() -> Home_V1_ServerInfoResponse {
+        var info = Home_V1_ServerInfoResponse()
+        info.version = version
+        guard let server else { return info }
+        let metrics = server.metrics
+        let uptime = metrics.startedAt.duration(to: .now).components
+        info.uptimeMs =
+            UInt64(max(0, uptime.seconds)) * 1000 + UInt64(max(0, uptime.attoseconds) / 1_000_000_000_000_000)
+        info.connectionsOpen = UInt64(server.connectionCount)
+        info.connectionsAccepted = metrics.connectionsAccepted
+        info.connectionsRejected = metrics.connectionsRejected
+        info.connectionsClosedByReason = metrics.connectionsClosedByReason
+        info.callsTotal = metrics.callsTotal
+        info.refusedByStatus = Dictionary(
+            uniqueKeysWithValues: metrics.refusedByStatus.map { (UInt32($0.key), $0.value) }
+        )
+        info.draining = server.isShuttingDown
+        info.methods = metrics.methods.keys.sorted().map { name in
+            let stats = metrics.methods[name]!
+            var method = Home_V1_MethodMetrics()
+            method.method = name
+            method.calls = stats.calls
+            method.errors = stats.errors
+            method.callsByStatus = Dictionary(
+                uniqueKeysWithValues: stats.callsByStatus.map { (UInt32($0.key), $0.value) }
+            )
+            method.latencyP50Us = stats.latency.percentile(0.5)
+            method.latencyP90Us = stats.latency.percentile(0.9)
+            method.latencyP99Us = stats.latency.percentile(0.99)
+            method.latencyMeanUs = stats.latency.count == 0 ? 0 : stats.latency.totalMicroseconds / stats.latency.count
+            return method
+        }
+        return info
+    }
+}

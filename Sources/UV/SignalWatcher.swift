@@ -1,0 +1,64 @@
+import CLibUV
+
+/// Calls a handler on the loop thread when the process receives a signal (libuv turns the signal into
+/// a loop event, so the handler may do anything a loop callback may).
+///
+/// It does not keep the loop alive (the handle is unreferenced). Ownership follows ``Connection``.
+public final class SignalWatcher {
+    public let loop: EventLoop
+    public let signal: Int32
+    let handle: UnsafeMutablePointer<uv_signal_t>
+    private var handler: (() -> Void)?
+    public private(set) var isClosed = false
+    private var isClosing = false
+
+    /// Starts watching `signal` (e.g. `SIGTERM`).
+    public init(signal: Int32, loop: EventLoop, _ handler: @escaping () -> Void) throws(UVError) {
+        loop.assertOnLoopThread()
+        self.loop = loop
+        self.signal = signal
+        self.handler = handler
+        handle = .allocate(capacity: 1)
+        // uv_signal_init fails only if the loop's signal pipe cannot be created.
+        let result = uv_signal_init(loop.loop, handle)
+        guard result == 0 else {
+            handle.deallocate()
+            isClosed = true
+            throw UVError(code: result)
+        }
+        retainWhileOpen(handle.asHandle)
+        do {
+            try uvCheck(uv_signal_start(handle, Trampolines.signalled, signal))
+        } catch {
+            close()
+            throw error
+        }
+        uv_unref(handle.asHandle)
+    }
+
+    deinit {
+        precondition(isClosed, "a SignalWatcher must be closed before it is released")
+    }
+
+    func fire() {
+        handler?()
+    }
+
+    /// Stops watching and closes the handle; idempotent.
+    public func close() {
+        guard !isClosing, !isClosed else { return }
+        loop.assertOnLoopThread()
+        isClosing = true
+        uv_close(handle.asHandle, Trampolines.closed)
+    }
+}
+
+extension SignalWatcher: HandleOwner {
+    func handleDidClose() {
+        let retained = handle.pointee.data
+        isClosed = true
+        handle.deallocate()
+        handler = nil
+        releaseOwner(retained)
+    }
+}

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RPCServer
+import RPCServices
+import UV
+
+/// The HomeRPC server: serves the built-in services on TCP (and optionally a Unix socket) until
+/// SIGTERM or SIGINT, then drains gracefully. A second signal stops at once.
+@main
+struct Homed: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "homed",
+        abstract: "Serve the HomeRPC protocol.",
+        version: version
+    )
+
+    @Option(help: "IP address to listen on (IPv4 or IPv6 literal).")
+    var host = "127.0.0.1"
+
+    @Option(help: "TCP port to listen on; 0 picks a free port.")
+    var port = 7420
+
+    @Option(help: "Also listen on this Unix-domain socket path (a stale socket file there is replaced).")
+    var unixSocket: String?
+
+    @Option(help: "Most connections served at once; more are refused with a GOAWAY.")
+    var maxConnections = 10_000
+
+    @Option(help: "Largest frame payload accepted, in bytes (16384...16777216).")
+    var maxFrameSize = 1 << 20
+
+    @Option(help: "Most calls in flight per connection.")
+    var maxConcurrentStreams = 100
+
+    @Option(help: "Seconds without input before a keepalive PING; 0 disables keepalive.")
+    var keepaliveInterval = 30
+
+    @Option(help: "Seconds to wait for the PONG before closing.")
+    var keepaliveTimeout = 10
+
+    @Option(help: "Seconds a connection may stay without calls before it is closed; 0 disables.")
+    var idleTimeout = 300
+
+    @Option(help: "Seconds in-flight calls may run after a drain starts.")
+    var drainGracePeriod = 10
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard (16_384...16_777_216).contains(maxFrameSize) else {
+            throw ValidationError("--max-frame-size must be within 16384...16777216")
+        }
+        guard maxConnections > 0, maxConcurrentStreams > 0 else {
+            throw ValidationError("--max-connections and --max-concurrent-streams must be positive")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    var serverConfiguration: ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.maxConnections = maxConnections
+        configuration.maxFrameSize = maxFrameSize
+        configuration.connection.maxConcurrentStreams = maxConcurrentStreams
+        configuration.connection.keepaliveIntervalMilliseconds =
+            keepaliveInterval > 0 ? UInt64(keepaliveInterval) * 1000 : nil
+        configuration.connection.keepaliveTimeoutMilliseconds = UInt64(max(1, keepaliveTimeout)) * 1000
+        configuration.connection.idleTimeoutMilliseconds = idleTimeout > 0 ? UInt64(idleTimeout) * 1000 : nil
+        configuration.connection.drainGracePeriodMilliseconds = UInt64(max(0, drainGracePeriod)) * 1000
+        return configuration
+    }
+
+    func run() throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "homed")
+        logger.info("starting", metadata: ["version": "\(Self.version)", "pid": "\(getpid())"])
+
+        let loop = try EventLoop()
+        let health = HealthService()
+        let info = ServerInfoService(version: Self.version)
+        var registry = MethodRegistry()
+        health.register(in: &registry)
+        info.register(in: &registry)
+        let server = RPCServer(loop: loop, configuration: serverConfiguration, registry: registry)
+        info.server = server
+
+        try server.listen(on: .tcp(host: host, port: port))
+        if let unixSocket {
+            try Self.removeStaleSocket(at: unixSocket)
+            try server.listen(on: .unix(path: unixSocket))
+        }
+
+        var watchers: [SignalWatcher] = []
+        for signal in [SIGTERM, SIGINT] {
+            watchers.append(
+                try SignalWatcher(signal: signal, loop: loop) {
+                    if server.isShuttingDown {
+                        logger.warning("second signal: stopping without waiting for calls")
+                        loop.stop()
+                        return
+                    }
+                    logger.info("signal received: draining", metadata: ["signal": "\(signal)"])
+                    health.markAllNotServing()
+                    server.beginGracefulShutdown { loop.stop() }
+                }
+            )
+        }
+        loop.run()
+        for watcher in watchers { watcher.close() }
+        try loop.close()
+        logger.info("stopped")
+    }
+
+    /// A socket file left by a server that died cannot be bound again; anything else is not ours.
+    static func removeStaleSocket(at path: String) throws {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return }
+        guard attributes[.type] as? FileAttributeType == .typeSocket else {
+            throw ValidationError("--unix-socket \(path) exists and is not a socket")
+        }
+        try FileManager.default.removeItem(atPath: path)
+    }
+}
