@@ -34,6 +34,9 @@ public final class EventLoop {
         }
         readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
         ownerThread = pthread_self()
+        // libuv writes with write(2): a peer that has gone away would raise SIGPIPE and kill the process.
+        // Ignoring it turns that into an EPIPE error on the write, as Node and Redis do.
+        signal(SIGPIPE, SIG_IGN)
     }
 
     deinit {

@@ -1,3 +1,4 @@
+import Foundation
 import RPCClient
 import RPCServer
 import TestSupport
@@ -27,6 +28,21 @@ import Wire
         #expect(answers.allSatisfy { $0.value == bigEndianBytes(UInt32($0.key)) + Array("call \($0.key)".utf8) })
         #expect(test.server.metrics.methods[TestServer.echo]?.calls == 1000)
         client.close()
+        try test.shutDown()
+    }
+
+    @Test func servesCallsOverAUnixSocket() throws {
+        let test = try TestServer()
+        let path = "/tmp/homerpc-rpc-\(getpid())-\(test.loop.now).sock"
+        let endpoint = try test.server.listen(on: .unix(path: path))
+        var client: ClientConnection?
+        try ClientConnection.connect(to: endpoint, on: test.loop) { client = try? $0.get() }
+        test.loop.run(until: { client != nil })
+        var answer: [UInt8]?
+        client?.unary(TestServer.echo, request: [9, 9]) { answer = try? $0.get() }
+        test.loop.run(until: { answer != nil })
+        #expect(answer == [9, 9])
+        client?.close()
         try test.shutDown()
     }
 

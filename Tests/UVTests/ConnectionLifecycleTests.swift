@@ -216,6 +216,38 @@ final class RecordingServer: ListenerDelegate {
         try loop.close()
     }
 
+    @Test func writingToAPeerThatClosedFailsWithoutKillingTheProcess() throws {
+        let loop = try EventLoop()
+        let server = RecordingServer()
+        server.configure = { delegate in delegate.onRead = { connection, _ in connection.close() } }
+        let listener = try Listener.listen(on: .unix(path: temporarySocketPath()), loop: loop, delegate: server)
+        let client = RecordingDelegate()
+        var writeErrors: [UVError] = []
+        client.onEndOfInput = { connection in
+            // The server is gone; without SIGPIPE ignored, this write would end the test process.
+            for _ in 0..<3 {
+                do throws(UVError) { try connection.write([1, 2, 3]) } catch { writeErrors.append(error) }
+            }
+            connection.close()
+        }
+        client.onClose = { loop.stop() }
+        try Connection.connect(to: listener.endpoint, on: loop) { result in
+            guard case .success(let connection) = result else { return }
+            connection.delegate = client
+            try? connection.startReading()
+            try? connection.write([0])
+        }
+        loop.runForTest()
+        #expect(client.closes == 1)
+        #expect(!writeErrors.isEmpty || client.closeError != nil)
+        #expect(
+            (writeErrors.first ?? client.closeError).map { ["EPIPE", "ENOTCONN", "ECONNRESET"].contains($0.name) }
+                ?? false
+        )
+        listener.close()
+        try loop.close()
+    }
+
     @Test func connectingToAClosedPortFails() throws {
         let loop = try EventLoop()
         // Bind a port, then close it, so that nobody listens there.

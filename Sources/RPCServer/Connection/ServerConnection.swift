@@ -24,6 +24,7 @@ final class ServerConnection: ConnectionDelegate {
     private var deadlineTimers: [StreamID: LoopTimer] = [:]
     private var waitingForWritability: [StreamID: ServerCall] = [:]
     private var principal: (any Principal)?
+    private var lastMethod: MethodRegistry.Method?
     /// Nesting depth of ``batch(_:)``; output is written when it returns to zero.
     private var batchDepth = 0
     private var isReadingPaused = false
@@ -130,7 +131,7 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     private func startCall(_ streamID: StreamID, _ start: CallStart) {
-        guard let method = server.registry.method(named: start.method) else {
+        guard let method = lookUpMethod(named: start.method) else {
             refuse(streamID, CallStatus(code: .unimplemented, message: "unknown method \(start.method)"))
             return
         }
@@ -164,6 +165,14 @@ final class ServerConnection: ConnectionDelegate {
         )
         call.handler = method.handler
         calls[streamID] = call
+    }
+
+    /// Clients tend to call one method many times in a row: comparing the name with the last one is
+    /// cheaper than hashing it.
+    private func lookUpMethod(named name: String) -> MethodRegistry.Method? {
+        if let last = lastMethod, last.name == name { return last }
+        lastMethod = server.registry.method(named: name)
+        return lastMethod
     }
 
     private func deliver(_ payload: [UInt8], endStream: Bool, to streamID: StreamID) {
@@ -231,8 +240,9 @@ final class ServerConnection: ConnectionDelegate {
     /// Metrics, deadline timer and the state machine's stream count, for a call that just ended.
     private func finishBookkeeping(for call: ServerCall, status: CallStatus) {
         server.metrics.recordCall(methodIndex: call.methodIndex, code: status.code, startedAt: call.startedAt)
-        waitingForWritability.removeValue(forKey: call.streamID)
-        deadlineTimers.removeValue(forKey: call.streamID)?.close()
+        // Most calls never wait or have a timer: skip hashing into empty tables.
+        if !waitingForWritability.isEmpty { waitingForWritability.removeValue(forKey: call.streamID) }
+        if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: call.streamID)?.close() }
         perform(machine.callEnded(call.streamID, now: connection.loop.now))
     }
 

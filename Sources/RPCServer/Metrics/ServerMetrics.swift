@@ -6,16 +6,29 @@ public final class ServerMetrics {
     /// What one method has seen.
     public struct MethodStats: Hashable, Sendable {
         public var calls: UInt64 = 0
-        /// Ended calls by status code number.
-        public var callsByStatus: [UInt16: UInt64] = [:]
+        /// Ended calls for each defined status code (0...16), by code number.
+        private var definedStatusCounts = [UInt64](repeating: 0, count: StatusCode.allDefined.count)
+        /// Ended calls with codes beyond the defined ones.
+        private var otherStatusCounts: [UInt16: UInt64] = [:]
         public var latency = LatencyHistogram()
 
+        /// Ended calls by status code number (codes with no calls are left out).
+        public var callsByStatus: [UInt16: UInt64] {
+            var counts = otherStatusCounts
+            for (code, count) in definedStatusCounts.enumerated() where count > 0 { counts[UInt16(code)] = count }
+            return counts
+        }
+
         /// Calls that ended with a status other than OK.
-        public var errors: UInt64 { calls - (callsByStatus[StatusCode.ok.rawValue] ?? 0) }
+        public var errors: UInt64 { calls - definedStatusCounts[Int(StatusCode.ok.rawValue)] }
 
         mutating func record(code: StatusCode, microseconds: UInt64) {
             calls += 1
-            callsByStatus[code.rawValue, default: 0] += 1
+            if Int(code.rawValue) < definedStatusCounts.count {
+                definedStatusCounts[Int(code.rawValue)] += 1
+            } else {
+                otherStatusCounts[code.rawValue, default: 0] += 1
+            }
             latency.record(microseconds: microseconds)
         }
     }
