@@ -95,8 +95,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        .testTarget(name: "WireTests", dependencies: ["Wire", "WireTesting"], swiftSettings: strictSettings),
-        // Helpers shared by the test targets (loop runners with watchdogs).
+        .testTarget(
+            name: "WireTests",
+            dependencies: ["Wire", "WireTesting", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // Helpers shared by the test targets (loop runners with watchdogs, a seeded generator).
         .target(name: "TestSupport", dependencies: ["UV"], path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(name: "UVTests", dependencies: ["UV", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(

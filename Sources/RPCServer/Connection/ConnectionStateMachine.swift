@@ -76,7 +76,7 @@ public struct ConnectionStateMachine: Sendable {
     /// The peer's announced limits, applying to what we send.
     public private(set) var peerSettings = PeerSettings()
     /// Calls admitted and not yet ended.
-    public private(set) var openStreams: Set<StreamID> = []
+    private var openStreams = StreamTable<Void>()
     /// The highest stream id the peer has opened (admitted or refused).
     public private(set) var highestStreamID = StreamID.connection
     /// The highest stream id admitted; sent in GOAWAY.
@@ -97,6 +97,10 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     public var isClosed: Bool { phase == .closed }
+    /// How many admitted calls have not ended.
+    public var openStreamCount: Int { openStreams.count }
+    /// Whether `streamID` is an admitted call that has not ended.
+    public func isOpen(_ streamID: StreamID) -> Bool { openStreams.contains(streamID) }
     public var isDraining: Bool {
         if case .draining = phase { return true }
         return false
@@ -140,7 +144,7 @@ public struct ConnectionStateMachine: Sendable {
             }
         case .cancel(let streamID):
             return routed(streamID, kind: "CANCEL") { state in
-                state.openStreams.remove(streamID)
+                state.openStreams.removeValue(for: streamID)
                 state.lastCallActivityAt = now
                 return .cancelCall(streamID)
             }
@@ -175,7 +179,7 @@ public struct ConnectionStateMachine: Sendable {
             let message = "too many concurrent streams (limit \(configuration.maxConcurrentStreams))"
             return .refuseCall(streamID, CallStatus(code: .resourceExhausted, message: message, isRetryable: true))
         }
-        openStreams.insert(streamID)
+        openStreams.insert((), for: streamID)
         lastAcceptedStreamID = streamID
         return .startCall(streamID, call)
     }
@@ -194,7 +198,7 @@ public struct ConnectionStateMachine: Sendable {
 
     /// The server finished a call (sent its CALL_END, or dropped it after a cancel).
     public mutating func callEnded(_ streamID: StreamID, now: UInt64) -> Action {
-        openStreams.remove(streamID)
+        openStreams.removeValue(for: streamID)
         lastCallActivityAt = now
         guard openStreams.isEmpty else { return .none }
         if isDraining || peerIsGoingAway {

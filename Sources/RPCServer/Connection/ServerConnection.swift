@@ -20,7 +20,7 @@ final class ServerConnection: ConnectionDelegate {
     private var machine: ConnectionStateMachine
     private var decoder: FrameDecoder
     private var outbound: [UInt8] = []
-    private var calls: [StreamID: ServerCall] = [:]
+    private var calls = StreamTable<ServerCall>()
     private var deadlineTimers: [StreamID: LoopTimer] = [:]
     private var waitingForWritability: [StreamID: ServerCall] = [:]
     private var principal: (any Principal)?
@@ -115,7 +115,7 @@ final class ServerConnection: ConnectionDelegate {
         case .deliverMessage(let streamID, let payload, let endStream):
             deliver(payload, endStream: endStream, to: streamID)
         case .cancelCall(let streamID):
-            if let call = calls.removeValue(forKey: streamID) {
+            if let call = calls.removeValue(for: streamID) {
                 finishBookkeeping(for: call, status: CallStatus(code: .cancelled, message: "cancelled by the client"))
                 call.cancel()
             }
@@ -164,7 +164,7 @@ final class ServerConnection: ConnectionDelegate {
             connection: self
         )
         call.handler = method.handler
-        calls[streamID] = call
+        calls.insert(call, for: streamID)
     }
 
     /// Clients tend to call one method many times in a row: comparing the name with the last one is
@@ -207,7 +207,7 @@ final class ServerConnection: ConnectionDelegate {
         guard !call.hasEnded else { return }
         let status = CallStatus(code: .deadlineExceeded, message: "deadline exceeded")
         FrameEncoder.encode(.callEnd(call.streamID, status), into: &outbound)
-        calls.removeValue(forKey: call.streamID)
+        calls.removeValue(for: call.streamID)
         finishBookkeeping(for: call, status: status)
         call.cancel()
         scheduleFlush()
@@ -227,7 +227,7 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     func callEnded(_ call: ServerCall, status: CallStatus) {
-        guard calls.removeValue(forKey: call.streamID) != nil else { return }
+        guard calls.removeValue(for: call.streamID) != nil else { return }
         FrameEncoder.encode(.callEnd(call.streamID, status), into: &outbound)
         finishBookkeeping(for: call, status: status)
         scheduleFlush()
@@ -322,10 +322,10 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     private func cancelAllCalls() {
-        let open = calls
-        calls = [:]
+        let open = calls.allValues
+        calls = StreamTable()
         waitingForWritability = [:]
-        for call in open.values {
+        for call in open {
             server.metrics.recordCall(methodIndex: call.methodIndex, code: .cancelled, startedAt: call.startedAt)
             call.cancel()
         }
