@@ -19,6 +19,7 @@ let package = Package(
     products: [
         .executable(name: "homed", targets: ["homed"]),
         .executable(name: "loadgen", targets: ["LoadGen"]),
+        .executable(name: "rpc-client", targets: ["rpc-client"]),
         .library(name: "Wire", targets: ["Wire"]),
         .library(name: "UV", targets: ["UV"]),
         .library(name: "RPCServer", targets: ["RPCServer"]),
@@ -83,6 +84,16 @@ let package = Package(
                 "RPCClient", "UV", "Wire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The command-line client.
+        .executableTarget(
+            name: "rpc-client",
+            dependencies: [
+                "RPCClient", "HomeProto", "UV", "Wire",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),

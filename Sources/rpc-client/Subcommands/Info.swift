@@ -1,0 +1,23 @@
+import ArgumentParser
+import HomeProto
+import RPCClient
+import SwiftProtobuf
+
+/// `rpc-client info`: the server's version, uptime, counters and per-method metrics.
+struct Info: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show server version, uptime and metrics.")
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Print JSON instead of protobuf text format.")
+    var json = false
+
+    func run() async throws {
+        let request: [UInt8] = try Home_V1_ServerInfoRequest().serializedBytes()
+        let reply = try await connection.withClient { client in
+            try await client.unary("home.v1.ServerInfo/Get", request: request, timeout: connection.timeoutDuration)
+        }
+        let info = try Home_V1_ServerInfoResponse(serializedBytes: reply)
+        print(json ? try info.jsonString() : info.textFormatString(), terminator: json ? "\n" : "")
+    }
+}
