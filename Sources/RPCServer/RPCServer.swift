@@ -106,9 +106,10 @@ public final class RPCServer {
     func connectionDidClose(_ connection: ServerConnection, reason: CloseReason, error: UVError?) {
         connections.removeValue(forKey: connection.id)
         metrics.connectionClosed(reason)
-        if case .peerClosed = reason {
+        switch reason {
+        case .peerClosed, .drained, .idleTimeout:
             logger.debug("connection closed", metadata: ["id": "\(connection.id)", "reason": "\(reason)"])
-        } else {
+        default:
             log(connection: connection, closedWith: reason)
         }
         finishShutdownIfDrained()

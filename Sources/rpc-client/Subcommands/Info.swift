@@ -18,6 +18,11 @@ struct Info: AsyncParsableCommand {
             try await client.unary("home.v1.ServerInfo/Get", request: request, timeout: connection.timeoutDuration)
         }
         let info = try Home_V1_ServerInfoResponse(serializedBytes: reply)
-        print(json ? try info.jsonString() : info.textFormatString(), terminator: json ? "\n" : "")
+        if json {
+            print(try info.jsonString())
+        } else {
+            let text = info.textFormatString()
+            print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+        }
     }
 }
