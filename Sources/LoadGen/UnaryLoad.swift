@@ -46,12 +46,10 @@ struct UnaryLoad: ParsableCommand {
     }
 
     func parsedEndpoint() throws -> Endpoint {
-        if endpoint.hasPrefix("unix:") { return .unix(path: String(endpoint.dropFirst(5))) }
-        guard let colon = endpoint.lastIndex(of: ":"), let port = Int(endpoint[endpoint.index(after: colon)...]) else {
+        guard let parsed = Endpoint(parsing: endpoint) else {
             throw ValidationError("--endpoint must be HOST:PORT or unix:PATH")
         }
-        let host = endpoint[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return .tcp(host: host, port: port)
+        return parsed
     }
 
     func run() throws {

@@ -150,11 +150,10 @@ public final class RPCClient: Sendable {
         }
     }
 
+    /// The wire's timeout: 0 for none, else at least 1 ms (a zero timeout means "already due").
     private static func milliseconds(_ timeout: Duration?) -> UInt32 {
         guard let timeout else { return 0 }
-        let (seconds, attoseconds) = timeout.components
-        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return UInt32(clamping: max(1, milliseconds))
+        return UInt32(clamping: max(1, timeout.wholeMillisecondsRoundedUp))
     }
 }
 

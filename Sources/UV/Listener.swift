@@ -19,11 +19,11 @@ public final class Listener {
     public let loop: EventLoop
     /// The bound address; for TCP port 0, with the port the system chose.
     public private(set) var endpoint: Endpoint
-    public private(set) var isClosed = false
+    private var lifecycle = HandleLifecycle()
+    public var isClosed: Bool { lifecycle.isClosed }
     public var delegate: (any ListenerDelegate)?
     let kind: Connection.Kind
     let stream: UnsafeMutablePointer<uv_stream_t>
-    private var isClosing = false
 
     private init(loop: EventLoop, stream: UnsafeMutablePointer<uv_stream_t>, kind: Connection.Kind, endpoint: Endpoint)
     {
@@ -87,7 +87,7 @@ public final class Listener {
 
     /// Called by libuv when a peer is waiting to be accepted (or accepting failed).
     func connectionArrived(status: Int32) {
-        guard !isClosing else { return }
+        guard !lifecycle.isClosing else { return }
         guard status >= 0 else {
             delegate?.listener(self, didFailToAccept: UVError(code: status))
             return
@@ -110,23 +110,20 @@ public final class Listener {
     }
 
     private func close(removingSocketFile: Bool) {
-        guard !isClosing, !isClosed else { return }
-        loop.assertOnLoopThread()
-        isClosing = true
+        guard !lifecycle.isClosing, !lifecycle.isClosed else { return }
         if removingSocketFile, case .unix(let path) = endpoint {
             unlink(path)
         }
-        uv_close(stream.asHandle, Trampolines.closed)
+        lifecycle.close(stream.asHandle, on: loop)
     }
 }
 
 extension Listener: HandleOwner {
     func handleDidClose() {
-        let retained = stream.pointee.data
-        isClosed = true
+        let retained: UnsafeMutableRawPointer?
         switch kind {
-        case .tcp: UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self).deallocate()
-        case .unix: UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_pipe_t.self).deallocate()
+        case .tcp: retained = lifecycle.finish(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_tcp_t.self))
+        case .unix: retained = lifecycle.finish(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: uv_pipe_t.self))
         }
         delegate = nil
         releaseOwner(retained)

@@ -7,8 +7,8 @@ public final class LoopTimer {
     public let loop: EventLoop
     let handle: UnsafeMutablePointer<uv_timer_t>
     private var handler: (() -> Void)?
-    public private(set) var isClosed = false
-    private var isClosing = false
+    private var lifecycle = HandleLifecycle()
+    public var isClosed: Bool { lifecycle.isClosed }
 
     public init(loop: EventLoop) {
         loop.assertOnLoopThread()
@@ -26,7 +26,7 @@ public final class LoopTimer {
     /// Calls `handler` after `delay`, then every `interval` if one is given; restarts a running timer.
     public func start(after delay: Duration, repeating interval: Duration? = nil, _ handler: @escaping () -> Void) {
         loop.assertOnLoopThread()
-        precondition(!isClosing, "timer used after close")
+        precondition(!lifecycle.isClosing, "timer used after close")
         self.handler = handler
         uv_timer_start(
             handle,
@@ -39,12 +39,12 @@ public final class LoopTimer {
     /// Stops the timer; ``start(after:repeating:_:)`` may start it again.
     public func stop() {
         loop.assertOnLoopThread()
-        guard !isClosing else { return }
+        guard !lifecycle.isClosing else { return }
         uv_timer_stop(handle)
     }
 
     /// Whether the timer will fire again.
-    public var isActive: Bool { !isClosing && uv_is_active(handle.asHandle) != 0 }
+    public var isActive: Bool { !lifecycle.isClosing && uv_is_active(handle.asHandle) != 0 }
 
     func fire() {
         handler?()
@@ -52,26 +52,22 @@ public final class LoopTimer {
 
     /// Stops and closes the timer; idempotent.
     public func close() {
-        guard !isClosing else { return }
-        loop.assertOnLoopThread()
-        isClosing = true
-        uv_close(handle.asHandle, Trampolines.closed)
+        lifecycle.close(handle.asHandle, on: loop)
     }
 }
 
 extension LoopTimer: HandleOwner {
     func handleDidClose() {
-        let retained = handle.pointee.data
-        isClosed = true
-        handle.deallocate()
+        let retained = lifecycle.finish(handle)
         handler = nil
         releaseOwner(retained)
     }
 }
 
 extension Duration {
-    /// Milliseconds, rounded up so that a timer never fires early; negative durations count as zero.
-    var wholeMillisecondsRoundedUp: UInt64 {
+    /// Milliseconds, rounded up so that a timer (or a deadline) never fires early; negative durations
+    /// count as zero.
+    public var wholeMillisecondsRoundedUp: UInt64 {
         let (seconds, attoseconds) = components
         guard seconds >= 0 else { return 0 }
         let attosecondsPerMillisecond: Int64 = 1_000_000_000_000_000

@@ -9,8 +9,8 @@ public final class SignalWatcher {
     public let signal: Int32
     let handle: UnsafeMutablePointer<uv_signal_t>
     private var handler: (() -> Void)?
-    public private(set) var isClosed = false
-    private var isClosing = false
+    private var lifecycle = HandleLifecycle()
+    public var isClosed: Bool { lifecycle.isClosed }
 
     /// Starts watching `signal` (e.g. `SIGTERM`).
     public init(signal: Int32, loop: EventLoop, _ handler: @escaping () -> Void) throws(UVError) {
@@ -23,7 +23,7 @@ public final class SignalWatcher {
         let result = uv_signal_init(loop.loop, handle)
         guard result == 0 else {
             handle.deallocate()
-            isClosed = true
+            lifecycle.neverOpened()
             throw UVError(code: result)
         }
         retainWhileOpen(handle.asHandle)
@@ -46,18 +46,13 @@ public final class SignalWatcher {
 
     /// Stops watching and closes the handle; idempotent.
     public func close() {
-        guard !isClosing, !isClosed else { return }
-        loop.assertOnLoopThread()
-        isClosing = true
-        uv_close(handle.asHandle, Trampolines.closed)
+        lifecycle.close(handle.asHandle, on: loop)
     }
 }
 
 extension SignalWatcher: HandleOwner {
     func handleDidClose() {
-        let retained = handle.pointee.data
-        isClosed = true
-        handle.deallocate()
+        let retained = lifecycle.finish(handle)
         handler = nil
         releaseOwner(retained)
     }

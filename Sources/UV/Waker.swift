@@ -20,7 +20,7 @@ public final class Waker<Message: Sendable>: @unchecked Sendable {
     let handle: UnsafeMutablePointer<uv_async_t>
     private let inbox = Mutex(Inbox())
     private var handler: (([Message]) -> Void)?
-    private var isClosing = false
+    private var lifecycle = HandleLifecycle()
 
     /// - Parameter handler: runs on the loop thread with every message sent since its last run, in order.
     public init(loop: EventLoop, handler: @escaping ([Message]) -> Void) throws(UVError) {
@@ -32,7 +32,7 @@ public final class Waker<Message: Sendable>: @unchecked Sendable {
         guard result == 0 else {
             handle.deallocate()
             inbox.withLock { $0.isOpen = false }
-            isClosing = true
+            lifecycle.neverOpened()
             throw UVError(code: result)
         }
         retainWhileOpen(handle.asHandle)
@@ -62,21 +62,19 @@ public final class Waker<Message: Sendable>: @unchecked Sendable {
 
     /// Closes the waker; messages still in the inbox are delivered first. Loop thread only; idempotent.
     public func close() {
-        guard !isClosing else { return }
+        guard !lifecycle.isClosing, !lifecycle.isClosed else { return }
         loop.assertOnLoopThread()
         drain()
-        isClosing = true
         inbox.withLock { inbox in
             inbox.isOpen = false
-            uv_close(handle.asHandle, Trampolines.closed)
+            lifecycle.close(handle.asHandle, on: loop)
         }
     }
 }
 
 extension Waker: HandleOwner {
     func handleDidClose() {
-        let retained = handle.pointee.data
-        handle.deallocate()
+        let retained = lifecycle.finish(handle)
         handler = nil
         releaseOwner(retained)
     }

@@ -103,3 +103,20 @@ import UV
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }
+
+@Suite struct EndpointParsingTests {
+    @Test(arguments: [
+        ("127.0.0.1:7420", Endpoint.tcp(host: "127.0.0.1", port: 7420)),
+        ("[::1]:80", .tcp(host: "::1", port: 80)),
+        ("::1:80", .tcp(host: "::1", port: 80)),
+        ("unix:/tmp/x.sock", .unix(path: "/tmp/x.sock")),
+    ])
+    func parsesAddressesAsCommandLinesWriteThem(text: String, expected: Endpoint) {
+        #expect(Endpoint(parsing: text) == expected)
+    }
+
+    @Test(arguments: ["127.0.0.1", "host:", ":80", "127.0.0.1:70000", "unix:", "127.0.0.1:x"])
+    func rejectsMalformedAddresses(text: String) {
+        #expect(Endpoint(parsing: text) == nil)
+    }
+}
