@@ -1,0 +1,92 @@
+import CSQLite
+
+/// One SQLite connection. It is not thread-safe: a single thread owns it (the store's writer thread,
+/// or the thread that loads the store at start-up).
+///
+/// Every pointer SQLite hands out stays inside this module: statements are ``Statement`` objects,
+/// values are Swift types, and failures are ``SQLiteError``.
+///
+/// ```swift
+/// let database = try Database(path: "homed.sqlite")
+/// try database.execute("CREATE TABLE home (id BLOB PRIMARY KEY, name TEXT NOT NULL)")
+/// try database.transaction {
+///     try database.prepare("INSERT INTO home VALUES (?, ?)").run([.blob(id), .text("Home")])
+/// }
+/// ```
+public final class Database {
+    let handle: OpaquePointer
+    /// The path it was opened with (":memory:" for an in-memory database).
+    public let path: String
+
+    /// Opens (creating if needed) the database at `path`; ":memory:" opens a private in-memory one.
+    /// - Throws: ``SQLiteError`` if it cannot be opened.
+    public init(path: String) throws(SQLiteError) {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let result = sqlite3_open_v2(path, &connection, flags, nil)
+        guard result == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(connection)
+            throw SQLiteError(extendedCode: result, message: message)
+        }
+        sqlite3_extended_result_codes(connection, 1)
+        self.handle = connection
+        self.path = path
+    }
+
+    deinit {
+        // close_v2 defers the close until every statement is finalized, so order does not matter.
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows (schema changes, pragmas without results).
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard result == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? lastErrorMessage
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// Compiles `sql` (one statement) for repeated use.
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        var statement: OpaquePointer?
+        let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard result == SQLITE_OK, let statement else {
+            throw error(sql: sql, fallback: result)
+        }
+        return Statement(database: self, handle: statement, sql: sql)
+    }
+
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it (or the commit) throws.
+    public func transaction(_ body: () throws -> Void) throws {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            // A failed COMMIT may leave the transaction open; ROLLBACK then closes it. If the
+            // transaction is already gone, ROLLBACK fails harmlessly.
+            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The first value of the first row of `sql`, e.g. for `PRAGMA journal_mode=WAL`.
+    public func scalar(_ sql: String) throws(SQLiteError) -> SQLValue? {
+        let statement = try prepare(sql)
+        return try statement.query([]).first?.first
+    }
+
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    func error(sql: String?, fallback: Int32) -> SQLiteError {
+        let code = sqlite3_extended_errcode(handle)
+        return SQLiteError(extendedCode: code == SQLITE_OK ? fallback : code, message: lastErrorMessage, sql: sql)
+    }
+}

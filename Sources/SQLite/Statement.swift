@@ -1,0 +1,103 @@
+import CSQLite
+
+/// A compiled statement, reusable with new parameters. Owned by the thread that owns its ``Database``.
+public final class Statement {
+    let database: Database
+    let handle: OpaquePointer
+    public let sql: String
+
+    init(database: Database, handle: OpaquePointer, sql: String) {
+        self.database = database
+        self.handle = handle
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Runs the statement with `parameters` bound to its `?` placeholders, ignoring any rows.
+    public func run(_ parameters: [SQLValue] = []) throws(SQLiteError) {
+        try bind(parameters)
+        defer { reset() }
+        while try step() {}
+    }
+
+    /// Runs the statement and returns every row as its column values.
+    public func query(_ parameters: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
+        try bind(parameters)
+        defer { reset() }
+        var rows: [[SQLValue]] = []
+        let columns = sqlite3_column_count(handle)
+        while try step() {
+            rows.append((0..<columns).map(column))
+        }
+        return rows
+    }
+
+    private func bind(_ parameters: [SQLValue]) throws(SQLiteError) {
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard parameters.count == expected else {
+            throw SQLiteError(
+                extendedCode: SQLITE_RANGE,
+                message: "expected \(expected) parameters, got \(parameters.count)",
+                sql: sql
+            )
+        }
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in parameters.enumerated() {
+            let index = Int32(offset + 1)
+            let result: Int32
+            switch value {
+            case .null:
+                result = sqlite3_bind_null(handle, index)
+            case .integer(let integer):
+                result = sqlite3_bind_int64(handle, index, integer)
+            case .real(let real):
+                result = sqlite3_bind_double(handle, index, real)
+            case .text(let text):
+                result = sqlite3_bind_text(handle, index, text, -1, Self.transient)
+            case .blob(let bytes):
+                result = bytes.withUnsafeBytes { raw in
+                    sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), Self.transient)
+                }
+            }
+            guard result == SQLITE_OK else { throw database.error(sql: sql, fallback: result) }
+        }
+    }
+
+    /// Advances to the next row; `false` when done.
+    private func step() throws(SQLiteError) -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let result: throw database.error(sql: sql, fallback: result)
+        }
+    }
+
+    private func reset() {
+        sqlite3_reset(handle)
+    }
+
+    private func column(_ index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default:
+            return .null
+        }
+    }
+
+    /// SQLite's SQLITE_TRANSIENT (copy the bound bytes now); the macro does not import into Swift.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}

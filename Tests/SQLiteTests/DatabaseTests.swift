@@ -1,0 +1,154 @@
+import Foundation
+import SQLite
+import Testing
+
+/// Thrown by a test to abandon a transaction.
+private struct Abort: Error {}
+
+/// Every test runs against an in-memory database and a file on disk.
+@Suite struct DatabaseTests {
+    enum Backend: String, CaseIterable, Sendable {
+        case memory
+        case file
+    }
+
+    /// Opens a fresh database of `backend`; the file (and its WAL) is removed afterwards.
+    func withDatabase(_ backend: Backend, _ body: (Database) throws -> Void) throws {
+        switch backend {
+        case .memory:
+            try body(try Database(path: ":memory:"))
+        case .file:
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "homerpc-\(UUID().uuidString).sqlite"
+            ).path
+            defer {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
+            try body(try Database(path: path))
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func valuesOfEveryStorageClassRoundTrip(backend: Backend) throws {
+        try withDatabase(backend) { database in
+            try database.execute("CREATE TABLE sample (a, b, c, d, e)")
+            let row: [SQLValue] = [
+                .null, .integer(Int64.min), .real(-2.5), .text("卧室 Kid's Night Light 🏠"), .blob([0, 255, 7]),
+            ]
+            try database.prepare("INSERT INTO sample VALUES (?, ?, ?, ?, ?)").run(row)
+            try database.prepare("INSERT INTO sample VALUES (?, ?, ?, ?, ?)").run([
+                .blob([]), .integer(Int64.max), .real(0), .text(""), .null,
+            ])
+            let rows = try database.prepare("SELECT a, b, c, d, e FROM sample ORDER BY rowid").query()
+            #expect(rows == [row, [.blob([]), .integer(Int64.max), .real(0), .text(""), .null]])
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func preparedStatementIsReusedWithNewParameters(backend: Backend) throws {
+        try withDatabase(backend) { database in
+            try database.execute("CREATE TABLE room (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+            let insert = try database.prepare("INSERT INTO room (name) VALUES (?)")
+            for name in ["Kitchen", "厨房", "Garage 1"] { try insert.run([.text(name)]) }
+            let count = try database.scalar("SELECT count(*) FROM room")
+            #expect(count == .integer(3))
+            let find = try database.prepare("SELECT id FROM room WHERE name = ?")
+            #expect(try find.query([.text("厨房")]) == [[.integer(2)]])
+            #expect(try find.query([.text("Attic")]) == [])
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func uniqueViolationCarriesItsExtendedCode(backend: Backend) throws {
+        try withDatabase(backend) { database in
+            try database.execute("CREATE TABLE home (name TEXT UNIQUE)")
+            let insert = try database.prepare("INSERT INTO home VALUES (?)")
+            try insert.run([.text("Home")])
+            do throws(SQLiteError) {
+                try insert.run([.text("Home")])
+                Issue.record("expected a constraint violation")
+            } catch {
+                #expect(error.extendedCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
+                #expect(error.code == 19)
+                #expect(error.isConstraintViolation)
+                #expect(error.message.contains("home.name"))
+                #expect(error.sql == "INSERT INTO home VALUES (?)")
+            }
+            // The statement is usable again after the failure.
+            try insert.run([.text("Cabin")])
+            #expect(try database.scalar("SELECT count(*) FROM home") == .integer(2))
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func transactionRollsBackWhenTheBodyThrows(backend: Backend) throws {
+        try withDatabase(backend) { database in
+            try database.execute("CREATE TABLE zone (name TEXT)")
+            var abandoned = false
+            do {
+                try database.transaction {
+                    try database.prepare("INSERT INTO zone VALUES ('Upstairs')").run()
+                    throw Abort()
+                }
+            } catch is Abort {
+                abandoned = true
+            }
+            #expect(abandoned)
+            #expect(try database.scalar("SELECT count(*) FROM zone") == .integer(0))
+            let insert = try database.prepare("INSERT INTO zone VALUES ('Downstairs')")
+            try database.transaction { try insert.run() }
+            #expect(try database.scalar("SELECT count(*) FROM zone") == .integer(1))
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func wrongParameterCountAndBadSQLAreClearErrors(backend: Backend) throws {
+        try withDatabase(backend) { database in
+            try database.execute("CREATE TABLE t (a, b)")
+            do throws(SQLiteError) {
+                try database.prepare("INSERT INTO t VALUES (?, ?)").run([.integer(1)])
+                Issue.record("expected a parameter count error")
+            } catch {
+                #expect(error.code == 25)  // SQLITE_RANGE
+                #expect(error.message == "expected 2 parameters, got 1")
+            }
+            do throws(SQLiteError) {
+                _ = try database.prepare("SELEKT 1")
+                Issue.record("expected a syntax error")
+            } catch {
+                #expect(error.code == 1)  // SQLITE_ERROR
+                #expect(error.description.contains("SELEKT 1"))
+            }
+        }
+    }
+
+    @Test func fileDatabaseSwitchesToWriteAheadLogging() throws {
+        try withDatabase(.file) { database throws in
+            #expect(try database.scalar("PRAGMA journal_mode=WAL") == .text("wal"))
+        }
+    }
+
+    @Test func openingInAMissingDirectoryFails() {
+        do {
+            _ = try Database(path: "/nonexistent-homerpc-dir/x.sqlite")
+            Issue.record("expected the open to fail")
+        } catch {
+            #expect(error.code == 14)  // SQLITE_CANTOPEN
+        }
+    }
+
+    @Test func dataSurvivesReopeningTheFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("homerpc-\(UUID().uuidString).sqlite")
+            .path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        do {
+            let database = try Database(path: path)
+            _ = try database.scalar("PRAGMA journal_mode=WAL")
+            try database.execute("CREATE TABLE accessory (name TEXT)")
+            try database.prepare("INSERT INTO accessory VALUES (?)").run([.text("Garage 1 Opener")])
+        }
+        let reopened = try Database(path: path)
+        #expect(try reopened.scalar("SELECT name FROM accessory") == .text("Garage 1 Opener"))
+        #expect(try reopened.scalar("PRAGMA integrity_check") == .text("ok"))
+    }
+}
