@@ -51,6 +51,8 @@ let package = Package(
         .target(name: "UV", dependencies: ["CLibUV"], swiftSettings: strictSettings),
         // The only Swift that touches sqlite3: connections, statements, transactions, result codes.
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strictSettings),
+        // The home domain: model, HomeKit rules and error codes (the store and handlers come next).
+        .target(name: "HomeService", swiftSettings: strictSettings),
         // The binary framing: pure, standard library only.
         .target(name: "Wire", swiftSettings: strictSettings),
         // The generic RPC runtime: connections, dispatch, calls, limits. Knows nothing of homes.
@@ -115,6 +117,7 @@ let package = Package(
         ),
         // Helpers shared by the test targets (loop runners with watchdogs, a seeded generator).
         .target(name: "TestSupport", dependencies: ["UV"], path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .testTarget(name: "HomeServiceTests", dependencies: ["HomeService"], swiftSettings: strictSettings),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strictSettings),
         .testTarget(name: "UVTests", dependencies: ["UV", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(

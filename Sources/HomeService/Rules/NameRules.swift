@@ -1,0 +1,76 @@
+/// HomeKit's naming rules for homes, rooms, zones, accessories, services, service groups, action sets
+/// and triggers (../shared/HOMEKIT.md, "Naming").
+///
+/// A name holds only letters and digits (any script: 卧室 and 厨房 are valid), spaces and apostrophes,
+/// and starts and ends with a letter or digit. Two names collide when they are equal ignoring case,
+/// spaces and apostrophes ("Home1" and "home 1"), which ``comparisonKey(_:)`` captures.
+public enum NameRules {
+    /// Checks `name` against the character rules.
+    /// - Parameter kind: what is being named, for the message ("room", "home", ...).
+    /// - Throws: ``HomeServiceError`` with 35 (a prohibited character), 36 (bad first character),
+    ///   60 (bad last character), or 3 for an empty name.
+    public static func validate(_ name: String, kind: String) throws(HomeServiceError) {
+        guard let first = name.unicodeScalars.first, let last = name.unicodeScalars.last else {
+            throw HomeServiceError(.invalidParameter, "\(kind) name must not be empty")
+        }
+        if let prohibited = name.unicodeScalars.first(where: { !isAllowed($0) }) {
+            throw HomeServiceError(
+                .nameContainsProhibitedCharacters,
+                "\(kind) name \"\(name)\" contains \(describe(prohibited)), which names may not contain"
+            )
+        }
+        guard isLetterOrDigit(first) else {
+            throw HomeServiceError(
+                .nameDoesNotStartWithValidCharacters,
+                "\(kind) name \"\(name)\" must start with a letter or digit, not \(describe(first))"
+            )
+        }
+        guard isLetterOrDigit(last) else {
+            throw HomeServiceError(
+                .nameDoesNotEndWithValidCharacters,
+                "\(kind) name \"\(name)\" must end with a letter or digit, not \(describe(last))"
+            )
+        }
+    }
+
+    /// The form in which names are compared: lowercased, without spaces and apostrophes.
+    public static func comparisonKey(_ name: String) -> String {
+        String(String.UnicodeScalarView(name.lowercased().unicodeScalars.filter { !isSpace($0) && !isApostrophe($0) }))
+    }
+
+    /// Whether two names collide.
+    public static func areSimilar(_ first: String, _ second: String) -> Bool {
+        comparisonKey(first) == comparisonKey(second)
+    }
+
+    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+        isLetterOrDigit(scalar) || isSpace(scalar) || isApostrophe(scalar)
+    }
+
+    static func isLetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber:
+            true
+        // Combining marks belong to the letter before them (e.g. a decomposed "é").
+        case .nonspacingMark, .spacingMark:
+            true
+        default:
+            false
+        }
+    }
+
+    static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " "
+    }
+
+    /// The ASCII apostrophe and the typographic one (U+2019) that phones type.
+    static func isApostrophe(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "'" || scalar == "\u{2019}"
+    }
+
+    private static func describe(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        let padded = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        return "\"\(Character(scalar))\" (U+\(padded))"
+    }
+}

@@ -1,0 +1,82 @@
+import HomeService
+import Testing
+
+@Suite struct NameRulesTests {
+    @Test(arguments: [
+        "Kid's Night Light", "Garage 1 Opener", "Home 1", "home1", "卧室", "厨房", "Living Room", "A", "7",
+        "Kid\u{2019}s Room", "Café", "Cafe\u{301}", "Ünterhaus 2", "Спальня", "غرفة النوم",
+    ])
+    func acceptsValidNames(name: String) throws {
+        try NameRules.validate(name, kind: "room")
+    }
+
+    struct Violation: Sendable, CustomTestStringConvertible {
+        var name: String
+        var code: HomeKitErrorCode
+        var testDescription: String { "\"\(name)\" → \(code.rawValue)" }
+    }
+
+    @Test(arguments: [
+        Violation(name: "Kitchen!", code: .nameContainsProhibitedCharacters),
+        Violation(name: "Bed-room", code: .nameContainsProhibitedCharacters),
+        Violation(name: "Room\tTwo", code: .nameContainsProhibitedCharacters),
+        Violation(name: "Home 🏠", code: .nameContainsProhibitedCharacters),
+        Violation(name: "Hall_way", code: .nameContainsProhibitedCharacters),
+        Violation(name: " Kitchen", code: .nameDoesNotStartWithValidCharacters),
+        Violation(name: "'Den", code: .nameDoesNotStartWithValidCharacters),
+        Violation(name: "Kitchen ", code: .nameDoesNotEndWithValidCharacters),
+        Violation(name: "Kids'", code: .nameDoesNotEndWithValidCharacters),
+        Violation(name: " ", code: .nameDoesNotStartWithValidCharacters),
+        Violation(name: "", code: .invalidParameter),
+    ])
+    func rejectsInvalidNamesWithTheirCode(violation: Violation) {
+        do {
+            try NameRules.validate(violation.name, kind: "room")
+            Issue.record("\"\(violation.name)\" was accepted")
+        } catch {
+            #expect(error.code == violation.code)
+            if !violation.name.isEmpty { #expect(error.message.contains("\"\(violation.name)\"")) }
+        }
+    }
+
+    @Test func prohibitedCharacterIsNamedInTheMessage() {
+        do {
+            try NameRules.validate("Kitchen!", kind: "room")
+        } catch {
+            #expect(error.message == "room name \"Kitchen!\" contains \"!\" (U+0021), which names may not contain")
+            #expect(error.description.hasPrefix("NameContainsProhibitedCharacters (35): "))
+        }
+    }
+
+    @Test(arguments: [
+        ("Home1", "home 1", true), ("Home 1", "home1", true), ("Kid's Room", "kids room", true),
+        ("Kid\u{2019}s Room", "Kid's Room", true), ("Café", "Cafe\u{301}", true), ("CAFÉ", "café", true),
+        ("卧室", "卧室", true), ("Garage 1", "Garage 2", false), ("Home", "Homes", false), ("厨房", "卧室", false),
+    ])
+    func similarNamesCollide(first: String, second: String, collide: Bool) {
+        #expect(NameRules.areSimilar(first, second) == collide)
+        #expect(NameRules.areSimilar(second, first) == collide)
+    }
+}
+
+@Suite struct HomeKitErrorCodeTests {
+    @Test(arguments: [
+        (HomeKitErrorCode.unexpectedError, Int32(-1), "UnexpectedError"), (.notFound, 2, "NotFound"),
+        (.insufficientPrivileges, 17, "InsufficientPrivileges"),
+        (.objectWithSimilarNameExistsInHome, 31, "ObjectWithSimilarNameExistsInHome"),
+        (.nameDoesNotEndWithValidCharacters, 60, "NameDoesNotEndWithValidCharacters"),
+        (.cannotRemoveBuiltinActionSet, 83, "CannotRemoveBuiltinActionSet"),
+        (.timedOutWaitingForAccessory, 100, "TimedOutWaitingForAccessory"),
+    ])
+    func numbersAndNamesMatchHomeKit(code: HomeKitErrorCode, number: Int32, name: String) {
+        #expect(code.rawValue == number)
+        #expect(code.name == name)
+    }
+
+    @Test func everyCodeHasAUniqueNumber() {
+        let numbers = HomeKitErrorCode.allCases.map(\.rawValue)
+        #expect(Set(numbers).count == numbers.count)
+        // HOMEKIT.md names 77 codes (37-41 are listed only as "user-management codes").
+        #expect(numbers.count == 77)
+    }
+}
