@@ -1,0 +1,169 @@
+import HomeService
+import Testing
+
+/// Values against real catalog metadata (HAP-CATALOG.md), at and across every boundary.
+@Suite struct ValueRulesTests {
+    static let brightness = CharacteristicMetadata(
+        format: .int,
+        units: "percentage",
+        minimumValue: 0,
+        maximumValue: 100,
+        stepValue: 1
+    )
+    static let targetTemperature = CharacteristicMetadata(
+        format: .float,
+        units: "celsius",
+        minimumValue: 10,
+        maximumValue: 38,
+        stepValue: 0.1
+    )
+    static let lockTargetState = CharacteristicMetadata(
+        format: .uint8,
+        minimumValue: 0,
+        maximumValue: 1,
+        stepValue: 1,
+        validValues: [0, 1]
+    )
+    static let name = CharacteristicMetadata(format: .string, maxLength: 64)
+    static let on = CharacteristicMetadata(format: .bool)
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var label: String
+        var metadata: CharacteristicMetadata
+        var value: CharacteristicValue
+        /// `nil` when the value is accepted.
+        var code: HomeKitErrorCode?
+        var testDescription: String { "\(label) = \(value) → \(code.map { "\($0.rawValue)" } ?? "ok")" }
+    }
+
+    static let cases: [Case] = [
+        // Brightness: int 0...100 step 1.
+        Case(label: "Brightness", metadata: brightness, value: .int(0), code: nil),
+        Case(label: "Brightness", metadata: brightness, value: .int(100), code: nil),
+        Case(label: "Brightness", metadata: brightness, value: .int(-1), code: .valueLowerThanMinimum),
+        Case(label: "Brightness", metadata: brightness, value: .int(101), code: .valueHigherThanMaximum),
+        Case(
+            label: "Brightness",
+            metadata: brightness,
+            value: .int(Int64(Int32.max) + 1),
+            code: .valueHigherThanMaximum
+        ),
+        Case(label: "Brightness", metadata: brightness, value: .float(50), code: .invalidValueType),
+        Case(label: "Brightness", metadata: brightness, value: .string("50"), code: .invalidValueType),
+        // Target Temperature: float 10...38 step 0.1.
+        Case(label: "Target Temperature", metadata: targetTemperature, value: .float(10), code: nil),
+        Case(label: "Target Temperature", metadata: targetTemperature, value: .float(38), code: nil),
+        Case(label: "Target Temperature", metadata: targetTemperature, value: .float(21.5), code: nil),
+        Case(label: "Target Temperature", metadata: targetTemperature, value: .float(21.3), code: nil),
+        Case(label: "Target Temperature", metadata: targetTemperature, value: .int(22), code: nil),
+        Case(
+            label: "Target Temperature",
+            metadata: targetTemperature,
+            value: .float(9.9),
+            code: .valueLowerThanMinimum
+        ),
+        Case(
+            label: "Target Temperature",
+            metadata: targetTemperature,
+            value: .float(38.1),
+            code: .valueHigherThanMaximum
+        ),
+        Case(label: "Target Temperature", metadata: targetTemperature, value: .float(21.55), code: .invalidParameter),
+        Case(label: "Target Temperature", metadata: targetTemperature, value: .float(.nan), code: .invalidValueType),
+        Case(label: "Target Temperature", metadata: targetTemperature, value: .bool(true), code: .invalidValueType),
+        // Lock Target State: uint8 with valid values 0 and 1.
+        Case(label: "Lock Target State", metadata: lockTargetState, value: .int(1), code: nil),
+        Case(label: "Lock Target State", metadata: lockTargetState, value: .int(2), code: .valueHigherThanMaximum),
+        Case(label: "Lock Target State", metadata: lockTargetState, value: .int(-1), code: .valueLowerThanMinimum),
+        Case(
+            label: "Lock Target State",
+            metadata: CharacteristicMetadata(format: .uint8, validValues: [0, 1, 3]),
+            value: .int(2),
+            code: .invalidParameter
+        ),
+        Case(label: "uint8", metadata: CharacteristicMetadata(format: .uint8), value: .int(255), code: nil),
+        Case(
+            label: "uint8",
+            metadata: CharacteristicMetadata(format: .uint8),
+            value: .int(256),
+            code: .valueHigherThanMaximum
+        ),
+        Case(
+            label: "int32",
+            metadata: CharacteristicMetadata(format: .int),
+            value: .int(Int64(Int32.min) - 1),
+            code: .valueLowerThanMinimum
+        ),
+        // Name: string, at most 64 bytes.
+        Case(label: "Name", metadata: name, value: .string(String(repeating: "a", count: 64)), code: nil),
+        Case(
+            label: "Name",
+            metadata: name,
+            value: .string(String(repeating: "a", count: 65)),
+            code: .stringLongerThanMaximum
+        ),
+        // 22 three-byte characters: 66 bytes though only 22 characters.
+        Case(
+            label: "Name",
+            metadata: name,
+            value: .string(String(repeating: "卧", count: 22)),
+            code: .stringLongerThanMaximum
+        ),
+        Case(
+            label: "Serial",
+            metadata: CharacteristicMetadata(format: .string, maxLength: 1000),
+            value: .string(String(repeating: "a", count: 257)),
+            code: .stringLongerThanMaximum
+        ),
+        Case(
+            label: "Code",
+            metadata: CharacteristicMetadata(format: .string, minLength: 4),
+            value: .string("123"),
+            code: .stringShorterThanMinimum
+        ),
+        Case(
+            label: "Code",
+            metadata: CharacteristicMetadata(format: .string, minLength: 4),
+            value: .string("1234"),
+            code: nil
+        ),
+        // On: bool only.
+        Case(label: "On", metadata: on, value: .bool(false), code: nil),
+        Case(label: "On", metadata: on, value: .int(1), code: .invalidValueType),
+        Case(label: "Setup", metadata: CharacteristicMetadata(format: .tlv8), value: .data([1, 2]), code: nil),
+        Case(
+            label: "Setup",
+            metadata: CharacteristicMetadata(format: .tlv8),
+            value: .string("x"),
+            code: .invalidValueType
+        ),
+    ]
+
+    @Test(arguments: cases)
+    func valueIsCheckedAgainstFormatAndMetadata(testCase: Case) {
+        do {
+            try ValueRules.validate(testCase.value, against: testCase.metadata, characteristic: testCase.label)
+            #expect(testCase.code == nil, "accepted, expected \(String(describing: testCase.code))")
+        } catch {
+            #expect(error.code == testCase.code)
+            #expect(error.message.hasPrefix(testCase.label))
+        }
+    }
+
+    @Test func messagesNameTheCharacteristicValueAndLimit() {
+        do {
+            try ValueRules.validate(.int(101), against: Self.brightness, characteristic: "Brightness")
+        } catch {
+            #expect(error.message == "Brightness value 101 is above its maximum 100")
+        }
+        do {
+            try ValueRules.validate(
+                .float(21.55),
+                against: Self.targetTemperature,
+                characteristic: "Target Temperature"
+            )
+        } catch {
+            #expect(error.message == "Target Temperature value 21.55 is not a multiple of its step 0.1 from 10.0")
+        }
+    }
+}
