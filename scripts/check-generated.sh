@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates the protobuf code and fails if it differs from what is committed.
+# Regenerates the protobuf code and the HAP catalog, and fails if either differs from what is committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/generate-protos.sh
-if ! git diff --exit-code -- Sources/HomeProto/Generated \
-    || [ -n "$(git status --porcelain -- Sources/HomeProto/Generated)" ]; then
-    echo "Generated protobuf code is out of date: run scripts/generate-protos.sh and commit." >&2
+scripts/generate-catalog.py
+generated=(Sources/HomeProto/Generated Sources/HomeService/Catalog/StandardCatalog+Generated.swift)
+if ! git diff --exit-code -- "${generated[@]}" || [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
+    echo "Generated code is out of date: run scripts/generate-protos.sh and scripts/generate-catalog.py, and commit." >&2
     exit 1
 fi
 echo "generated code is up to date"
