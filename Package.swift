@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "RPCServices",
             dependencies: [
-                "RPCServer", "HomeProto", "Wire", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                "RPCServer", "HomeProto", "UV", "Wire", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSettings
         ),

@@ -172,8 +172,7 @@ final class UnaryDriver {
         let start = ContinuousClock.now
         connection.unary(method, request: request) { [unowned self] result in
             if self.isMeasuring {
-                let (seconds, attoseconds) = start.duration(to: .now).components
-                _ = self.latency.record(UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000))
+                _ = self.latency.record(start.duration(to: .now).wholeMicroseconds)
                 if case .failure = result { self.errors += 1 } else { self.completed += 1 }
             }
             self.call(on: connection)

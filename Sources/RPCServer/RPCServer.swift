@@ -124,9 +124,7 @@ public final class RPCServer {
         metrics.connectionRejected()
         var farewell: [UInt8] = []
         FrameEncoder.encode(.preface(Preface()), into: &farewell)
-        let reason = CloseReason.tooManyConnections
-        let goAway = GoAway(lastStreamID: .connection, code: reason.statusCode, message: reason.description)
-        FrameEncoder.encode(.goAway(goAway), into: &farewell)
+        FrameEncoder.encode(.goAway(CloseReason.tooManyConnections.goAway(lastStreamID: .connection)), into: &farewell)
         connection.delegate = RejectedConnection()
         try? connection.write(farewell)
         connection.closeWhenWritesFlushed()

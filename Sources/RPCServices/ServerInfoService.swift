@@ -1,5 +1,6 @@
 public import HomeProto
 public import RPCServer
+import UV
 
 /// `home.v1.ServerInfo/Get`: version, uptime, connection and call counters, per-method metrics.
 public final class ServerInfoService {
@@ -29,9 +30,7 @@ public final class ServerInfoService {
         info.version = version
         guard let server else { return info }
         let metrics = server.metrics
-        let uptime = metrics.startedAt.duration(to: .now).components
-        info.uptimeMs =
-            UInt64(max(0, uptime.seconds)) * 1000 + UInt64(max(0, uptime.attoseconds) / 1_000_000_000_000_000)
+        info.uptimeMs = metrics.startedAt.duration(to: .now).wholeMicroseconds / 1000
         info.connectionsOpen = UInt64(server.connectionCount)
         info.connectionsAccepted = metrics.connectionsAccepted
         info.connectionsRejected = metrics.connectionsRejected

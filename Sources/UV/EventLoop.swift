@@ -56,13 +56,6 @@ public final class EventLoop {
         uv_run(loop, UV_RUN_DEFAULT)
     }
 
-    /// Runs one iteration of the loop without blocking; returns whether handles remain active.
-    @discardableResult
-    public func runNonBlocking() -> Bool {
-        ownerThread = pthread_self()
-        return uv_run(loop, UV_RUN_NOWAIT) != 0
-    }
-
     /// Makes ``run()`` return after the current iteration.
     public func stop() {
         assertOnLoopThread()

@@ -33,6 +33,11 @@ public enum CloseReason: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The GOAWAY that announces this reason, naming the last stream the server accepted.
+    func goAway(lastStreamID: StreamID) -> GoAway {
+        GoAway(lastStreamID: lastStreamID, code: statusCode, message: description)
+    }
+
     public var description: String {
         switch self {
         case .protocolError(let error): "protocol error: \(error)"

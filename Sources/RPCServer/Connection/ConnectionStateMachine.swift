@@ -294,7 +294,7 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     private func goAway(for reason: CloseReason) -> Frame {
-        .goAway(GoAway(lastStreamID: lastAcceptedStreamID, code: reason.statusCode, message: reason.description))
+        .goAway(reason.goAway(lastStreamID: lastAcceptedStreamID))
     }
 }
 

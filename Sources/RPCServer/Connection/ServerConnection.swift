@@ -49,8 +49,6 @@ final class ServerConnection: ConnectionDelegate {
         closing == nil && connection.pendingWriteByteCount + outbound.count < server.configuration.outboundHighWatermark
     }
 
-    var openCallCount: Int { calls.count }
-
     // MARK: ConnectionDelegate
 
     func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {

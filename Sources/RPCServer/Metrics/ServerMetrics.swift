@@ -1,3 +1,4 @@
+import UV
 import Wire
 
 /// Counters and latency histograms of an ``RPCServer``, kept on the loop thread and read through the
@@ -61,10 +62,7 @@ public final class ServerMetrics {
     public var callsTotal: UInt64 { statsByIndex.reduce(0) { $0 + $1.calls } }
 
     func recordCall(methodIndex: Int, code: StatusCode, startedAt: ContinuousClock.Instant) {
-        let elapsed = startedAt.duration(to: .now).components
-        let microseconds =
-            UInt64(max(0, elapsed.seconds)) * 1_000_000 + UInt64(max(0, elapsed.attoseconds) / 1_000_000_000_000)
-        statsByIndex[methodIndex].record(code: code, microseconds: microseconds)
+        statsByIndex[methodIndex].record(code: code, microseconds: startedAt.duration(to: .now).wholeMicroseconds)
     }
 
     func recordRefusal(_ code: StatusCode) {
