@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "RPCServer", targets: ["RPCServer"]),
         .library(name: "RPCClient", targets: ["RPCClient"]),
         .library(name: "HomeProto", targets: ["HomeProto"]),
+        .library(name: "HomeService", targets: ["HomeService"]),
         // The decoder's invariant checks, for the fuzzer in fuzz/.
         .library(name: "WireTesting", targets: ["WireTesting"]),
     ],
@@ -33,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -51,8 +53,12 @@ let package = Package(
         .target(name: "UV", dependencies: ["CLibUV"], swiftSettings: strictSettings),
         // The only Swift that touches sqlite3: connections, statements, transactions, result codes.
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strictSettings),
-        // The home domain: model, HomeKit rules and error codes (the store and handlers come next).
-        .target(name: "HomeService", swiftSettings: strictSettings),
+        // The home domain: model, HomeKit rules and error codes, the store and its persistence.
+        .target(
+            name: "HomeService",
+            dependencies: ["SQLite", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
         // The binary framing: pure, standard library only.
         .target(name: "Wire", swiftSettings: strictSettings),
         // The generic RPC runtime: connections, dispatch, calls, limits. Knows nothing of homes.

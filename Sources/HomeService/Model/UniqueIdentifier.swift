@@ -97,6 +97,7 @@ public enum IDKind {
     public enum ActionSet {}
     public enum Action {}
     public enum Trigger {}
+    public enum AccessToken {}
 }
 
 public typealias AccountID = ID<IDKind.Account>
@@ -110,3 +111,4 @@ public typealias ServiceGroupID = ID<IDKind.ServiceGroup>
 public typealias ActionSetID = ID<IDKind.ActionSet>
 public typealias ActionID = ID<IDKind.Action>
 public typealias TriggerID = ID<IDKind.Trigger>
+public typealias AccessTokenID = ID<IDKind.AccessToken>

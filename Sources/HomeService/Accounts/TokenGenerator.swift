@@ -1,0 +1,25 @@
+internal import Crypto
+
+/// Bearer tokens: 256 random bits from the system's CSPRNG (through swift-crypto), shown once; the
+/// server keeps only their SHA-256. A token carries full entropy, so a fast hash is enough: there is
+/// nothing to guess from a leaked hash.
+enum TokenGenerator {
+    static let prefix = "hrt_"
+
+    /// A new token, as the user will present it.
+    static func newToken() -> String {
+        let key = SymmetricKey(size: .bits256)
+        let hex = key.withUnsafeBytes { bytes in bytes.map { hexByte($0) }.joined() }
+        return prefix + hex
+    }
+
+    /// What is stored and looked up for `token`.
+    static func hash(_ token: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array(token.utf8)))
+    }
+
+    private static func hexByte(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    }
+}

@@ -1,0 +1,109 @@
+/// The small binary layout used inside stored rows for lists and nested values (id lists, actions,
+/// events): fixed-width big-endian integers, length-prefixed strings, tagged values.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func writeByte(_ byte: UInt8) { bytes.append(byte) }
+
+    mutating func writeUInt64(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+
+    mutating func writeID(_ id: UniqueIdentifier) {
+        writeUInt64(id.high)
+        writeUInt64(id.low)
+    }
+
+    mutating func writeString(_ text: String) {
+        writeUInt64(UInt64(text.utf8.count))
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    mutating func writeValue(_ value: CharacteristicValue) {
+        switch value {
+        case .bool(let flag):
+            writeByte(1)
+            writeByte(flag ? 1 : 0)
+        case .int(let integer):
+            writeByte(2)
+            writeUInt64(UInt64(bitPattern: integer))
+        case .float(let number):
+            writeByte(3)
+            writeUInt64(number.bitPattern)
+        case .string(let text):
+            writeByte(4)
+            writeString(text)
+        case .data(let data):
+            writeByte(5)
+            writeUInt64(UInt64(data.count))
+            bytes.append(contentsOf: data)
+        }
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote; any truncation or unknown tag is a corrupt row.
+struct ByteReader {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    mutating func readByte() throws(StoreError) -> UInt8 {
+        guard offset < bytes.count else { throw .corrupt("a stored field ends early") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func readUInt64() throws(StoreError) -> UInt64 {
+        var value: UInt64 = 0
+        for _ in 0..<8 { value = value << 8 | UInt64(try readByte()) }
+        return value
+    }
+
+    mutating func readID() throws(StoreError) -> UniqueIdentifier {
+        UniqueIdentifier(high: try readUInt64(), low: try readUInt64())
+    }
+
+    mutating func readBytes() throws(StoreError) -> [UInt8] {
+        let count = try readUInt64()
+        guard count <= UInt64(bytes.count - offset) else { throw .corrupt("a stored field is longer than its row") }
+        defer { offset += Int(count) }
+        return Array(bytes[offset..<offset + Int(count)])
+    }
+
+    mutating func readString() throws(StoreError) -> String {
+        String(decoding: try readBytes(), as: UTF8.self)
+    }
+
+    mutating func readValue() throws(StoreError) -> CharacteristicValue {
+        switch try readByte() {
+        case 1: return .bool(try readByte() != 0)
+        case 2: return .int(Int64(bitPattern: try readUInt64()))
+        case 3: return .float(Double(bitPattern: try readUInt64()))
+        case 4: return .string(try readString())
+        case 5: return .data(try readBytes())
+        case let tag: throw .corrupt("unknown value tag \(tag)")
+        }
+    }
+}
+
+extension Array where Element == UniqueIdentifier {
+    /// The ids back to back, 16 bytes each.
+    var storedBytes: [UInt8] {
+        var writer = ByteWriter()
+        for id in self { writer.writeID(id) }
+        return writer.bytes
+    }
+
+    init(storedBytes: [UInt8]) throws(StoreError) {
+        guard storedBytes.count % 16 == 0 else { throw .corrupt("an id list of \(storedBytes.count) bytes") }
+        var reader = ByteReader(storedBytes)
+        var ids: [UniqueIdentifier] = []
+        while !reader.isAtEnd { ids.append(try reader.readID()) }
+        self = ids
+    }
+}

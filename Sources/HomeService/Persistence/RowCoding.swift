@@ -1,0 +1,482 @@
+internal import SQLite
+
+/// Model records to stored rows and back, column for column as ``StoreSchema`` lists them.
+enum RowCoding {
+    /// Where the value and its time sit in a characteristic row.
+    static let characteristicValueColumn = StoreSchema.characteristic.columns.firstIndex(of: "value")!
+
+    static func row(_ account: Account) -> [SQLValue] {
+        [
+            .id(account.id), .text(account.name), .bool(account.isOwner), .optionalID(account.primaryHome),
+            .integer(account.createdAt), .integer(account.sequence),
+        ]
+    }
+
+    static func account(_ row: [SQLValue]) throws(StoreError) -> Account {
+        var reader = RowReader(row, StoreSchema.account)
+        return Account(
+            id: try reader.id(),
+            name: try reader.text(),
+            isOwner: try reader.bool(),
+            primaryHome: try reader.optionalID(),
+            createdAt: try reader.integer(),
+            sequence: try reader.integer()
+        )
+    }
+
+    static func row(_ token: AccessToken) -> [SQLValue] {
+        [.id(token.id), .id(token.account), .blob(token.hash), .integer(token.createdAt), .integer(token.sequence)]
+    }
+
+    static func token(_ row: [SQLValue]) throws(StoreError) -> AccessToken {
+        var reader = RowReader(row, StoreSchema.token)
+        return AccessToken(
+            id: try reader.id(),
+            account: try reader.id(),
+            hash: try reader.blob(),
+            createdAt: try reader.integer(),
+            sequence: try reader.integer()
+        )
+    }
+
+    static func row(_ home: Home) -> [SQLValue] {
+        [
+            .id(home.id), .text(home.name), .id(home.owner), .id(home.roomForEntireHome),
+            .integer(Int64(home.revision)), .integer(home.sequence),
+        ]
+    }
+
+    /// A home without its members and objects, which load adds from their own tables.
+    static func home(_ row: [SQLValue]) throws(StoreError) -> Home {
+        var reader = RowReader(row, StoreSchema.home)
+        return Home(
+            id: try reader.id(),
+            name: try reader.text(),
+            owner: try reader.id(),
+            roomForEntireHome: try reader.id(),
+            members: [:],
+            revision: UInt64(try reader.integer()),
+            sequence: try reader.integer()
+        )
+    }
+
+    static func memberRow(home: HomeID, account: AccountID, role: HomeRole) -> [SQLValue] {
+        [.id(home), .id(account), .text(role.rawValue)]
+    }
+
+    static func member(_ row: [SQLValue]) throws(StoreError) -> (HomeID, AccountID, HomeRole) {
+        var reader = RowReader(row, StoreSchema.member)
+        let home: HomeID = try reader.id()
+        let account: AccountID = try reader.id()
+        let role = try reader.text()
+        guard let parsed = HomeRole(rawValue: role) else { throw .corrupt("member role \"\(role)\"") }
+        return (home, account, parsed)
+    }
+
+    static func row(_ room: Room) -> [SQLValue] {
+        [.id(room.id), .id(room.home), .text(room.name), .integer(room.sequence)]
+    }
+
+    static func room(_ row: [SQLValue]) throws(StoreError) -> Room {
+        var reader = RowReader(row, StoreSchema.room)
+        return Room(id: try reader.id(), home: try reader.id(), name: try reader.text(), sequence: try reader.integer())
+    }
+
+    static func row(_ zone: Zone) -> [SQLValue] {
+        [.id(zone.id), .id(zone.home), .text(zone.name), .idList(zone.rooms), .integer(zone.sequence)]
+    }
+
+    static func zone(_ row: [SQLValue]) throws(StoreError) -> Zone {
+        var reader = RowReader(row, StoreSchema.zone)
+        return Zone(
+            id: try reader.id(),
+            home: try reader.id(),
+            name: try reader.text(),
+            rooms: try reader.idList(),
+            sequence: try reader.integer()
+        )
+    }
+
+    static func row(_ accessory: Accessory) -> [SQLValue] {
+        [
+            .id(accessory.id), .id(accessory.home), .text(accessory.name), .id(accessory.room),
+            .integer(Int64(accessory.category)), .text(accessory.manufacturer), .text(accessory.model),
+            .text(accessory.firmwareVersion), .bool(accessory.supportsIdentify), .optionalID(accessory.bridge),
+            .bool(accessory.isBlocked), .bool(accessory.isReachable), .integer(accessory.sequence),
+        ]
+    }
+
+    /// An accessory without its services and bridged accessories, which load links from their rows.
+    static func accessory(_ row: [SQLValue]) throws(StoreError) -> Accessory {
+        var reader = RowReader(row, StoreSchema.accessory)
+        return Accessory(
+            id: try reader.id(),
+            home: try reader.id(),
+            name: try reader.text(),
+            room: try reader.id(),
+            category: Int(try reader.integer()),
+            manufacturer: try reader.text(),
+            model: try reader.text(),
+            firmwareVersion: try reader.text(),
+            supportsIdentify: try reader.bool(),
+            bridge: try reader.optionalID(),
+            bridgedAccessories: [],
+            isBlocked: try reader.bool(),
+            isReachable: try reader.bool(),
+            services: [],
+            sequence: try reader.integer()
+        )
+    }
+
+    static func row(_ service: Service) -> [SQLValue] {
+        [
+            .id(service.id), .id(service.accessory), .id(service.home), .text(service.type), .text(service.name),
+            .bool(service.isPrimary), .bool(service.isUserInteractive), .optionalText(service.associatedServiceType),
+            .idList(service.linkedServices), .integer(service.sequence),
+        ]
+    }
+
+    /// A service without its characteristics, which load links from their rows.
+    static func service(_ row: [SQLValue]) throws(StoreError) -> Service {
+        var reader = RowReader(row, StoreSchema.service)
+        return Service(
+            id: try reader.id(),
+            accessory: try reader.id(),
+            home: try reader.id(),
+            type: try reader.text(),
+            name: try reader.text(),
+            isPrimary: try reader.bool(),
+            isUserInteractive: try reader.bool(),
+            associatedServiceType: try reader.optionalText(),
+            linkedServices: try reader.idList(),
+            characteristics: [],
+            sequence: try reader.integer()
+        )
+    }
+
+    static func row(_ characteristic: Characteristic, _ entry: CharacteristicCache.Entry) -> [SQLValue] {
+        let metadata = characteristic.metadata
+        return [
+            .id(characteristic.id), .id(characteristic.service), .id(characteristic.accessory),
+            .id(characteristic.home), .text(characteristic.type), .integer(Int64(characteristic.properties.rawValue)),
+            .text(metadata.format.rawValue), .optionalText(metadata.units), .optionalReal(metadata.minimumValue),
+            .optionalReal(metadata.maximumValue), .optionalReal(metadata.stepValue),
+            .optionalInteger(metadata.maxLength.map(Int64.init)), .optionalInteger(metadata.minLength.map(Int64.init)),
+            metadata.validValues.map { .blob(integerList($0)) } ?? .null,
+            .optionalText(metadata.manufacturerDescription),
+            value(entry.value), .integer(entry.updatedAt), .integer(characteristic.sequence),
+        ]
+    }
+
+    /// A characteristic's row, decoded; `slot` places its value in the cache.
+    static func characteristic(
+        _ row: [SQLValue],
+        slot: (CharacteristicCache.Entry) -> CharacteristicCache.Slot
+    ) throws(StoreError) -> Characteristic {
+        var reader = RowReader(row, StoreSchema.characteristic)
+        let id: CharacteristicID = try reader.id()
+        let service: ServiceID = try reader.id()
+        let accessory: AccessoryID = try reader.id()
+        let home: HomeID = try reader.id()
+        let type = try reader.text()
+        let properties = CharacteristicProperties(rawValue: UInt8(truncatingIfNeeded: try reader.integer()))
+        let formatName = try reader.text()
+        guard let format = CharacteristicFormat(rawValue: formatName) else {
+            throw .corrupt("characteristic \(id) has format \"\(formatName)\"")
+        }
+        let metadata = CharacteristicMetadata(
+            format: format,
+            units: try reader.optionalText(),
+            minimumValue: try reader.optionalReal(),
+            maximumValue: try reader.optionalReal(),
+            stepValue: try reader.optionalReal(),
+            maxLength: try reader.optionalInteger().map(Int.init),
+            minLength: try reader.optionalInteger().map(Int.init),
+            validValues: try reader.optionalBlob().map(integers),
+            manufacturerDescription: try reader.optionalText()
+        )
+        let value = try reader.optionalBlob().map(decodeValue)
+        let entry = CharacteristicCache.Entry(value: value, updatedAt: try reader.integer())
+        return Characteristic(
+            id: id,
+            service: service,
+            accessory: accessory,
+            home: home,
+            type: type,
+            properties: properties,
+            metadata: metadata,
+            slot: slot(entry),
+            sequence: try reader.integer()
+        )
+    }
+
+    static func row(_ group: ServiceGroup) -> [SQLValue] {
+        [.id(group.id), .id(group.home), .text(group.name), .idList(group.services), .integer(group.sequence)]
+    }
+
+    static func serviceGroup(_ row: [SQLValue]) throws(StoreError) -> ServiceGroup {
+        var reader = RowReader(row, StoreSchema.serviceGroup)
+        return ServiceGroup(
+            id: try reader.id(),
+            home: try reader.id(),
+            name: try reader.text(),
+            services: try reader.idList(),
+            sequence: try reader.integer()
+        )
+    }
+
+    static func row(_ actionSet: ActionSet) -> [SQLValue] {
+        var actions = ByteWriter()
+        for action in actionSet.actions {
+            actions.writeID(action.id.raw)
+            actions.writeID(action.characteristic.raw)
+            actions.writeValue(action.targetValue)
+        }
+        return [
+            .id(actionSet.id), .id(actionSet.home), .text(actionSet.name), .integer(Int64(actionSet.kind.rawValue)),
+            .blob(actions.bytes), .optionalInteger(actionSet.lastExecutionDate), .integer(actionSet.sequence),
+        ]
+    }
+
+    static func actionSet(_ row: [SQLValue]) throws(StoreError) -> ActionSet {
+        var reader = RowReader(row, StoreSchema.actionSet)
+        let id: ActionSetID = try reader.id()
+        let home: HomeID = try reader.id()
+        let name = try reader.text()
+        guard let kind = ActionSet.Kind(rawValue: Int(try reader.integer())) else {
+            throw .corrupt("action set \(id) has an unknown kind")
+        }
+        var bytes = ByteReader(try reader.blob())
+        var actions: [CharacteristicWriteAction] = []
+        while !bytes.isAtEnd {
+            actions.append(
+                CharacteristicWriteAction(
+                    id: ActionID(try bytes.readID()),
+                    characteristic: CharacteristicID(try bytes.readID()),
+                    targetValue: try bytes.readValue()
+                )
+            )
+        }
+        return ActionSet(
+            id: id,
+            home: home,
+            name: name,
+            kind: kind,
+            actions: actions,
+            lastExecutionDate: try reader.optionalInteger(),
+            sequence: try reader.integer()
+        )
+    }
+
+    static func row(_ trigger: TimerTrigger) -> [SQLValue] {
+        [
+            .id(trigger.id), .id(trigger.home), .text(trigger.name), .bool(trigger.isEnabled),
+            .integer(trigger.fireDate), .optionalInteger(trigger.recurrence), .idList(trigger.actionSets),
+            .optionalInteger(trigger.lastFireDate), .integer(trigger.sequence),
+        ]
+    }
+
+    static func timerTrigger(_ row: [SQLValue]) throws(StoreError) -> TimerTrigger {
+        var reader = RowReader(row, StoreSchema.timerTrigger)
+        return TimerTrigger(
+            id: try reader.id(),
+            home: try reader.id(),
+            name: try reader.text(),
+            isEnabled: try reader.bool(),
+            fireDate: try reader.integer(),
+            recurrence: try reader.optionalInteger(),
+            actionSets: try reader.idList(),
+            lastFireDate: try reader.optionalInteger(),
+            sequence: try reader.integer()
+        )
+    }
+
+    static func row(_ change: HomeChange) -> [SQLValue] {
+        var initiator = ByteWriter()
+        switch change.initiator {
+        case .account(let account):
+            initiator.writeByte(1)
+            initiator.writeID(account.raw)
+        case .accessory(let accessory):
+            initiator.writeByte(2)
+            initiator.writeID(accessory.raw)
+        case .server:
+            initiator.writeByte(3)
+        }
+        return [
+            .id(change.home), .integer(Int64(change.revision)), .integer(change.time), .blob(initiator.bytes),
+            .blob(body(change.event)),
+        ]
+    }
+
+    static func change(_ row: [SQLValue]) throws(StoreError) -> HomeChange {
+        var reader = RowReader(row, StoreSchema.event)
+        let home: HomeID = try reader.id()
+        let revision = UInt64(try reader.integer())
+        let time = try reader.integer()
+        var initiatorBytes = ByteReader(try reader.blob())
+        let initiator: Initiator
+        switch try initiatorBytes.readByte() {
+        case 1: initiator = .account(AccountID(try initiatorBytes.readID()))
+        case 2: initiator = .accessory(AccessoryID(try initiatorBytes.readID()))
+        case 3: initiator = .server
+        case let tag: throw .corrupt("event \(revision) of home \(home) has initiator tag \(tag)")
+        }
+        let event = try Self.event(try reader.blob())
+        return HomeChange(home: home, revision: revision, time: time, initiator: initiator, event: event)
+    }
+
+    /// A characteristic value as stored: tagged bytes, or NULL for none.
+    static func value(_ value: CharacteristicValue?) -> SQLValue {
+        guard let value else { return .null }
+        var writer = ByteWriter()
+        writer.writeValue(value)
+        return .blob(writer.bytes)
+    }
+
+    private static func decodeValue(_ bytes: [UInt8]) throws(StoreError) -> CharacteristicValue {
+        var reader = ByteReader(bytes)
+        return try reader.readValue()
+    }
+
+    private static func integerList(_ values: [Int64]) -> [UInt8] {
+        var writer = ByteWriter()
+        for value in values { writer.writeUInt64(UInt64(bitPattern: value)) }
+        return writer.bytes
+    }
+
+    private static func integers(_ bytes: [UInt8]) throws(StoreError) -> [Int64] {
+        var reader = ByteReader(bytes)
+        var values: [Int64] = []
+        while !reader.isAtEnd { values.append(Int64(bitPattern: try reader.readUInt64())) }
+        return values
+    }
+
+    /// Field presence bits, then the present fields in order.
+    private static func body(_ event: ChangeEvent) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.writeByte(event.kind.rawValue)
+        var present: UInt8 = 0
+        if event.object != nil { present |= 1 }
+        if event.container != nil { present |= 2 }
+        if event.name != nil { present |= 4 }
+        if event.value != nil { present |= 8 }
+        if event.flag != nil { present |= 16 }
+        writer.writeByte(present)
+        if let object = event.object { writer.writeID(object) }
+        if let container = event.container { writer.writeID(container) }
+        if let name = event.name { writer.writeString(name) }
+        if let value = event.value { writer.writeValue(value) }
+        if let flag = event.flag { writer.writeByte(flag ? 1 : 0) }
+        return writer.bytes
+    }
+
+    private static func event(_ bytes: [UInt8]) throws(StoreError) -> ChangeEvent {
+        var reader = ByteReader(bytes)
+        let rawKind = try reader.readByte()
+        guard let kind = ChangeKind(rawValue: rawKind) else { throw .corrupt("unknown event kind \(rawKind)") }
+        let present = try reader.readByte()
+        var event = ChangeEvent(kind)
+        if present & 1 != 0 { event.object = try reader.readID() }
+        if present & 2 != 0 { event.container = try reader.readID() }
+        if present & 4 != 0 { event.name = try reader.readString() }
+        if present & 8 != 0 { event.value = try reader.readValue() }
+        if present & 16 != 0 { event.flag = try reader.readByte() != 0 }
+        return event
+    }
+}
+
+extension SQLValue {
+    static func id<Kind>(_ id: ID<Kind>) -> SQLValue { .blob(id.raw.bytes) }
+    static func optionalID<Kind>(_ id: ID<Kind>?) -> SQLValue { id.map { .id($0) } ?? .null }
+    static func idList<Kind>(_ ids: [ID<Kind>]) -> SQLValue { .blob(ids.map(\.raw).storedBytes) }
+    static func bool(_ flag: Bool) -> SQLValue { .integer(flag ? 1 : 0) }
+    static func optionalText(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
+    static func optionalReal(_ real: Double?) -> SQLValue { real.map { .real($0) } ?? .null }
+    static func optionalInteger(_ integer: Int64?) -> SQLValue { integer.map { .integer($0) } ?? .null }
+}
+
+/// Reads a row's columns in order, naming the table and column in any error.
+private struct RowReader {
+    private let row: [SQLValue]
+    private let table: StoreTable
+    private var column = 0
+
+    init(_ row: [SQLValue], _ table: StoreTable) {
+        self.row = row
+        self.table = table
+    }
+
+    private mutating func next() throws(StoreError) -> SQLValue {
+        guard column < row.count else { throw .corrupt("\(table.name) row has \(row.count) columns") }
+        defer { column += 1 }
+        return row[column]
+    }
+
+    private func mismatch(_ value: SQLValue, _ expected: String) -> StoreError {
+        .corrupt("\(table.name).\(table.columns[column - 1]) holds \(value), not \(expected)")
+    }
+
+    mutating func id<Kind>() throws(StoreError) -> ID<Kind> {
+        guard let id = try optionalID() as ID<Kind>? else { throw mismatch(.null, "an id") }
+        return id
+    }
+
+    mutating func optionalID<Kind>() throws(StoreError) -> ID<Kind>? {
+        let value = try next()
+        if value == .null { return nil }
+        guard let bytes = value.blob, let raw = UniqueIdentifier(bytes: bytes) else { throw mismatch(value, "an id") }
+        return ID(raw)
+    }
+
+    mutating func idList<Kind>() throws(StoreError) -> [ID<Kind>] {
+        try [UniqueIdentifier](storedBytes: try blob()).map(ID.init)
+    }
+
+    mutating func text() throws(StoreError) -> String {
+        guard let text = try optionalText() else { throw mismatch(.null, "text") }
+        return text
+    }
+
+    mutating func optionalText() throws(StoreError) -> String? {
+        let value = try next()
+        if value == .null { return nil }
+        guard let text = value.text else { throw mismatch(value, "text") }
+        return text
+    }
+
+    mutating func integer() throws(StoreError) -> Int64 {
+        guard let integer = try optionalInteger() else { throw mismatch(.null, "an integer") }
+        return integer
+    }
+
+    mutating func optionalInteger() throws(StoreError) -> Int64? {
+        let value = try next()
+        if value == .null { return nil }
+        guard let integer = value.integer else { throw mismatch(value, "an integer") }
+        return integer
+    }
+
+    mutating func bool() throws(StoreError) -> Bool { try integer() != 0 }
+
+    mutating func optionalReal() throws(StoreError) -> Double? {
+        switch try next() {
+        case .null: return nil
+        case .real(let real): return real
+        case .integer(let integer): return Double(integer)
+        case let value: throw mismatch(value, "a number")
+        }
+    }
+
+    mutating func blob() throws(StoreError) -> [UInt8] {
+        guard let blob = try optionalBlob() else { throw mismatch(.null, "bytes") }
+        return blob
+    }
+
+    mutating func optionalBlob() throws(StoreError) -> [UInt8]? {
+        let value = try next()
+        if value == .null { return nil }
+        guard let blob = value.blob else { throw mismatch(value, "bytes") }
+        return blob
+    }
+}

@@ -1,0 +1,109 @@
+internal import SQLite
+
+/// Committed rows in an SQLite file: WAL mode, full fsync on commit, schema migrations on open.
+///
+/// One connection, used by one thread at a time: the opening thread while the store loads, then only
+/// the writer thread. Reads at run time come from memory, never from here.
+final class SQLiteStorage: StoreBackend, @unchecked Sendable {
+    private let database: Database
+    private var upserts: [String: Statement] = [:]
+    private var deletes: [String: Statement] = [:]
+    private let setValue: Statement
+    private let trimEvents: Statement
+
+    /// Opens (creating if needed) the store at `path`, migrates it and checks its integrity.
+    init(path: String) throws(StoreError) {
+        do {
+            database = try Database(path: path)
+            // WAL lets start-up reads and the writer overlap; FULL syncs the WAL on every commit, so
+            // an acknowledged change survives power loss as well as kill -9.
+            _ = try database.scalar("PRAGMA journal_mode=WAL")
+            try database.execute("PRAGMA synchronous=FULL")
+            try Self.migrate(database)
+            let check = try database.scalar("PRAGMA quick_check")?.text ?? "no answer"
+            guard check == "ok" else { throw StoreError.corrupt("\(path): integrity check says \(check)") }
+            setValue = try database.prepare(
+                "UPDATE characteristic SET value = ?, value_time = ? WHERE id = ?"
+            )
+            trimEvents = try database.prepare("DELETE FROM event WHERE home = ? AND revision <= ?")
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .database("\(path): \(error)")
+        }
+    }
+
+    /// The schema version a database is at.
+    static func schemaVersion(of database: Database) throws(SQLiteError) -> Int {
+        Int(try database.scalar("PRAGMA user_version")?.integer ?? 0)
+    }
+
+    private static func migrate(_ database: Database) throws {
+        let version = try schemaVersion(of: database)
+        guard version <= StoreSchema.currentVersion else {
+            throw StoreError.corrupt(
+                "schema version \(version) is newer than this server's \(StoreSchema.currentVersion)"
+            )
+        }
+        for (index, migration) in StoreSchema.migrations.enumerated().dropFirst(version) {
+            try database.transaction {
+                try database.execute(migration)
+                try database.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+    }
+
+    func apply(_ changes: [StoreChange]) throws(StoreError) {
+        do {
+            try database.transaction {
+                for change in changes {
+                    switch change {
+                    case .upsert(let table, let row):
+                        try upsertStatement(table).run(row)
+                    case .delete(let table, let key):
+                        try deleteStatement(table).run(key)
+                    case .setValue(let characteristic, let value, let time):
+                        try setValue.run([value, .integer(time), .blob(characteristic)])
+                    case .trimEvents(let home, let revision):
+                        try trimEvents.run([.blob(home), .integer(revision)])
+                    }
+                }
+            }
+        } catch {
+            throw .database("commit failed: \(error)")
+        }
+    }
+
+    func rows(of table: StoreTable) throws(StoreError) -> [[SQLValue]] {
+        do {
+            let columns = table.columns.joined(separator: ", ")
+            return try database.prepare("SELECT \(columns) FROM \(table.name) ORDER BY \(table.orderBy)").query()
+        } catch {
+            throw .database("reading \(table.name): \(error)")
+        }
+    }
+
+    private func upsertStatement(_ table: StoreTable) throws(SQLiteError) -> Statement {
+        if let statement = upserts[table.name] { return statement }
+        let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
+        let updates = table.columns.dropFirst(table.keyColumnCount).map { "\($0) = excluded.\($0)" }
+        let conflict =
+            updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
+        let statement = try database.prepare(
+            """
+            INSERT INTO \(table.name) (\(table.columns.joined(separator: ", "))) VALUES (\(placeholders))
+            ON CONFLICT (\(table.keyColumns.joined(separator: ", "))) \(conflict)
+            """
+        )
+        upserts[table.name] = statement
+        return statement
+    }
+
+    private func deleteStatement(_ table: StoreTable) throws(SQLiteError) -> Statement {
+        if let statement = deletes[table.name] { return statement }
+        let condition = table.keyColumns.map { "\($0) = ?" }.joined(separator: " AND ")
+        let statement = try database.prepare("DELETE FROM \(table.name) WHERE \(condition)")
+        deletes[table.name] = statement
+        return statement
+    }
+}

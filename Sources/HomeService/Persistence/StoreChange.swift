@@ -1,0 +1,21 @@
+internal import SQLite
+
+/// One row-level change the writer applies; a mutation is a list of them, committed together.
+enum StoreChange: Sendable {
+    /// Insert the row, or replace the row with the same key.
+    case upsert(StoreTable, [SQLValue])
+    /// Delete the row with this key (the table's key columns, in order).
+    case delete(StoreTable, key: [SQLValue])
+    /// A characteristic's cached value (the hot path: two columns, not the whole row).
+    case setValue(characteristic: [UInt8], value: SQLValue, time: Int64)
+    /// Drop a home's events up to and including `revision` (retention).
+    case trimEvents(home: [UInt8], throughRevision: Int64)
+}
+
+/// Where committed rows live: an SQLite file, or memory (for tests and throwaway servers).
+protocol StoreBackend: AnyObject, Sendable {
+    /// Applies every change in one transaction: all of them or none. Called on the writer thread only.
+    func apply(_ changes: [StoreChange]) throws(StoreError)
+    /// Every row of `table`, in the table's order. Called before the writer starts.
+    func rows(of table: StoreTable) throws(StoreError) -> [[SQLValue]]
+}

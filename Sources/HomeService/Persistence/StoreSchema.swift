@@ -1,0 +1,150 @@
+/// A stored table: its columns in row order, the leading ones forming the key.
+struct StoreTable: Hashable, Sendable {
+    let name: String
+    let columns: [String]
+    let keyColumnCount: Int
+    /// How load orders rows (creation order, so lists come back as they were).
+    let orderBy: String
+
+    var keyColumns: ArraySlice<String> { columns.prefix(keyColumnCount) }
+}
+
+/// The schema and its migrations. Version N is reached by running migrations 1...N in order; the
+/// database's `PRAGMA user_version` records how far it got. Never edit a released migration: add one.
+enum StoreSchema {
+    static let account = StoreTable(
+        name: "account",
+        columns: ["id", "name", "is_owner", "primary_home", "created_at", "sequence"],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let token = StoreTable(
+        name: "token",
+        columns: ["id", "account", "hash", "created_at", "sequence"],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let home = StoreTable(
+        name: "home",
+        columns: ["id", "name", "owner", "room_for_entire_home", "revision", "sequence"],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let member = StoreTable(
+        name: "member",
+        columns: ["home", "account", "role"],
+        keyColumnCount: 2,
+        orderBy: "home, account"
+    )
+    static let room = StoreTable(
+        name: "room",
+        columns: ["id", "home", "name", "sequence"],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let zone = StoreTable(
+        name: "zone",
+        columns: ["id", "home", "name", "rooms", "sequence"],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let accessory = StoreTable(
+        name: "accessory",
+        columns: [
+            "id", "home", "name", "room", "category", "manufacturer", "model", "firmware_version",
+            "supports_identify", "bridge", "is_blocked", "is_reachable", "sequence",
+        ],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let service = StoreTable(
+        name: "service",
+        columns: [
+            "id", "accessory", "home", "type", "name", "is_primary", "is_user_interactive", "associated_type",
+            "linked_services", "sequence",
+        ],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let characteristic = StoreTable(
+        name: "characteristic",
+        columns: [
+            "id", "service", "accessory", "home", "type", "properties", "format", "units", "minimum", "maximum",
+            "step", "max_length", "min_length", "valid_values", "description", "value", "value_time", "sequence",
+        ],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let serviceGroup = StoreTable(
+        name: "service_group",
+        columns: ["id", "home", "name", "services", "sequence"],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let actionSet = StoreTable(
+        name: "action_set",
+        columns: ["id", "home", "name", "kind", "actions", "last_execution", "sequence"],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let timerTrigger = StoreTable(
+        name: "timer_trigger",
+        columns: [
+            "id", "home", "name", "is_enabled", "fire_date", "recurrence", "action_sets", "last_fire", "sequence",
+        ],
+        keyColumnCount: 1,
+        orderBy: "sequence"
+    )
+    static let event = StoreTable(
+        name: "event",
+        columns: ["home", "revision", "time", "initiator", "body"],
+        keyColumnCount: 2,
+        orderBy: "home, revision"
+    )
+
+    /// Every table, parents before children (the order load decodes them in).
+    static let tables: [StoreTable] = [
+        account, token, home, member, room, zone, accessory, service, characteristic, serviceGroup, actionSet,
+        timerTrigger, event,
+    ]
+
+    /// Migration N (1-based) takes the schema from version N-1 to N.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE account (id BLOB PRIMARY KEY, name TEXT NOT NULL, is_owner INTEGER NOT NULL,
+            primary_home BLOB, created_at INTEGER NOT NULL, sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE token (id BLOB PRIMARY KEY, account BLOB NOT NULL, hash BLOB NOT NULL UNIQUE,
+            created_at INTEGER NOT NULL, sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE home (id BLOB PRIMARY KEY, name TEXT NOT NULL, owner BLOB NOT NULL,
+            room_for_entire_home BLOB NOT NULL, revision INTEGER NOT NULL, sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE member (home BLOB NOT NULL, account BLOB NOT NULL, role TEXT NOT NULL,
+            PRIMARY KEY (home, account)) WITHOUT ROWID;
+        CREATE TABLE room (id BLOB PRIMARY KEY, home BLOB NOT NULL, name TEXT NOT NULL,
+            sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE zone (id BLOB PRIMARY KEY, home BLOB NOT NULL, name TEXT NOT NULL, rooms BLOB NOT NULL,
+            sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE accessory (id BLOB PRIMARY KEY, home BLOB NOT NULL, name TEXT NOT NULL, room BLOB NOT NULL,
+            category INTEGER NOT NULL, manufacturer TEXT NOT NULL, model TEXT NOT NULL,
+            firmware_version TEXT NOT NULL, supports_identify INTEGER NOT NULL, bridge BLOB,
+            is_blocked INTEGER NOT NULL, is_reachable INTEGER NOT NULL, sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE service (id BLOB PRIMARY KEY, accessory BLOB NOT NULL, home BLOB NOT NULL, type TEXT NOT NULL,
+            name TEXT NOT NULL, is_primary INTEGER NOT NULL, is_user_interactive INTEGER NOT NULL,
+            associated_type TEXT, linked_services BLOB NOT NULL, sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE characteristic (id BLOB PRIMARY KEY, service BLOB NOT NULL, accessory BLOB NOT NULL,
+            home BLOB NOT NULL, type TEXT NOT NULL, properties INTEGER NOT NULL, format TEXT NOT NULL, units TEXT,
+            minimum REAL, maximum REAL, step REAL, max_length INTEGER, min_length INTEGER, valid_values BLOB,
+            description TEXT, value BLOB, value_time INTEGER NOT NULL, sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE service_group (id BLOB PRIMARY KEY, home BLOB NOT NULL, name TEXT NOT NULL,
+            services BLOB NOT NULL, sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE action_set (id BLOB PRIMARY KEY, home BLOB NOT NULL, name TEXT NOT NULL, kind INTEGER NOT NULL,
+            actions BLOB NOT NULL, last_execution INTEGER, sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE timer_trigger (id BLOB PRIMARY KEY, home BLOB NOT NULL, name TEXT NOT NULL,
+            is_enabled INTEGER NOT NULL, fire_date INTEGER NOT NULL, recurrence INTEGER, action_sets BLOB NOT NULL,
+            last_fire INTEGER, sequence INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE event (home BLOB NOT NULL, revision INTEGER NOT NULL, time INTEGER NOT NULL,
+            initiator BLOB NOT NULL, body BLOB NOT NULL, PRIMARY KEY (home, revision)) WITHOUT ROWID;
+        """
+    ]
+
+    static var currentVersion: Int { migrations.count }
+}

@@ -1,0 +1,395 @@
+/// Accessories, bridges and services: adding what the browser found, removing, naming, rooms,
+/// blocking and reachability.
+extension HomeStore {
+    /// Adds an accessory (with, for a bridge, every accessory behind it) to the room for the entire
+    /// home. Names that collide in the home get a number ("Lamp 2"), as HomeKit does.
+    /// - Returns: the accessories added, the bridge first.
+    /// - Throws: 13 if it is already in a home; 1 for an id used twice; 93 for a standard service
+    ///   without a required characteristic; 27 for a custom characteristic without metadata; the
+    ///   naming codes for an advertised name HomeKit would refuse; 43–51 for a bad initial value.
+    @discardableResult
+    public func addAccessory(
+        _ description: AccessoryDescription,
+        to homeID: HomeID,
+        as account: AccountID
+    ) throws(HomeServiceError) -> [Accessory] {
+        try checkAcceptingChanges()
+        let home = try home(homeID, for: account, .addAccessory)
+        try AccessoryDescriptionCheck(store: self).check(description)
+        let bridgeID = insertAccessory(description, bridge: nil, in: home)
+        for bridged in description.bridgedAccessories {
+            _ = insertAccessory(bridged, bridge: bridgeID, in: home)
+        }
+        let added = [description.id] + description.bridgedAccessories.map(\.id)
+        // Observers hear of each bridged accessory, never of the bridge itself.
+        for id in description.bridgedAccessories.isEmpty ? [description.id] : Array(added.dropFirst()) {
+            emit(
+                ChangeEvent(.accessoryAdded, object: id.raw, name: accessories[id]!.name),
+                in: homeID,
+                by: .account(account)
+            )
+        }
+        submitPending()
+        return added.map { accessories[$0]! }
+    }
+
+    /// Removes an accessory; removing a bridge removes the accessories behind it.
+    /// - Throws: 34 for a bridged accessory (remove its bridge instead).
+    public func removeAccessory(_ id: AccessoryID, as account: AccountID) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        let (accessory, home) = try accessory(id, for: account, .removeAccessory)
+        if let bridge = accessory.bridge {
+            throw HomeServiceError(
+                .cannotRemoveNonBridgeAccessory,
+                "accessory \"\(accessory.name)\" is bridged; remove its bridge \"\(accessories[bridge]?.name ?? "")\" instead"
+            )
+        }
+        deleteAccessory(id, announcingTo: home.id, by: .account(account))
+        submitPending()
+    }
+
+    public func renameAccessory(_ id: AccessoryID, to name: String, as account: AccountID) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        let (accessory, home) = try accessory(id, for: account, .renameAccessory)
+        try checkRename(of: id.raw, from: accessory.name, to: name, kind: "accessory", in: home)
+        accessories[id]!.name = name
+        reindex(from: accessory.name, to: name, kind: "accessory", id: id.raw, in: home.id)
+        touch(.accessory(id))
+        emit(ChangeEvent(.accessoryNameUpdated, object: id.raw, name: name), in: home.id, by: .account(account))
+        submitPending()
+    }
+
+    /// Moves an accessory to a room. A bridge moves alone: its bridged accessories stay where they are.
+    public func assignAccessory(_ id: AccessoryID, to roomID: RoomID, as account: AccountID) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        let (accessory, home) = try accessory(id, for: account, .assignAccessoryToRoom)
+        _ = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home)
+        guard accessory.room != roomID else { return }
+        accessories[id]!.room = roomID
+        touch(.accessory(id))
+        emit(
+            ChangeEvent(.roomForAccessoryUpdated, object: id.raw, container: roomID.raw),
+            in: home.id,
+            by: .account(account)
+        )
+        submitPending()
+    }
+
+    /// - Throws: 81 for an accessory that is not a bridge.
+    public func unblockAccessory(_ id: AccessoryID, as account: AccountID) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        let (accessory, home) = try accessory(id, for: account, .unblockAccessory)
+        guard accessory.isBridge else {
+            throw HomeServiceError(
+                .cannotUnblockNonBridgeAccessory,
+                "accessory \"\(accessory.name)\" is not a bridge and cannot be unblocked"
+            )
+        }
+        guard accessory.isBlocked else { return }
+        accessories[id]!.isBlocked = false
+        touch(.accessory(id))
+        emit(ChangeEvent(.accessoryUnblocked, object: id.raw), in: home.id, by: .account(account))
+        submitPending()
+    }
+
+    /// Checks that an identify request may go to the accessory (the accessory link sends it).
+    /// - Throws: 61 blocked, 4 or 88 unreachable, 48 if it cannot identify itself.
+    public func identifyAccessory(_ id: AccessoryID, as account: AccountID) throws(HomeServiceError) {
+        let (accessory, _) = try accessory(id, for: account, .identifyAccessory)
+        try checkAvailable(accessory)
+        guard accessory.supportsIdentify else {
+            throw HomeServiceError(.operationNotSupported, "accessory \"\(accessory.name)\" cannot identify itself")
+        }
+    }
+
+    /// Fails for an accessory that cannot take requests now.
+    /// - Throws: 61 if it (or its bridge) is blocked; 4 if it is unreachable, 88 if bridged.
+    func checkAvailable(_ accessory: Accessory) throws(HomeServiceError) {
+        let bridge = accessory.bridge.flatMap { accessories[$0] }
+        if accessory.isBlocked || bridge?.isBlocked == true {
+            throw HomeServiceError(.accessoryIsBlocked, "accessory \"\(accessory.name)\" is blocked")
+        }
+        if !accessory.isReachable {
+            throw accessory.isBridged
+                ? HomeServiceError(
+                    .bridgedAccessoryNotReachable,
+                    "bridged accessory \"\(accessory.name)\" is not reachable"
+                )
+                : HomeServiceError(.accessoryNotReachable, "accessory \"\(accessory.name)\" is not reachable")
+        }
+    }
+
+    // MARK: Services
+
+    /// Renames a service; service names are unique in the home.
+    public func renameService(_ id: ServiceID, to name: String, as account: AccountID) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        let (service, home) = try service(id, for: account, .renameService)
+        try NameRules.validate(name, kind: "service")
+        if NameRules.areSimilar(service.name, name) {
+            throw HomeServiceError(
+                .renameWithSimilarName,
+                "service \"\(service.name)\" cannot be renamed to \"\(name)\": the names are equivalent"
+            )
+        }
+        let key = NameRules.comparisonKey(name)
+        if let holder = names[home.id]?[key], holder.id != service.accessory.raw {
+            throw HomeServiceError(
+                .objectWithSimilarNameExistsInHome,
+                "service name \"\(name)\" is too similar to the \(holder.kind) \"\(holder.name)\" in home \"\(home.name)\""
+            )
+        }
+        for accessoryID in home.accessories {
+            for other in accessories[accessoryID]!.services where other != id {
+                if NameRules.comparisonKey(services[other]!.name) == key {
+                    throw HomeServiceError(
+                        .objectWithSimilarNameExistsInHome,
+                        "service name \"\(name)\" is too similar to the service \"\(services[other]!.name)\" of accessory \"\(accessories[accessoryID]!.name)\""
+                    )
+                }
+            }
+        }
+        services[id]!.name = name
+        touch(.service(id))
+        emit(
+            ChangeEvent(.serviceNameUpdated, object: id.raw, container: service.accessory.raw, name: name),
+            in: home.id,
+            by: .account(account)
+        )
+        submitPending()
+    }
+
+    /// Sets (or with `nil` clears) what a generic service controls.
+    /// - Throws: 62 unless an Outlet or Switch is associated with a type that has Power State, or a
+    ///   Contact Sensor with a Door, Garage Door Opener, Window or Window Covering.
+    public func updateAssociatedServiceType(
+        _ id: ServiceID,
+        to type: String?,
+        as account: AccountID
+    )
+        throws(HomeServiceError)
+    {
+        try checkAcceptingChanges()
+        let (service, home) = try service(id, for: account, .updateAssociatedServiceType)
+        if let type { try ServiceAssociationRules.check(service: service.type, associatedType: type) }
+        let normalized = type?.uppercased()
+        guard service.associatedServiceType != normalized else { return }
+        services[id]!.associatedServiceType = normalized
+        touch(.service(id))
+        emit(
+            ChangeEvent(
+                .associatedServiceTypeUpdated,
+                object: id.raw,
+                container: service.accessory.raw,
+                name: normalized
+            ),
+            in: home.id,
+            by: .account(account)
+        )
+        submitPending()
+    }
+
+    // MARK: From the accessory side
+
+    /// The accessory's connection came or went. A bridge takes its bridged accessories with it;
+    /// an unreachable accessory's notification enablement resets.
+    public func setReachable(_ id: AccessoryID, _ reachable: Bool) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        guard let accessory = accessories[id] else { throw HomeServiceError(.notFound, "no such accessory \(id)") }
+        for target in [id] + accessory.bridgedAccessories where accessories[target]!.isReachable != reachable {
+            accessories[target]!.isReachable = reachable
+            touch(.accessory(target))
+            if !reachable {
+                for service in accessories[target]!.services {
+                    for characteristic in services[service]!.characteristics {
+                        notificationsEnabled[characteristic] = nil
+                    }
+                }
+            }
+            // Observers hear of the bridged accessories, never of the bridge itself.
+            if accessories[target]!.isBridge { continue }
+            emit(
+                ChangeEvent(.reachabilityUpdated, object: target.raw, flag: reachable),
+                in: accessory.home,
+                by: .accessory(id)
+            )
+        }
+        submitPending()
+    }
+
+    /// Blocks or clears the block on an accessory (the pairing layer decides; only unblocking is a
+    /// user operation).
+    public func setBlocked(_ id: AccessoryID, _ blocked: Bool) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        guard let accessory = accessories[id] else { throw HomeServiceError(.notFound, "no such accessory \(id)") }
+        guard accessory.isBlocked != blocked else { return }
+        accessories[id]!.isBlocked = blocked
+        touch(.accessory(id))
+        if !blocked { emit(ChangeEvent(.accessoryUnblocked, object: id.raw), in: accessory.home, by: .server) }
+        submitPending()
+    }
+
+    /// The accessory reports a new firmware version.
+    public func updateFirmwareVersion(
+        _ id: AccessoryID,
+        to version: String,
+        by reporter: AccessoryID
+    )
+        throws(HomeServiceError)
+    {
+        try checkAcceptingChanges()
+        let accessory = try reportedAccessory(id, by: reporter)
+        guard accessory.firmwareVersion != version else { return }
+        accessories[id]!.firmwareVersion = version
+        touch(.accessory(id))
+        emit(
+            ChangeEvent(.firmwareVersionUpdated, object: id.raw, name: version),
+            in: accessory.home,
+            by: .accessory(reporter)
+        )
+        submitPending()
+    }
+
+    /// An accessory may speak for itself and, if it is a bridge, for the accessories behind it.
+    func reportedAccessory(_ id: AccessoryID, by reporter: AccessoryID) throws(HomeServiceError) -> Accessory {
+        guard let accessory = accessories[id], accessory.id == reporter || accessory.bridge == reporter else {
+            throw HomeServiceError(.notFound, "accessory \(reporter) has no accessory \(id)")
+        }
+        return accessory
+    }
+
+    // MARK: Internals
+
+    /// Inserts one accessory of a checked description; returns its id.
+    private func insertAccessory(
+        _ description: AccessoryDescription,
+        bridge: AccessoryID?,
+        in home: Home
+    ) -> AccessoryID {
+        let name = freeName(for: description.name, in: home.id)
+        let accessory = Accessory(
+            id: description.id,
+            home: home.id,
+            name: name,
+            room: home.roomForEntireHome,
+            category: description.category,
+            manufacturer: description.manufacturer,
+            model: description.model,
+            firmwareVersion: description.firmwareVersion,
+            supportsIdentify: description.supportsIdentify,
+            bridge: bridge,
+            bridgedAccessories: [],
+            isBlocked: false,
+            isReachable: true,
+            services: description.services.map(\.id),
+            sequence: nextSequenceNumber()
+        )
+        accessories[accessory.id] = accessory
+        if let bridge { accessories[bridge]!.bridgedAccessories.append(accessory.id) }
+        homes[home.id]!.accessories.append(accessory.id)
+        index(name, kind: "accessory", id: accessory.id.raw, in: home.id)
+        touch(.accessory(accessory.id))
+        for serviceDescription in description.services {
+            insertService(serviceDescription, of: accessory, linked: description.services)
+        }
+        return accessory.id
+    }
+
+    private func insertService(_ description: ServiceDescription, of accessory: Accessory, linked: [ServiceDescription])
+    {
+        let time = now
+        let service = Service(
+            id: description.id,
+            accessory: accessory.id,
+            home: accessory.home,
+            type: description.type.uppercased(),
+            name: description.name ?? accessory.name,
+            isPrimary: description.isPrimary,
+            isUserInteractive: description.isUserInteractive,
+            associatedServiceType: nil,
+            linkedServices: description.linkedServices.map { linked[$0].id },
+            characteristics: description.characteristics.map(\.id),
+            sequence: nextSequenceNumber()
+        )
+        services[service.id] = service
+        touch(.service(service.id))
+        for characteristicDescription in description.characteristics {
+            let (properties, metadata) = AccessoryDescriptionCheck.resolved(characteristicDescription)!
+            let characteristic = Characteristic(
+                id: characteristicDescription.id,
+                service: service.id,
+                accessory: accessory.id,
+                home: accessory.home,
+                type: characteristicDescription.type.uppercased(),
+                properties: properties,
+                metadata: metadata,
+                slot: cache.allocate(
+                    value: characteristicDescription.value,
+                    at: characteristicDescription.value == nil ? 0 : time
+                ),
+                sequence: nextSequenceNumber()
+            )
+            characteristics[characteristic.id] = characteristic
+            touch(.characteristic(characteristic.id))
+        }
+    }
+
+    /// `name`, or the first of "name 2", "name 3"... that no object in the home is similar to.
+    private func freeName(for name: String, in home: HomeID) -> String {
+        var candidate = name
+        var number = 2
+        while names[home]?[NameRules.comparisonKey(candidate)] != nil {
+            candidate = "\(name) \(number)"
+            number += 1
+        }
+        return candidate
+    }
+
+    /// Deletes an accessory and those behind it, its services and characteristics, and every
+    /// reference to them (service groups, actions). With `home`, announces what observers see.
+    func deleteAccessory(_ id: AccessoryID, announcingTo home: HomeID? = nil, by initiator: Initiator = .server) {
+        guard let accessory = accessories[id] else { return }
+        for bridged in accessory.bridgedAccessories {
+            deleteAccessory(bridged, announcingTo: home, by: initiator)
+        }
+        let removedServices = Set(accessory.services)
+        var removedCharacteristics: Set<CharacteristicID> = []
+        for serviceID in accessory.services {
+            for characteristicID in services[serviceID]!.characteristics {
+                cache.release(characteristics[characteristicID]!.slot)
+                characteristics[characteristicID] = nil
+                notificationsEnabled[characteristicID] = nil
+                removedCharacteristics.insert(characteristicID)
+                touch(.characteristic(characteristicID))
+            }
+            services[serviceID] = nil
+            touch(.service(serviceID))
+        }
+        if let home {
+            for groupID in homes[home]!.serviceGroups {
+                for serviceID in serviceGroups[groupID]!.services where removedServices.contains(serviceID) {
+                    removeFromGroup(serviceID, group: groupID, home: home, by: initiator)
+                }
+            }
+            for actionSetID in homes[home]!.actionSets
+            where actionSets[actionSetID]!.actions.contains(where: {
+                removedCharacteristics.contains($0.characteristic)
+            }) {
+                for action in actionSets[actionSetID]!.actions
+                where removedCharacteristics.contains(action.characteristic) {
+                    actionOwners[action.id] = nil
+                }
+                actionSets[actionSetID]!.actions.removeAll { removedCharacteristics.contains($0.characteristic) }
+                touch(.actionSet(actionSetID))
+                emit(ChangeEvent(.actionSetActionsUpdated, object: actionSetID.raw), in: home, by: initiator)
+            }
+            if !accessory.isBridge {
+                emit(ChangeEvent(.accessoryRemoved, object: id.raw), in: home, by: initiator)
+            }
+        }
+        accessories[id] = nil
+        homes[accessory.home]?.accessories.removeAll { $0 == id }
+        unindex(accessory.name, in: accessory.home)
+        touch(.accessory(id))
+    }
+}

@@ -1,0 +1,111 @@
+/// Server accounts and their bearer tokens.
+extension HomeStore {
+    /// The first account of a new store, with its first token.
+    func createOwner() -> String {
+        let account = Account(
+            id: .random(),
+            name: "Owner",
+            isOwner: true,
+            primaryHome: nil,
+            createdAt: now,
+            sequence: nextSequenceNumber()
+        )
+        accounts[account.id] = account
+        touch(.account(account.id))
+        let token = addToken(for: account.id)
+        submitPending()
+        return token
+    }
+
+    /// The account created on first start.
+    public var owner: Account? { accounts.values.first(where: \.isOwner) }
+
+    /// Creates an account. Only the owner may.
+    /// - Throws: 17 for anyone else; the naming codes for a bad name.
+    public func createAccount(named name: String, by caller: AccountID) throws(HomeServiceError) -> Account {
+        try checkAcceptingChanges()
+        try requireOwner(caller, "create accounts")
+        try NameRules.validate(name, kind: "account")
+        let account = Account(
+            id: .random(),
+            name: name,
+            isOwner: false,
+            primaryHome: nil,
+            createdAt: now,
+            sequence: nextSequenceNumber()
+        )
+        accounts[account.id] = account
+        touch(.account(account.id))
+        submitPending()
+        return account
+    }
+
+    /// Issues a new token for `account`; the returned text is never available again.
+    /// - Throws: 2 for an unknown account; 17 unless the caller is that account or the owner.
+    public func issueToken(
+        for account: AccountID,
+        by caller: AccountID
+    ) throws(HomeServiceError) -> (
+        AccessToken, String
+    ) {
+        try checkAcceptingChanges()
+        try requireSelfOrOwner(account, caller, "issue tokens")
+        let text = addToken(for: account)
+        submitPending()
+        return (tokens[tokenIDsByHash[TokenGenerator.hash(text)]!]!, text)
+    }
+
+    /// Revokes a token: it stops resolving at once (and for good once committed).
+    /// - Throws: 2 for an unknown token, or one of another account for anyone but the owner.
+    public func revokeToken(_ id: AccessTokenID, by caller: AccountID) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        guard let token = tokens[id], token.account == caller || accounts[caller]?.isOwner == true else {
+            throw HomeServiceError(.notFound, "no such token \(id)")
+        }
+        tokens[id] = nil
+        tokenIDsByHash[token.hash] = nil
+        touch(.token(id))
+        submitPending()
+    }
+
+    /// The account a bearer token belongs to, or `nil` for an unknown or revoked token.
+    public func account(forToken token: String) -> Account? {
+        tokenIDsByHash[TokenGenerator.hash(token)].flatMap { tokens[$0] }.flatMap { accounts[$0.account] }
+    }
+
+    /// Tokens of `account` (never their text).
+    public func tokens(of account: AccountID, by caller: AccountID) throws(HomeServiceError) -> [AccessToken] {
+        try requireSelfOrOwner(account, caller, "list tokens")
+        return tokens.values.filter { $0.account == account }.sorted { $0.sequence < $1.sequence }
+    }
+
+    private func addToken(for account: AccountID) -> String {
+        let text = TokenGenerator.newToken()
+        let token = AccessToken(
+            id: .random(),
+            account: account,
+            hash: TokenGenerator.hash(text),
+            createdAt: now,
+            sequence: nextSequenceNumber()
+        )
+        tokens[token.id] = token
+        tokenIDsByHash[token.hash] = token.id
+        touch(.token(token.id))
+        return text
+    }
+
+    private func requireOwner(_ caller: AccountID, _ what: String) throws(HomeServiceError) {
+        guard accounts[caller]?.isOwner == true else {
+            throw HomeServiceError(.insufficientPrivileges, "only the server's owner may \(what)")
+        }
+    }
+
+    private func requireSelfOrOwner(_ account: AccountID, _ caller: AccountID, _ what: String) throws(HomeServiceError)
+    {
+        // Rights first, so that nobody but the owner learns which account ids exist.
+        guard account == caller || accounts[caller]?.isOwner == true else {
+            throw HomeServiceError(.insufficientPrivileges, "only the account itself or the owner may \(what)")
+        }
+        guard accounts[account] != nil else { throw HomeServiceError(.notFound, "no such account \(account)") }
+    }
+}

@@ -1,0 +1,204 @@
+/// Action sets, their actions, and executing them.
+extension HomeStore {
+    /// What executing an action set did: each action's result, in the set's order.
+    public struct ActionSetExecution: Sendable {
+        public let results: [(action: ActionID, error: HomeServiceError?)]
+
+        /// 63 when every write failed, 64 (with the per-action results) when some did; `nil` on success.
+        public var error: HomeServiceError? {
+            let failed = results.filter { $0.error != nil }.count
+            if failed == 0 { return nil }
+            if failed == results.count {
+                return HomeServiceError(.actionSetExecutionFailed, "every action of the set failed")
+            }
+            return HomeServiceError(
+                .actionSetExecutionPartialSuccess,
+                "\(failed) of \(results.count) actions failed"
+            )
+        }
+    }
+
+    public func addActionSet(
+        named name: String,
+        to homeID: HomeID,
+        as account: AccountID
+    ) throws(HomeServiceError)
+        -> ActionSet
+    {
+        try checkAcceptingChanges()
+        let home = try home(homeID, for: account, .addActionSet)
+        try checkNewName(name, kind: "action set", in: home)
+        let id = insertActionSet(named: name, kind: .userDefined, in: homeID)
+        emit(ChangeEvent(.actionSetAdded, object: id.raw, name: name), in: homeID, by: .account(account))
+        submitPending()
+        return actionSets[id]!
+    }
+
+    @discardableResult
+    func insertActionSet(named name: String, kind: ActionSet.Kind, in homeID: HomeID) -> ActionSetID {
+        let actionSet = ActionSet(
+            id: .random(),
+            home: homeID,
+            name: name,
+            kind: kind,
+            actions: [],
+            lastExecutionDate: nil,
+            sequence: nextSequenceNumber()
+        )
+        actionSets[actionSet.id] = actionSet
+        homes[homeID]!.actionSets.append(actionSet.id)
+        index(name, kind: "action set", id: actionSet.id.raw, in: homeID)
+        touch(.actionSet(actionSet.id))
+        return actionSet.id
+    }
+
+    /// Removes a user-defined action set, and takes it out of every trigger.
+    /// - Throws: 83 for a built-in set.
+    public func removeActionSet(_ id: ActionSetID, as account: AccountID) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        let (actionSet, home) = try actionSet(id, for: account, .removeActionSet)
+        guard !actionSet.isBuiltIn else {
+            throw HomeServiceError(
+                .cannotRemoveBuiltinActionSet,
+                "action set \"\(actionSet.name)\" is built in and cannot be removed"
+            )
+        }
+        for triggerID in home.triggers where triggers[triggerID]!.actionSets.contains(id) {
+            detach(id, from: triggerID, by: .account(account))
+        }
+        deleteActionSet(id)
+        homes[home.id]!.actionSets.removeAll { $0 == id }
+        emit(ChangeEvent(.actionSetRemoved, object: id.raw), in: home.id, by: .account(account))
+        submitPending()
+    }
+
+    func deleteActionSet(_ id: ActionSetID) {
+        guard let actionSet = actionSets[id] else { return }
+        for action in actionSet.actions { actionOwners[action.id] = nil }
+        actionSets[id] = nil
+        unindex(actionSet.name, in: actionSet.home)
+        touch(.actionSet(id))
+    }
+
+    public func renameActionSet(_ id: ActionSetID, to name: String, as account: AccountID) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        let (actionSet, home) = try actionSet(id, for: account, .renameActionSet)
+        try checkRename(of: id.raw, from: actionSet.name, to: name, kind: "action set", in: home)
+        actionSets[id]!.name = name
+        reindex(from: actionSet.name, to: name, kind: "action set", id: id.raw, in: home.id)
+        touch(.actionSet(id))
+        emit(ChangeEvent(.actionSetNameUpdated, object: id.raw, name: name), in: home.id, by: .account(account))
+        submitPending()
+    }
+
+    /// Adds a characteristic write to the set.
+    /// - Throws: 30 if the action is in another set; 1 if it (or another write of the same
+    ///   characteristic) is already in this one; 5 for a read-only characteristic; the value rules.
+    public func addAction(
+        _ action: CharacteristicWriteAction,
+        to id: ActionSetID,
+        as account: AccountID
+    )
+        throws(HomeServiceError)
+    {
+        try checkAcceptingChanges()
+        let (actionSet, home) = try actionSet(id, for: account, .addAction)
+        if let owner = actionOwners[action.id] {
+            throw owner == id
+                ? HomeServiceError(.alreadyExists, "the action is already in action set \"\(actionSet.name)\"")
+                : HomeServiceError(.actionInAnotherActionSet, "the action already belongs to another action set")
+        }
+        let characteristic = try checkedTarget(action.characteristic, action.targetValue, in: home)
+        if actionSet.actions.contains(where: { $0.characteristic == action.characteristic }) {
+            throw HomeServiceError(
+                .alreadyExists,
+                "action set \"\(actionSet.name)\" already writes \(characteristic.displayName)"
+            )
+        }
+        actionSets[id]!.actions.append(action)
+        actionOwners[action.id] = id
+        touch(.actionSet(id))
+        emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
+        submitPending()
+    }
+
+    /// - Throws: 2 if the action is not in the set.
+    public func removeAction(_ actionID: ActionID, from id: ActionSetID, as account: AccountID) throws(HomeServiceError)
+    {
+        try checkAcceptingChanges()
+        let (actionSet, home) = try actionSet(id, for: account, .removeAction)
+        guard actionOwners[actionID] == id else {
+            throw HomeServiceError(.notFound, "action \(actionID) is not in action set \"\(actionSet.name)\"")
+        }
+        actionSets[id]!.actions.removeAll { $0.id == actionID }
+        actionOwners[actionID] = nil
+        touch(.actionSet(id))
+        emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
+        submitPending()
+    }
+
+    /// Changes what an action writes.
+    public func updateTargetValue(
+        of actionID: ActionID,
+        in id: ActionSetID,
+        to value: CharacteristicValue,
+        as account: AccountID
+    ) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        let (actionSet, home) = try actionSet(id, for: account, .updateActionTargetValue)
+        guard let index = actionSet.actions.firstIndex(where: { $0.id == actionID }) else {
+            throw HomeServiceError(.notFound, "action \(actionID) is not in action set \"\(actionSet.name)\"")
+        }
+        _ = try checkedTarget(actionSet.actions[index].characteristic, value, in: home)
+        actionSets[id]!.actions[index].targetValue = value
+        touch(.actionSet(id))
+        emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
+        submitPending()
+    }
+
+    /// Executes every action of the set (in no particular order) and reports each one's result.
+    /// - Throws: 25 for a set without actions. Per-action failures are in the result, with 63 or 64.
+    public func executeActionSet(
+        _ id: ActionSetID,
+        as account: AccountID
+    ) throws(HomeServiceError)
+        -> ActionSetExecution
+    {
+        try checkAcceptingChanges()
+        let (actionSet, home) = try actionSet(id, for: account, .executeActionSet)
+        guard !actionSet.actions.isEmpty else {
+            throw HomeServiceError(.noActionsInActionSet, "action set \"\(actionSet.name)\" has no actions")
+        }
+        var results: [(action: ActionID, error: HomeServiceError?)] = []
+        for action in actionSet.actions {
+            do throws(HomeServiceError) {
+                let characteristic = try checkedTarget(action.characteristic, action.targetValue, in: home)
+                try checkAvailable(accessories[characteristic.accessory]!)
+                record(action.targetValue, for: characteristic, by: .account(account))
+                results.append((action.id, nil))
+            } catch {
+                results.append((action.id, error))
+            }
+        }
+        actionSets[id]!.lastExecutionDate = now
+        touch(.actionSet(id))
+        submitPending()
+        return ActionSetExecution(results: results)
+    }
+
+    /// The characteristic an action writes, checked: in this home, writable, and the value valid.
+    private func checkedTarget(
+        _ id: CharacteristicID,
+        _ value: CharacteristicValue,
+        in home: Home
+    )
+        throws(HomeServiceError) -> Characteristic
+    {
+        let characteristic = try sameHome(id, in: characteristics, kind: "characteristic", home: \.home, as: home)
+        guard characteristic.properties.contains(.writable) else {
+            throw HomeServiceError(.readOnlyCharacteristic, "\(characteristic.displayName) is read-only")
+        }
+        try ValueRules.validate(value, against: characteristic.metadata, characteristic: characteristic.displayName)
+        return characteristic
+    }
+}

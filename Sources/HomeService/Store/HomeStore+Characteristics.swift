@@ -1,0 +1,149 @@
+/// Reading and writing characteristics through the cache, and value reports from accessories.
+extension HomeStore {
+    /// The cached value and its time.
+    /// - Throws: 6 for a characteristic that cannot be read; 61 if its accessory is blocked.
+    public func readValue(
+        _ id: CharacteristicID,
+        as account: AccountID
+    ) throws(HomeServiceError)
+        -> CharacteristicCache.Entry
+    {
+        let (characteristic, _) = try characteristic(id, for: account, .readCharacteristic)
+        try checkReadable(characteristic)
+        return cache[characteristic.slot]
+    }
+
+    /// Checks a write without doing it (the accessory link forwards it and records the answer).
+    /// - Throws: 5 read-only; 61 blocked; 4 or 88 unreachable; 43–51 and 3 for a bad value.
+    public func checkWrite(
+        _ id: CharacteristicID,
+        _ value: CharacteristicValue,
+        as account: AccountID
+    )
+        throws(HomeServiceError) -> Characteristic
+    {
+        try checkAcceptingChanges()
+        let (characteristic, _) = try characteristic(id, for: account, .writeCharacteristic)
+        try checkWritable(characteristic, value)
+        return characteristic
+    }
+
+    /// Writes a value the accessory accepted (or, until accessories are linked, that the server
+    /// accepts for it) into the cache. The caller learns of it from its reply; observers get an event.
+    @discardableResult
+    public func writeValue(
+        _ id: CharacteristicID,
+        _ value: CharacteristicValue,
+        as account: AccountID
+    )
+        throws(HomeServiceError) -> CharacteristicCache.Entry
+    {
+        let characteristic = try checkWrite(id, value, as: account)
+        record(value, for: characteristic, by: .account(account))
+        submitPending()
+        return cache[characteristic.slot]
+    }
+
+    /// A value the accessory changed on its own (a sensor reading, a switch pressed).
+    /// - Throws: 2 unless `reporter` is the characteristic's accessory or its bridge; 50 for a value
+    ///   its own metadata forbids.
+    public func reportValue(
+        _ id: CharacteristicID,
+        _ value: CharacteristicValue,
+        by reporter: AccessoryID
+    )
+        throws(HomeServiceError)
+    {
+        try checkAcceptingChanges()
+        guard let characteristic = characteristics[id] else {
+            throw HomeServiceError(.notFound, "accessory \(reporter) has no characteristic \(id)")
+        }
+        _ = try reportedAccessory(characteristic.accessory, by: reporter)
+        do {
+            try ValueRules.validate(value, against: characteristic.metadata, characteristic: characteristic.displayName)
+        } catch {
+            throw HomeServiceError(.accessorySentInvalidResponse, "accessory reported \(error.message)")
+        }
+        record(value, for: characteristic, by: .accessory(reporter))
+        submitPending()
+    }
+
+    /// Turns value notifications for the caller on or off.
+    /// - Throws: 7 for a characteristic without event support; 61, 4, 88 as for writes.
+    public func enableNotification(
+        _ id: CharacteristicID,
+        _ enabled: Bool,
+        as account: AccountID
+    )
+        throws(HomeServiceError)
+    {
+        let (characteristic, _) = try characteristic(id, for: account, .enableNotification)
+        guard characteristic.properties.contains(.supportsEventNotification) else {
+            throw HomeServiceError(
+                .notificationNotSupported,
+                "\(characteristic.displayName) does not support notifications"
+            )
+        }
+        try checkAvailable(accessories[characteristic.accessory]!)
+        if enabled {
+            notificationsEnabled[id, default: []].insert(account)
+        } else {
+            notificationsEnabled[id]?.remove(account)
+        }
+    }
+
+    /// Whether `account` has notifications on for the characteristic.
+    public func isNotificationEnabled(_ id: CharacteristicID, for account: AccountID) -> Bool {
+        notificationsEnabled[id]?.contains(account) ?? false
+    }
+
+    // MARK: The hot path by slot
+
+    /// The cache slot of a characteristic the caller may read, for repeated reads without lookups.
+    public func readableSlot(
+        _ id: CharacteristicID,
+        as account: AccountID
+    ) throws(HomeServiceError)
+        -> CharacteristicCache.Slot
+    {
+        let (characteristic, _) = try characteristic(id, for: account, .readCharacteristic)
+        try checkReadable(characteristic)
+        return characteristic.slot
+    }
+
+    // MARK: Checks
+
+    func checkReadable(_ characteristic: Characteristic) throws(HomeServiceError) {
+        guard characteristic.properties.contains(.readable) else {
+            throw HomeServiceError(.writeOnlyCharacteristic, "\(characteristic.displayName) is write-only")
+        }
+        let accessory = accessories[characteristic.accessory]!
+        if accessory.isBlocked || accessory.bridge.flatMap({ accessories[$0]?.isBlocked }) == true {
+            throw HomeServiceError(.accessoryIsBlocked, "accessory \"\(accessory.name)\" is blocked")
+        }
+    }
+
+    /// - Throws: 5, 61, 4, 88, then the value rules' codes.
+    func checkWritable(_ characteristic: Characteristic, _ value: CharacteristicValue) throws(HomeServiceError) {
+        guard characteristic.properties.contains(.writable) else {
+            throw HomeServiceError(.readOnlyCharacteristic, "\(characteristic.displayName) is read-only")
+        }
+        try checkAvailable(accessories[characteristic.accessory]!)
+        try ValueRules.validate(value, against: characteristic.metadata, characteristic: characteristic.displayName)
+    }
+
+    func record(_ value: CharacteristicValue, for characteristic: Characteristic, by initiator: Initiator) {
+        cache.set(characteristic.slot, to: value, at: now)
+        touch(.value(characteristic.id))
+        emit(
+            ChangeEvent(
+                .characteristicValueUpdated,
+                object: characteristic.id.raw,
+                container: characteristic.accessory.raw,
+                value: value
+            ),
+            in: characteristic.home,
+            by: initiator
+        )
+    }
+}

@@ -1,0 +1,154 @@
+/// Finding objects for a caller: every lookup checks membership and rights, and an object in a home
+/// the caller may not see is reported exactly like one that does not exist.
+extension HomeStore {
+    /// The home, if `account` may perform `operation` in it.
+    /// - Throws: 2 "no such home" for a missing home or a non-member; 17 for a guest asking too much.
+    func home(_ id: HomeID, for account: AccountID, _ operation: HomeOperation) throws(HomeServiceError) -> Home {
+        guard let home = homes[id] else { throw AccessRules.noSuchHome }
+        try AccessRules.authorize(operation, role: home.members[account], homeName: home.name)
+        return home
+    }
+
+    /// An object of a home the caller may act on.
+    func object<Kind, Object>(
+        _ id: ID<Kind>,
+        in table: [ID<Kind>: Object],
+        kind: String,
+        home homeOf: (Object) -> HomeID,
+        for account: AccountID,
+        _ operation: HomeOperation
+    ) throws(HomeServiceError) -> (Object, Home) {
+        guard let object = table[id], let home = homes[homeOf(object)], let role = home.members[account] else {
+            throw HomeServiceError(.notFound, "no such \(kind) \(id)")
+        }
+        try AccessRules.authorize(operation, role: role, homeName: home.name)
+        return (object, home)
+    }
+
+    func room(_ id: RoomID, for account: AccountID, _ operation: HomeOperation) throws(HomeServiceError) -> (Room, Home)
+    {
+        try object(id, in: rooms, kind: "room", home: \.home, for: account, operation)
+    }
+
+    func zone(_ id: ZoneID, for account: AccountID, _ operation: HomeOperation) throws(HomeServiceError) -> (Zone, Home)
+    {
+        try object(id, in: zones, kind: "zone", home: \.home, for: account, operation)
+    }
+
+    func accessory(
+        _ id: AccessoryID,
+        for account: AccountID,
+        _ operation: HomeOperation
+    ) throws(HomeServiceError) -> (Accessory, Home) {
+        try object(id, in: accessories, kind: "accessory", home: \.home, for: account, operation)
+    }
+
+    func service(
+        _ id: ServiceID,
+        for account: AccountID,
+        _ operation: HomeOperation
+    ) throws(HomeServiceError) -> (
+        Service, Home
+    ) {
+        try object(id, in: services, kind: "service", home: \.home, for: account, operation)
+    }
+
+    func characteristic(
+        _ id: CharacteristicID,
+        for account: AccountID,
+        _ operation: HomeOperation
+    ) throws(HomeServiceError) -> (Characteristic, Home) {
+        try object(id, in: characteristics, kind: "characteristic", home: \.home, for: account, operation)
+    }
+
+    func serviceGroup(
+        _ id: ServiceGroupID,
+        for account: AccountID,
+        _ operation: HomeOperation
+    ) throws(HomeServiceError) -> (ServiceGroup, Home) {
+        try object(id, in: serviceGroups, kind: "service group", home: \.home, for: account, operation)
+    }
+
+    func actionSet(
+        _ id: ActionSetID,
+        for account: AccountID,
+        _ operation: HomeOperation
+    ) throws(HomeServiceError) -> (ActionSet, Home) {
+        try object(id, in: actionSets, kind: "action set", home: \.home, for: account, operation)
+    }
+
+    func trigger(
+        _ id: TriggerID,
+        for account: AccountID,
+        _ operation: HomeOperation
+    ) throws(HomeServiceError) -> (TimerTrigger, Home) {
+        try object(id, in: triggers, kind: "trigger", home: \.home, for: account, operation)
+    }
+
+    /// An object of the same home as the one being changed (a room for a zone, a service for a group).
+    func sameHome<Kind, Object>(
+        _ id: ID<Kind>,
+        in table: [ID<Kind>: Object],
+        kind: String,
+        home homeOf: (Object) -> HomeID,
+        as home: Home
+    ) throws(HomeServiceError) -> Object {
+        guard let object = table[id], homeOf(object) == home.id else {
+            throw HomeServiceError(.notFound, "no such \(kind) \(id) in home \"\(home.name)\"")
+        }
+        return object
+    }
+
+    // MARK: Names
+
+    /// Checks a new object's name: the character rules, then collisions in the home's namespace.
+    /// - Throws: 35, 36, 60 (characters), 31 (similar to an object in the home), 3 (empty).
+    func checkNewName(_ name: String, kind: String, in home: Home) throws(HomeServiceError) {
+        try NameRules.validate(name, kind: kind)
+        if let holder = names[home.id]?[NameRules.comparisonKey(name)] {
+            throw similarNameError(name, kind: kind, holder: holder, home: home)
+        }
+    }
+
+    /// Checks a rename of object `id`, now called `current`.
+    /// - Throws: the character rules' codes, 33 (equivalent to its current name), 31 (similar to
+    ///   another object in the home).
+    func checkRename(
+        of id: UniqueIdentifier,
+        from current: String,
+        to name: String,
+        kind: String,
+        in home: Home
+    ) throws(HomeServiceError) {
+        try NameRules.validate(name, kind: kind)
+        if NameRules.areSimilar(current, name) {
+            throw HomeServiceError(
+                .renameWithSimilarName,
+                "\(kind) \"\(current)\" cannot be renamed to \"\(name)\": the names are equivalent"
+            )
+        }
+        if let holder = names[home.id]?[NameRules.comparisonKey(name)], holder.id != id {
+            throw similarNameError(name, kind: kind, holder: holder, home: home)
+        }
+    }
+
+    private func similarNameError(_ name: String, kind: String, holder: NameHolder, home: Home) -> HomeServiceError {
+        HomeServiceError(
+            .objectWithSimilarNameExistsInHome,
+            "\(kind) name \"\(name)\" is too similar to the \(holder.kind) \"\(holder.name)\" in home \"\(home.name)\""
+        )
+    }
+
+    func index(_ name: String, kind: String, id: UniqueIdentifier, in home: HomeID) {
+        names[home, default: [:]][NameRules.comparisonKey(name)] = NameHolder(id: id, kind: kind, name: name)
+    }
+
+    func unindex(_ name: String, in home: HomeID) {
+        names[home]?[NameRules.comparisonKey(name)] = nil
+    }
+
+    func reindex(from old: String, to new: String, kind: String, id: UniqueIdentifier, in home: HomeID) {
+        unindex(old, in: home)
+        index(new, kind: kind, id: id, in: home)
+    }
+}

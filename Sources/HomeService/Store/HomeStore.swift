@@ -1,0 +1,310 @@
+internal import SQLite
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The home domain in memory, with durable storage behind it: every account, home and object, the
+/// characteristic cache and each home's change log.
+///
+/// One thread owns a store (the event loop's): every call happens there, without locks. A mutating
+/// call checks its caller's rights and the HomeKit rules first and changes nothing if one fails; then
+/// it updates memory, records typed change events under the home's next revision, and queues the
+/// changed rows to the writer thread. Answer the caller from ``afterCommit(_:)``: a change is
+/// acknowledged only once it is durable. Reads are answered from memory at once.
+///
+/// ```swift
+/// let store = try HomeStore.open(.file(path: "homed.sqlite"))
+/// let home = try store.addHome(named: "Home", as: owner)
+/// let room = try store.addRoom(named: "Kitchen", to: home.id, as: owner)
+/// store.afterCommit { failure in reply(failure == nil ? .ok(room) : .error(failure!)) }
+/// ```
+public final class HomeStore {
+    /// Where committed rows live.
+    public enum Location {
+        /// An SQLite file (created on first open).
+        case file(path: String)
+        /// Memory that outlives the store object, so it can be reopened (tests, throwaway servers).
+        case memory(InMemoryStorage)
+    }
+
+    public struct Configuration: Sendable {
+        public var retention: EventRetention
+        /// Milliseconds since the Unix epoch: event times, execution dates, trigger checks.
+        public var clock: @Sendable () -> Int64
+
+        public init(retention: EventRetention = EventRetention(), clock: @escaping @Sendable () -> Int64 = wallClock) {
+            self.retention = retention
+            self.clock = clock
+        }
+    }
+
+    // MARK: State (the owning thread only)
+
+    public internal(set) var accounts: [AccountID: Account] = [:]
+    var tokens: [AccessTokenID: AccessToken] = [:]
+    var tokenIDsByHash: [[UInt8]: AccessTokenID] = [:]
+    public internal(set) var homes: [HomeID: Home] = [:]
+    public internal(set) var rooms: [RoomID: Room] = [:]
+    public internal(set) var zones: [ZoneID: Zone] = [:]
+    public internal(set) var accessories: [AccessoryID: Accessory] = [:]
+    public internal(set) var services: [ServiceID: Service] = [:]
+    public internal(set) var characteristics: [CharacteristicID: Characteristic] = [:]
+    public internal(set) var serviceGroups: [ServiceGroupID: ServiceGroup] = [:]
+    public internal(set) var actionSets: [ActionSetID: ActionSet] = [:]
+    public internal(set) var triggers: [TriggerID: TimerTrigger] = [:]
+    /// The action set each action belongs to (an action is in at most one).
+    var actionOwners: [ActionID: ActionSetID] = [:]
+    /// Every characteristic's last value.
+    public internal(set) var cache = CharacteristicCache()
+    /// Each home's retained changes.
+    var logs: [HomeID: RevisionLog<HomeChange>] = [:]
+    /// Each home's namespace: who holds each name, by comparison key.
+    var names: [HomeID: [String: NameHolder]] = [:]
+    /// Accounts that enabled notifications per characteristic. Not persisted: like HomeKit's, it
+    /// lasts while the accessory stays reachable.
+    var notificationsEnabled: [CharacteristicID: Set<AccountID>] = [:]
+    var nextSequence: Int64 = 1
+
+    let configuration: Configuration
+
+    // MARK: Commit plumbing
+
+    private let writer: StoreWriter
+    /// Rows touched by the mutation in progress, in first-touch order.
+    private var dirty: [RecordKey] = []
+    private var dirtySet: Set<RecordKey> = []
+    private var pendingChanges: [HomeChange] = []
+    /// Events logged in each home's table up to here; below it they are trimmed.
+    private var trimmedThrough: [HomeID: UInt64] = [:]
+    private var lastSubmitted: UInt64 = 0
+    private var lastCommitted: UInt64 = 0
+    private var waiting: [(batch: UInt64, callback: (StoreError?) -> Void)] = []
+    private var unpublished: [(batch: UInt64, change: HomeChange)] = []
+    private var failure: StoreError?
+
+    /// Called with every change once it is durable, in revision order per home.
+    public var changeObserver: ((HomeChange) -> Void)?
+
+    /// The owner's token, when this open created the owner account (a new store); shown only here.
+    public internal(set) var newOwnerToken: String?
+
+    /// The system's real-time clock, in milliseconds since the Unix epoch.
+    public static let wallClock: @Sendable () -> Int64 = {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
+    init(backend: any StoreBackend, configuration: Configuration, onCommit: @escaping @Sendable (CommitReport) -> Void)
+    {
+        self.configuration = configuration
+        self.writer = StoreWriter(backend: backend, onCommit: onCommit)
+    }
+
+    /// Opens the store at `location`: loads everything into memory and checks it; on a new store,
+    /// creates the owner account (its token is in ``newOwnerToken``).
+    /// - Parameter onCommit: called on the writer thread after each commit. Pass the report to
+    ///   ``handle(_:)`` on this store's thread (through a loop waker); or leave it out and call
+    ///   ``waitForCommits()``.
+    public static func open(
+        _ location: Location,
+        configuration: Configuration = Configuration(),
+        onCommit: @escaping @Sendable (CommitReport) -> Void = { _ in }
+    ) throws(StoreError) -> HomeStore {
+        let backend: any StoreBackend
+        switch location {
+        case .file(let path): backend = try SQLiteStorage(path: path)
+        case .memory(let storage): backend = storage
+        }
+        let store = HomeStore(backend: backend, configuration: configuration, onCommit: onCommit)
+        try StoreLoader(store: store, backend: backend).load()
+        if !store.accounts.values.contains(where: \.isOwner) {
+            store.newOwnerToken = store.createOwner()
+        }
+        return store
+    }
+
+    var now: Int64 { configuration.clock() }
+
+    // MARK: Durability
+
+    /// Calls `callback` once every change made so far is committed, with `nil`, or with the failure
+    /// that stopped it. Calls it at once when nothing is pending.
+    public func afterCommit(_ callback: @escaping (StoreError?) -> Void) {
+        if lastCommitted >= lastSubmitted {
+            callback(failure)
+        } else {
+            waiting.append((lastSubmitted, callback))
+        }
+    }
+
+    /// Takes a report from the writer thread: runs the callbacks and publishes the changes it covers.
+    /// Call on this store's thread.
+    public func handle(_ report: CommitReport) {
+        guard report.committedThrough > lastCommitted || report.failure != nil else { return }
+        lastCommitted = max(lastCommitted, report.committedThrough)
+        if let reportFailure = report.failure, failure == nil { failure = reportFailure }
+        let durable = report.failure == nil
+        let published = unpublished.prefix { $0.batch <= report.committedThrough }
+        unpublished.removeFirst(published.count)
+        if durable, let changeObserver {
+            for (_, change) in published { changeObserver(change) }
+        }
+        let ready = waiting.prefix { $0.batch <= report.committedThrough }
+        waiting.removeFirst(ready.count)
+        for (_, callback) in ready { callback(report.failure) }
+    }
+
+    /// Blocks until everything queued is committed, then handles the report. For tools, tests and
+    /// shutdown; a server passes reports through its loop instead.
+    @discardableResult
+    public func waitForCommits() -> StoreError? {
+        handle(writer.waitForCommits())
+        return failure
+    }
+
+    /// Whether the store still accepts changes (a failed commit stops it until reopened).
+    public var isAcceptingChanges: Bool { failure == nil }
+
+    // MARK: Recording a mutation
+
+    /// Refuses mutations once a commit has failed: memory may be ahead of the file, and only a
+    /// reopen brings them back in line.
+    func checkAcceptingChanges() throws(HomeServiceError) {
+        if let failure { throw HomeServiceError(.genericError, failure.description) }
+    }
+
+    /// Marks a row for writing (or deleting, if its object is gone when the mutation ends).
+    func touch(_ key: RecordKey) {
+        if dirtySet.insert(key).inserted { dirty.append(key) }
+    }
+
+    /// Records `event` as the home's next revision.
+    func emit(_ event: ChangeEvent, in homeID: HomeID, by initiator: Initiator) {
+        guard var home = homes[homeID] else { return }
+        home.revision += 1
+        homes[homeID] = home
+        let time = now
+        let change = HomeChange(home: homeID, revision: home.revision, time: time, initiator: initiator, event: event)
+        logs[homeID, default: newLog(after: home.revision - 1)].append(change, at: UInt64(max(0, time)))
+        touch(.home(homeID))
+        pendingChanges.append(change)
+    }
+
+    func newLog(after revision: UInt64) -> RevisionLog<HomeChange> {
+        RevisionLog(
+            maxEntries: configuration.retention.maxEvents,
+            maxAgeMilliseconds: UInt64(configuration.retention.maxAgeMilliseconds),
+            startingAfter: revision
+        )
+    }
+
+    func nextSequenceNumber() -> Int64 {
+        defer { nextSequence += 1 }
+        return nextSequence
+    }
+
+    /// Ends a mutation: turns the touched rows and new events into one batch for the writer.
+    func submitPending() {
+        guard !dirty.isEmpty || !pendingChanges.isEmpty else { return }
+        var changes: [StoreChange] = []
+        changes.reserveCapacity(dirty.count + pendingChanges.count + 1)
+        for key in dirty { changes.append(storeChange(for: key)) }
+        var eventHomes: [HomeID] = []
+        for change in pendingChanges {
+            guard homes[change.home] != nil else { continue }
+            changes.append(.upsert(StoreSchema.event, RowCoding.row(change)))
+            if eventHomes.last != change.home { eventHomes.append(change.home) }
+        }
+        for homeID in Set(eventHomes) {
+            guard let oldest = logs[homeID]?.oldestResumableRevision, oldest > trimmedThrough[homeID, default: 0] else {
+                continue
+            }
+            trimmedThrough[homeID] = oldest
+            changes.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(oldest)))
+        }
+        lastSubmitted = writer.submit(changes)
+        for change in pendingChanges { unpublished.append((lastSubmitted, change)) }
+        dirty.removeAll(keepingCapacity: true)
+        dirtySet.removeAll(keepingCapacity: true)
+        pendingChanges.removeAll(keepingCapacity: true)
+    }
+
+    private func storeChange(for key: RecordKey) -> StoreChange {
+        switch key {
+        case .account(let id):
+            return upsertOrDelete(StoreSchema.account, id, accounts[id].map(RowCoding.row))
+        case .token(let id):
+            return upsertOrDelete(StoreSchema.token, id, tokens[id].map(RowCoding.row))
+        case .home(let id):
+            return upsertOrDelete(StoreSchema.home, id, homes[id].map(RowCoding.row))
+        case .removedHomeEvents(let id):
+            return .trimEvents(home: id.raw.bytes, throughRevision: .max)
+        case .member(let homeID, let accountID):
+            if let role = homes[homeID]?.members[accountID] {
+                return .upsert(StoreSchema.member, RowCoding.memberRow(home: homeID, account: accountID, role: role))
+            }
+            return .delete(StoreSchema.member, key: [.id(homeID), .id(accountID)])
+        case .room(let id):
+            return upsertOrDelete(StoreSchema.room, id, rooms[id].map(RowCoding.row))
+        case .zone(let id):
+            return upsertOrDelete(StoreSchema.zone, id, zones[id].map(RowCoding.row))
+        case .accessory(let id):
+            return upsertOrDelete(StoreSchema.accessory, id, accessories[id].map(RowCoding.row))
+        case .service(let id):
+            return upsertOrDelete(StoreSchema.service, id, services[id].map(RowCoding.row))
+        case .characteristic(let id):
+            return upsertOrDelete(
+                StoreSchema.characteristic,
+                id,
+                characteristics[id].map { RowCoding.row($0, cache[$0.slot]) }
+            )
+        case .value(let id):
+            guard let characteristic = characteristics[id] else {
+                return .delete(StoreSchema.characteristic, key: [.id(id)])
+            }
+            let entry = cache[characteristic.slot]
+            return .setValue(characteristic: id.raw.bytes, value: RowCoding.value(entry.value), time: entry.updatedAt)
+        case .serviceGroup(let id):
+            return upsertOrDelete(StoreSchema.serviceGroup, id, serviceGroups[id].map(RowCoding.row))
+        case .actionSet(let id):
+            return upsertOrDelete(StoreSchema.actionSet, id, actionSets[id].map(RowCoding.row))
+        case .trigger(let id):
+            return upsertOrDelete(StoreSchema.timerTrigger, id, triggers[id].map(RowCoding.row))
+        }
+    }
+
+    private func upsertOrDelete<Kind>(_ table: StoreTable, _ id: ID<Kind>, _ row: [SQLValue]?) -> StoreChange {
+        row.map { .upsert(table, $0) } ?? .delete(table, key: [.id(id)])
+    }
+}
+
+/// A stored row, named by its key.
+enum RecordKey: Hashable {
+    case account(AccountID)
+    case token(AccessTokenID)
+    /// The home's row (its revision changes with every event).
+    case home(HomeID)
+    /// Every event of a removed home.
+    case removedHomeEvents(HomeID)
+    case member(HomeID, AccountID)
+    case room(RoomID)
+    case zone(ZoneID)
+    case accessory(AccessoryID)
+    case service(ServiceID)
+    case characteristic(CharacteristicID)
+    /// Only the cached value of a characteristic.
+    case value(CharacteristicID)
+    case serviceGroup(ServiceGroupID)
+    case actionSet(ActionSetID)
+    case trigger(TriggerID)
+}
+
+/// Who holds a name in a home's namespace.
+struct NameHolder: Hashable {
+    let id: UniqueIdentifier
+    /// "room", "zone", "accessory"...
+    let kind: String
+    let name: String
+}
