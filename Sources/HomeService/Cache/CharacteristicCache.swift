@@ -13,6 +13,11 @@ public struct CharacteristicCache: Sendable {
         public var value: CharacteristicValue?
         /// Milliseconds since the Unix epoch; 0 when there is no value.
         public var updatedAt: Int64
+
+        public init(value: CharacteristicValue?, updatedAt: Int64) {
+            self.value = value
+            self.updatedAt = updatedAt
+        }
     }
 
     private var values: [CharacteristicValue?] = []

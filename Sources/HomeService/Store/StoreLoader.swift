@@ -59,8 +59,10 @@ struct StoreLoader {
             store.index(zone.name, kind: "zone", id: zone.id.raw, in: zone.home)
             note(zone.sequence)
         }
+        var accessoriesInOrder: [AccessoryID] = []
         for row in try backend.rows(of: StoreSchema.accessory) {
             let accessory = try RowCoding.accessory(row)
+            accessoriesInOrder.append(accessory.id)
             try require(store.rooms[accessory.room]?.home == accessory.home, "accessory \(accessory.id) is in no room")
             store.accessories[accessory.id] = accessory
             try requireHome(accessory.home, "accessory \(accessory.id)")
@@ -68,16 +70,11 @@ struct StoreLoader {
             store.index(accessory.name, kind: "accessory", id: accessory.id.raw, in: accessory.home)
             note(accessory.sequence)
         }
-        for accessory in store.accessories.values {
-            guard let bridge = accessory.bridge else { continue }
-            try require(store.accessories[bridge] != nil, "accessory \(accessory.id) has a missing bridge")
-            store.accessories[bridge]!.bridgedAccessories.append(accessory.id)
-        }
-        // Bridged accessories were appended in dictionary order; put them back in the order added.
-        for (id, accessory) in store.accessories where accessory.isBridge {
-            store.accessories[id]!.bridgedAccessories.sort {
-                store.accessories[$0]!.sequence < store.accessories[$1]!.sequence
-            }
+        // Rows come in creation order, so bridged accessories are linked in the order they were added.
+        for id in accessoriesInOrder {
+            guard let bridge = store.accessories[id]!.bridge else { continue }
+            try require(store.accessories[bridge] != nil, "accessory \(id) has a missing bridge")
+            store.accessories[bridge]!.bridgedAccessories.append(id)
         }
         for row in try backend.rows(of: StoreSchema.service) {
             let service = try RowCoding.service(row)

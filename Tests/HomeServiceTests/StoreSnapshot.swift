@@ -1,0 +1,44 @@
+import HomeService
+
+/// Everything a store holds, comparable across a reopen (cache slots may differ; values may not).
+struct StoreSnapshot: Equatable {
+    struct CharacteristicState: Equatable {
+        let service: ServiceID
+        let type: String
+        let properties: CharacteristicProperties
+        let metadata: CharacteristicMetadata
+        let entry: CharacteristicCache.Entry
+    }
+
+    let accounts: [AccountID: Account]
+    let homes: [HomeID: Home]
+    let rooms: [RoomID: Room]
+    let zones: [ZoneID: Zone]
+    let accessories: [AccessoryID: Accessory]
+    let services: [ServiceID: Service]
+    let characteristics: [CharacteristicID: CharacteristicState]
+    let serviceGroups: [ServiceGroupID: ServiceGroup]
+    let actionSets: [ActionSetID: ActionSet]
+    let triggers: [TriggerID: TimerTrigger]
+
+    init(_ store: HomeStore) {
+        accounts = store.accounts
+        homes = store.homes
+        rooms = store.rooms
+        zones = store.zones
+        accessories = store.accessories
+        services = store.services
+        characteristics = store.characteristics.mapValues {
+            CharacteristicState(
+                service: $0.service,
+                type: $0.type,
+                properties: $0.properties,
+                metadata: $0.metadata,
+                entry: store.cache[$0.slot]
+            )
+        }
+        serviceGroups = store.serviceGroups
+        actionSets = store.actionSets
+        triggers = store.triggers
+    }
+}
