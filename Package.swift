@@ -123,7 +123,18 @@ let package = Package(
         ),
         // Helpers shared by the test targets (loop runners with watchdogs, a seeded generator).
         .target(name: "TestSupport", dependencies: ["UV"], path: "Tests/TestSupport", swiftSettings: strictSettings),
-        .testTarget(name: "HomeServiceTests", dependencies: ["HomeService"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "HomeServiceTests",
+            dependencies: ["HomeService", "SQLite", "store-crash-child"],
+            swiftSettings: strictSettings
+        ),
+        // The process the crash-safety test kills.
+        .executableTarget(
+            name: "store-crash-child",
+            dependencies: ["HomeService"],
+            path: "Tests/StoreCrashChild",
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strictSettings),
         .testTarget(name: "UVTests", dependencies: ["UV", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(

@@ -1,0 +1,124 @@
+import HomeService
+import Testing
+
+/// "Everything after revision N", for subscribers that come back: exact replay, resync beyond
+/// retention, and the same across a reopen.
+@Suite struct ResumeTests {
+    /// A home (2 events: added, primary) plus `count` more mutations of mixed kinds.
+    private func mutatedHome(_ harness: StoreHarness, count: Int) throws -> (Home, [ChangeKind]) {
+        let store = harness.store
+        let owner = harness.owner
+        let home = try store.addHome(named: "Home", as: owner)
+        let lamp = try store.addAccessory(Accessories.bulb(), to: home.id, as: owner)[0]
+        let brightness = store.characteristic(ofType: Accessories.brightness, on: lamp.id)
+        var kinds: [ChangeKind] = [.homeAdded, .primaryHomeUpdated, .accessoryAdded]
+        for index in 0..<count - 1 {
+            harness.clock.advance(by: 10)
+            switch index % 3 {
+            case 0:
+                _ = try store.addRoom(named: "Room \(index)", to: home.id, as: owner)
+                kinds.append(.roomAdded)
+            case 1:
+                try store.writeValue(brightness.id, .int(Int64(index % 100)), as: owner)
+                kinds.append(.characteristicValueUpdated)
+            default:
+                try store.renameAccessory(lamp.id, to: "Lamp \(index)", as: owner)
+                kinds.append(.accessoryNameUpdated)
+            }
+        }
+        return (home, kinds)
+    }
+
+    private func replay(
+        _ store: HomeStore,
+        _ home: HomeID,
+        after revision: UInt64,
+        as account: AccountID
+    ) throws
+        -> [HomeChange]?
+    {
+        switch try store.changes(in: home, after: revision, as: account) {
+        case .changes(let changes): return changes
+        case .resyncNeeded: return nil
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func afterRevisionKReturnsExactlyTheLaterChangesInOrder(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let (home, kinds) = try mutatedHome(harness, count: 60)
+        let total = UInt64(kinds.count)
+        #expect(harness.store.homes[home.id]?.revision == total)
+        for reopened in [false, true] {
+            if reopened { try harness.reopen() }
+            for k in 0...total {
+                let changes = try #require(try replay(harness.store, home.id, after: k, as: harness.owner))
+                #expect(changes.map(\.revision) == Array(stride(from: k + 1, through: total, by: 1)))
+                #expect(changes.map(\.event.kind) == Array(kinds.dropFirst(Int(k))))
+            }
+            #expect(try replay(harness.store, home.id, after: total + 1, as: harness.owner) == nil)
+        }
+        // Revisions continue where they stopped.
+        _ = try harness.store.addZone(named: "Upstairs", to: home.id, as: harness.owner)
+        let next = try #require(try replay(harness.store, home.id, after: total, as: harness.owner))
+        #expect(next.map(\.revision) == [total + 1])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func beyondTheCountRetentionASubscriberMustResync(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind, retention: EventRetention(maxEvents: 10, maxAgeMilliseconds: 3_600_000))
+        let (home, kinds) = try mutatedHome(harness, count: 40)
+        let total = UInt64(kinds.count)
+        for reopened in [false, true] {
+            if reopened { try harness.reopen() }
+            for k in 0..<(total - 10) {
+                #expect(try replay(harness.store, home.id, after: k, as: harness.owner) == nil, "after \(k)")
+            }
+            for k in (total - 10)...total {
+                let changes = try #require(try replay(harness.store, home.id, after: k, as: harness.owner))
+                #expect(changes.map(\.event.kind) == Array(kinds.dropFirst(Int(k))))
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func beyondTheAgeRetentionASubscriberMustResync(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind, retention: EventRetention(maxEvents: 1000, maxAgeMilliseconds: 60_000))
+        let (home, kinds) = try mutatedHome(harness, count: 20)
+        let total = UInt64(kinds.count)
+        harness.clock.advance(by: 30_000)
+        _ = try harness.store.addRoom(named: "Late", to: home.id, as: harness.owner)
+        #expect(try replay(harness.store, home.id, after: 0, as: harness.owner)?.count == Int(total) + 1)
+        harness.clock.advance(by: 45_000)  // the first batch is now older than a minute; "Late" is not
+        for reopened in [false, true] {
+            if reopened { try harness.reopen() }
+            #expect(try replay(harness.store, home.id, after: 0, as: harness.owner) == nil)
+            #expect(try replay(harness.store, home.id, after: total - 1, as: harness.owner) == nil)
+            let late = try #require(try replay(harness.store, home.id, after: total, as: harness.owner))
+            #expect(late.map(\.event.kind) == [.roomAdded])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func changesCarryTheirInitiator(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let store = harness.store
+        let guest = try harness.account("Guest")
+        let home = try store.addHome(named: "Home", as: harness.owner)
+        try store.addUser(guest, to: home.id, role: .guest, as: harness.owner)
+        let sensor = try store.addAccessory(Accessories.sensor(), to: home.id, as: harness.owner)[0]
+        let lamp = try store.addAccessory(Accessories.bulb(), to: home.id, as: harness.owner)[0]
+        let before = store.homes[home.id]!.revision
+        try store.writeValue(store.characteristic(ofType: Accessories.on, on: lamp.id).id, .bool(true), as: guest)
+        try store.reportValue(
+            store.characteristic(ofType: Accessories.currentTemperature, on: sensor.id).id,
+            .float(19.5),
+            by: sensor.id
+        )
+        try harness.reopen()
+        let changes = try #require(try replay(harness.store, home.id, after: before, as: guest))
+        #expect(changes.map(\.initiator) == [.account(guest), .accessory(sensor.id)])
+        #expect(changes.map(\.event.value) == [.bool(true), .float(19.5)])
+        #expect(changes.map(\.time) == [harness.clock.now, harness.clock.now])
+    }
+}
