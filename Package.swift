@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "homed",
             dependencies: [
-                "RPCServer", "RPCServices", "UV",
+                "RPCServer", "RPCServices", "UV", "HomeService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HomeService
 import Logging
 import RPCServer
 import RPCServices
@@ -47,6 +48,12 @@ struct Homed: ParsableCommand {
     @Option(help: "Seconds in-flight calls may run after a drain starts.")
     var drainGracePeriod = 10
 
+    @Option(help: "The SQLite store (created on first start, with WAL files beside it).")
+    var store = "homed.sqlite"
+
+    @Option(help: "Where the first start writes the owner account's token (mode 0600).")
+    var ownerTokenFile = "homed-owner.token"
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -86,6 +93,28 @@ struct Homed: ParsableCommand {
         logger.info("starting", metadata: ["version": "\(Self.version)", "pid": "\(getpid())"])
 
         let loop = try EventLoop()
+        // The writer thread reports commits through a waker; the store handles them on the loop.
+        let storeHolder = StoreHolder()
+        let commits = try Waker<CommitReport>(loop: loop) { reports in
+            for report in reports { storeHolder.store?.handle(report) }
+        }
+        // The store holds every home's layout: only its owner may read it (SQLite gives the WAL
+        // files the database's mode).
+        let previousMask = umask(0o077)
+        let homeStore = try HomeStore.open(.file(path: store)) { report in _ = commits.send(report) }
+        umask(previousMask)
+        storeHolder.store = homeStore
+        logger.info(
+            "store loaded",
+            metadata: [
+                "path": "\(store)", "homes": "\(homeStore.homes.count)", "accessories": "\(homeStore.accessories.count)",
+                "characteristics": "\(homeStore.characteristics.count)",
+            ])
+        if let token = homeStore.newOwnerToken {
+            try Self.writeSecret(token, to: ownerTokenFile)
+            logger.notice("new store: owner account created", metadata: ["token file": "\(ownerTokenFile)"])
+        }
+
         let health = HealthService()
         let info = ServerInfoService(version: Self.version)
         var registry = MethodRegistry()
@@ -117,8 +146,23 @@ struct Homed: ParsableCommand {
         }
         loop.run()
         for watcher in watchers { watcher.close() }
+        if let failure = homeStore.waitForCommits() {
+            logger.error("store failed", metadata: ["error": "\(failure)"])
+        }
+        commits.close()
         try loop.close()
         logger.info("stopped")
+    }
+
+    /// Writes `secret` to `path` readable by its owner only: the file is created under a 077 umask,
+    /// so it is never readable by others, even for a moment.
+    static func writeSecret(_ secret: String, to path: String) throws {
+        let previous = umask(0o077)
+        defer { umask(previous) }
+        // A file already there (from a deleted store) may have looser rights: start afresh.
+        try? FileManager.default.removeItem(atPath: path)
+        try Data((secret + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
     /// A socket file left by a server that died cannot be bound again; anything else is not ours.
@@ -129,4 +173,9 @@ struct Homed: ParsableCommand {
         }
         try FileManager.default.removeItem(atPath: path)
     }
+}
+
+/// Lets the commit waker reach the store, which is opened after the waker exists.
+private final class StoreHolder {
+    var store: HomeStore?
 }
