@@ -35,6 +35,24 @@ public final class Statement {
         return rows
     }
 
+    /// Runs the statement and hands each row to `body` as it is read, without collecting them: for
+    /// loading tables larger than one wants in memory twice.
+    public func forEachRow(
+        _ parameters: [SQLValue] = [],
+        _ body: ([SQLValue]) throws -> Void
+    ) throws {
+        try bind(parameters)
+        defer { reset() }
+        let columns = sqlite3_column_count(handle)
+        var row: [SQLValue] = []
+        row.reserveCapacity(Int(columns))
+        while try step() {
+            row.removeAll(keepingCapacity: true)
+            for index in 0..<columns { row.append(column(index)) }
+            try body(row)
+        }
+    }
+
     private func bind(_ parameters: [SQLValue]) throws(SQLiteError) {
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard parameters.count == expected else {

@@ -107,9 +107,11 @@ struct Homed: ParsableCommand {
         logger.info(
             "store loaded",
             metadata: [
-                "path": "\(store)", "homes": "\(homeStore.homes.count)", "accessories": "\(homeStore.accessories.count)",
+                "path": "\(store)", "homes": "\(homeStore.homes.count)",
+                "accessories": "\(homeStore.accessories.count)",
                 "characteristics": "\(homeStore.characteristics.count)",
-            ])
+            ]
+        )
         if let token = homeStore.newOwnerToken {
             try Self.writeSecret(token, to: ownerTokenFile)
             logger.notice("new store: owner account created", metadata: ["token file": "\(ownerTokenFile)"])

@@ -137,13 +137,13 @@ enum RowCoding {
     }
 
     /// A service without its characteristics, which load links from their rows.
-    static func service(_ row: [SQLValue]) throws(StoreError) -> Service {
+    static func service(_ row: [SQLValue], intern: (String) -> String) throws(StoreError) -> Service {
         var reader = RowReader(row, StoreSchema.service)
         return Service(
             id: try reader.id(),
             accessory: try reader.id(),
             home: try reader.id(),
-            type: try reader.text(),
+            type: intern(try reader.text()),
             name: try reader.text(),
             isPrimary: try reader.bool(),
             isUserInteractive: try reader.bool(),
@@ -168,9 +168,11 @@ enum RowCoding {
         ]
     }
 
-    /// A characteristic's row, decoded; `slot` places its value in the cache.
+    /// A characteristic's row, decoded; `slot` places its value in the cache, `intern` shares the
+    /// storage of repeated strings (half a million characteristics have a few dozen types).
     static func characteristic(
         _ row: [SQLValue],
+        intern: (String) -> String,
         slot: (CharacteristicCache.Entry) -> CharacteristicCache.Slot
     ) throws(StoreError) -> Characteristic {
         var reader = RowReader(row, StoreSchema.characteristic)
@@ -178,7 +180,7 @@ enum RowCoding {
         let service: ServiceID = try reader.id()
         let accessory: AccessoryID = try reader.id()
         let home: HomeID = try reader.id()
-        let type = try reader.text()
+        let type = intern(try reader.text())
         let properties = CharacteristicProperties(rawValue: UInt8(truncatingIfNeeded: try reader.integer()))
         let formatName = try reader.text()
         guard let format = CharacteristicFormat(rawValue: formatName) else {
@@ -186,7 +188,7 @@ enum RowCoding {
         }
         let metadata = CharacteristicMetadata(
             format: format,
-            units: try reader.optionalText(),
+            units: try reader.optionalText().map(intern),
             minimumValue: try reader.optionalReal(),
             maximumValue: try reader.optionalReal(),
             stepValue: try reader.optionalReal(),

@@ -74,10 +74,13 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         }
     }
 
-    func rows(of table: StoreTable) throws(StoreError) -> [[SQLValue]] {
+    func forEachRow(of table: StoreTable, _ body: ([SQLValue]) throws(StoreError) -> Void) throws(StoreError) {
         do {
             let columns = table.columns.joined(separator: ", ")
-            return try database.prepare("SELECT \(columns) FROM \(table.name) ORDER BY \(table.orderBy)").query()
+            let statement = try database.prepare("SELECT \(columns) FROM \(table.name) ORDER BY \(table.orderBy)")
+            try statement.forEachRow { row in try body(row) }
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw .database("reading \(table.name): \(error)")
         }

@@ -16,6 +16,7 @@ enum StoreChange: Sendable {
 protocol StoreBackend: AnyObject, Sendable {
     /// Applies every change in one transaction: all of them or none. Called on the writer thread only.
     func apply(_ changes: [StoreChange]) throws(StoreError)
-    /// Every row of `table`, in the table's order. Called before the writer starts.
-    func rows(of table: StoreTable) throws(StoreError) -> [[SQLValue]]
+    /// Hands every row of `table` to `body`, in the table's order, one at a time. Called before the
+    /// writer starts.
+    func forEachRow(of table: StoreTable, _ body: ([SQLValue]) throws(StoreError) -> Void) throws(StoreError)
 }

@@ -302,7 +302,7 @@ extension HomeStore {
             id: description.id,
             accessory: accessory.id,
             home: accessory.home,
-            type: description.type.uppercased(),
+            type: strings.intern(description.type.uppercased()),
             name: description.name ?? accessory.name,
             isPrimary: description.isPrimary,
             isUserInteractive: description.isUserInteractive,
@@ -320,7 +320,7 @@ extension HomeStore {
                 service: service.id,
                 accessory: accessory.id,
                 home: accessory.home,
-                type: characteristicDescription.type.uppercased(),
+                type: strings.intern(characteristicDescription.type.uppercased()),
                 properties: properties,
                 metadata: metadata,
                 slot: cache.allocate(

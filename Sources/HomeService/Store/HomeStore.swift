@@ -65,6 +65,8 @@ public final class HomeStore {
     /// lasts while the accessory stays reachable.
     var notificationsEnabled: [CharacteristicID: Set<AccountID>] = [:]
     var nextSequence: Int64 = 1
+    /// One copy of each type UUID and unit name, however many objects carry it.
+    let strings = StringInterner()
 
     let configuration: Configuration
 

@@ -10,25 +10,25 @@ struct StoreLoader {
         var maxSequence: Int64 = 0
         func note(_ sequence: Int64) { maxSequence = max(maxSequence, sequence) }
 
-        for row in try backend.rows(of: StoreSchema.account) {
+        try backend.forEachRow(of: StoreSchema.account) { (row) throws(StoreError) in
             let account = try RowCoding.account(row)
             store.accounts[account.id] = account
             note(account.sequence)
         }
-        for row in try backend.rows(of: StoreSchema.token) {
+        try backend.forEachRow(of: StoreSchema.token) { (row) throws(StoreError) in
             let token = try RowCoding.token(row)
             try require(store.accounts[token.account] != nil, "token \(token.id) belongs to no account")
             store.tokens[token.id] = token
             store.tokenIDsByHash[token.hash] = token.id
             note(token.sequence)
         }
-        for row in try backend.rows(of: StoreSchema.home) {
+        try backend.forEachRow(of: StoreSchema.home) { (row) throws(StoreError) in
             let home = try RowCoding.home(row)
             store.homes[home.id] = home
             store.names[home.id] = [:]
             note(home.sequence)
         }
-        for row in try backend.rows(of: StoreSchema.member) {
+        try backend.forEachRow(of: StoreSchema.member) { (row) throws(StoreError) in
             let (homeID, accountID, role) = try RowCoding.member(row)
             try require(store.accounts[accountID] != nil, "home \(homeID) lists unknown account \(accountID)")
             try requireHome(homeID, "member \(accountID)")
@@ -37,7 +37,7 @@ struct StoreLoader {
         for home in store.homes.values {
             store.index(home.name, kind: "home", id: home.id.raw, in: home.id)
         }
-        for row in try backend.rows(of: StoreSchema.room) {
+        try backend.forEachRow(of: StoreSchema.room) { (row) throws(StoreError) in
             let room = try RowCoding.room(row)
             store.rooms[room.id] = room
             try requireHome(room.home, "room \(room.id)")
@@ -48,7 +48,7 @@ struct StoreLoader {
         for home in store.homes.values {
             try require(store.rooms[home.roomForEntireHome] != nil, "home \(home.id) has no room for the entire home")
         }
-        for row in try backend.rows(of: StoreSchema.zone) {
+        try backend.forEachRow(of: StoreSchema.zone) { (row) throws(StoreError) in
             let zone = try RowCoding.zone(row)
             for room in zone.rooms {
                 try require(store.rooms[room]?.home == zone.home, "zone \(zone.id) lists room \(room)")
@@ -60,7 +60,7 @@ struct StoreLoader {
             note(zone.sequence)
         }
         var accessoriesInOrder: [AccessoryID] = []
-        for row in try backend.rows(of: StoreSchema.accessory) {
+        try backend.forEachRow(of: StoreSchema.accessory) { (row) throws(StoreError) in
             let accessory = try RowCoding.accessory(row)
             accessoriesInOrder.append(accessory.id)
             try require(store.rooms[accessory.room]?.home == accessory.home, "accessory \(accessory.id) is in no room")
@@ -76,15 +76,15 @@ struct StoreLoader {
             try require(store.accessories[bridge] != nil, "accessory \(id) has a missing bridge")
             store.accessories[bridge]!.bridgedAccessories.append(id)
         }
-        for row in try backend.rows(of: StoreSchema.service) {
-            let service = try RowCoding.service(row)
+        try backend.forEachRow(of: StoreSchema.service) { (row) throws(StoreError) in
+            let service = try RowCoding.service(row, intern: store.strings.intern)
             try require(store.accessories[service.accessory] != nil, "service \(service.id) has no accessory")
             store.services[service.id] = service
             store.accessories[service.accessory]!.services.append(service.id)
             note(service.sequence)
         }
-        for row in try backend.rows(of: StoreSchema.characteristic) {
-            let characteristic = try RowCoding.characteristic(row) { entry in
+        try backend.forEachRow(of: StoreSchema.characteristic) { (row) throws(StoreError) in
+            let characteristic = try RowCoding.characteristic(row, intern: store.strings.intern) { entry in
                 store.cache.allocate(value: entry.value, at: entry.updatedAt)
             }
             try require(
@@ -95,7 +95,7 @@ struct StoreLoader {
             store.services[characteristic.service]!.characteristics.append(characteristic.id)
             note(characteristic.sequence)
         }
-        for row in try backend.rows(of: StoreSchema.serviceGroup) {
+        try backend.forEachRow(of: StoreSchema.serviceGroup) { (row) throws(StoreError) in
             let group = try RowCoding.serviceGroup(row)
             store.serviceGroups[group.id] = group
             try requireHome(group.home, "service group \(group.id)")
@@ -103,7 +103,7 @@ struct StoreLoader {
             store.index(group.name, kind: "service group", id: group.id.raw, in: group.home)
             note(group.sequence)
         }
-        for row in try backend.rows(of: StoreSchema.actionSet) {
+        try backend.forEachRow(of: StoreSchema.actionSet) { (row) throws(StoreError) in
             let actionSet = try RowCoding.actionSet(row)
             store.actionSets[actionSet.id] = actionSet
             for action in actionSet.actions { store.actionOwners[action.id] = actionSet.id }
@@ -112,7 +112,7 @@ struct StoreLoader {
             store.index(actionSet.name, kind: "action set", id: actionSet.id.raw, in: actionSet.home)
             note(actionSet.sequence)
         }
-        for row in try backend.rows(of: StoreSchema.timerTrigger) {
+        try backend.forEachRow(of: StoreSchema.timerTrigger) { (row) throws(StoreError) in
             let trigger = try RowCoding.timerTrigger(row)
             store.triggers[trigger.id] = trigger
             try requireHome(trigger.home, "trigger \(trigger.id)")
@@ -128,7 +128,7 @@ struct StoreLoader {
     /// home's revision.
     private func loadEvents() throws(StoreError) {
         var changesByHome: [HomeID: [HomeChange]] = [:]
-        for row in try backend.rows(of: StoreSchema.event) {
+        try backend.forEachRow(of: StoreSchema.event) { (row) throws(StoreError) in
             let change = try RowCoding.change(row)
             changesByHome[change.home, default: []].append(change)
         }
