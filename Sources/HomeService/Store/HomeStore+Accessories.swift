@@ -37,7 +37,7 @@ extension HomeStore {
     /// - Throws: 34 for a bridged accessory (remove its bridge instead).
     public func removeAccessory(_ id: AccessoryID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (accessory, home) = try accessory(id, for: account, .removeAccessory)
+        let (accessory, home) = try lookup(id, NamedKinds.accessory, for: account, .removeAccessory)
         if let bridge = accessory.bridge {
             throw HomeServiceError(
                 .cannotRemoveNonBridgeAccessory,
@@ -49,20 +49,13 @@ extension HomeStore {
     }
 
     public func renameAccessory(_ id: AccessoryID, to name: String, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
-        let (accessory, home) = try accessory(id, for: account, .renameAccessory)
-        try checkRename(of: id.raw, from: accessory.name, to: name, kind: "accessory", in: home)
-        accessories[id]!.name = name
-        reindex(from: accessory.name, to: name, kind: "accessory", id: id.raw, in: home.id)
-        touch(.accessory(id))
-        emit(ChangeEvent(.accessoryNameUpdated, object: id.raw, name: name), in: home.id, by: .account(account))
-        submitPending()
+        try rename(id, NamedKinds.accessory, to: name, as: account)
     }
 
     /// Moves an accessory to a room. A bridge moves alone: its bridged accessories stay where they are.
     public func assignAccessory(_ id: AccessoryID, to roomID: RoomID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (accessory, home) = try accessory(id, for: account, .assignAccessoryToRoom)
+        let (accessory, home) = try lookup(id, NamedKinds.accessory, for: account, .assignAccessoryToRoom)
         _ = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home)
         guard accessory.room != roomID else { return }
         accessories[id]!.room = roomID
@@ -78,7 +71,7 @@ extension HomeStore {
     /// - Throws: 81 for an accessory that is not a bridge.
     public func unblockAccessory(_ id: AccessoryID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (accessory, home) = try accessory(id, for: account, .unblockAccessory)
+        let (accessory, home) = try lookup(id, NamedKinds.accessory, for: account, .unblockAccessory)
         guard accessory.isBridge else {
             throw HomeServiceError(
                 .cannotUnblockNonBridgeAccessory,
@@ -95,7 +88,7 @@ extension HomeStore {
     /// Checks that an identify request may go to the accessory (the accessory link sends it).
     /// - Throws: 61 blocked, 4 or 88 unreachable, 48 if it cannot identify itself.
     public func identifyAccessory(_ id: AccessoryID, as account: AccountID) throws(HomeServiceError) {
-        let (accessory, _) = try accessory(id, for: account, .identifyAccessory)
+        let (accessory, _) = try lookup(id, NamedKinds.accessory, for: account, .identifyAccessory)
         try checkAvailable(accessory)
         guard accessory.supportsIdentify else {
             throw HomeServiceError(.operationNotSupported, "accessory \"\(accessory.name)\" cannot identify itself")
@@ -284,11 +277,9 @@ extension HomeStore {
             services: description.services.map(\.id),
             sequence: nextSequenceNumber()
         )
-        accessories[accessory.id] = accessory
+        // Announced by the caller: observers hear of bridged accessories, never of their bridge.
+        insert(accessory, NamedKinds.accessory, announcedBy: nil)
         if let bridge { accessories[bridge]!.bridgedAccessories.append(accessory.id) }
-        homes[home.id]!.accessories.append(accessory.id)
-        index(name, kind: "accessory", id: accessory.id.raw, in: home.id)
-        touch(.accessory(accessory.id))
         for serviceDescription in description.services {
             insertService(serviceDescription, of: accessory, linked: description.services)
         }
@@ -387,9 +378,6 @@ extension HomeStore {
                 emit(ChangeEvent(.accessoryRemoved, object: id.raw), in: home, by: initiator)
             }
         }
-        accessories[id] = nil
-        homes[accessory.home]?.accessories.removeAll { $0 == id }
-        unindex(accessory.name, in: accessory.home)
-        touch(.accessory(id))
+        delete(id, NamedKinds.accessory, announcedBy: nil)
     }
 }

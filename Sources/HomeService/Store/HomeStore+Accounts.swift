@@ -2,16 +2,7 @@
 extension HomeStore {
     /// The first account of a new store, with its first token.
     func createOwner() -> String {
-        let account = Account(
-            id: .random(),
-            name: "Owner",
-            isOwner: true,
-            primaryHome: nil,
-            createdAt: now,
-            sequence: nextSequenceNumber()
-        )
-        accounts[account.id] = account
-        touch(.account(account.id))
+        let account = addAccount(named: "Owner", isOwner: true)
         let token = addToken(for: account.id)
         submitPending()
         return token
@@ -26,16 +17,7 @@ extension HomeStore {
         try checkAcceptingChanges()
         try requireOwner(caller, "create accounts")
         try NameRules.validate(name, kind: "account")
-        let account = Account(
-            id: .random(),
-            name: name,
-            isOwner: false,
-            primaryHome: nil,
-            createdAt: now,
-            sequence: nextSequenceNumber()
-        )
-        accounts[account.id] = account
-        touch(.account(account.id))
+        let account = addAccount(named: name, isOwner: false)
         submitPending()
         return account
     }
@@ -77,6 +59,20 @@ extension HomeStore {
     public func tokens(of account: AccountID, by caller: AccountID) throws(HomeServiceError) -> [AccessToken] {
         try requireSelfOrOwner(account, caller, "list tokens")
         return tokens.values.filter { $0.account == account }.sorted { $0.sequence < $1.sequence }
+    }
+
+    private func addAccount(named name: String, isOwner: Bool) -> Account {
+        let account = Account(
+            id: .random(),
+            name: name,
+            isOwner: isOwner,
+            primaryHome: nil,
+            createdAt: now,
+            sequence: nextSequenceNumber()
+        )
+        accounts[account.id] = account
+        touch(.account(account.id))
+        return account
     }
 
     private func addToken(for account: AccountID) -> String {

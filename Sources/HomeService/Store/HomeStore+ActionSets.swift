@@ -25,17 +25,21 @@ extension HomeStore {
     ) throws(HomeServiceError)
         -> ActionSet
     {
-        try checkAcceptingChanges()
-        let home = try home(homeID, for: account, .addActionSet)
-        try checkNewName(name, kind: "action set", in: home)
-        let id = insertActionSet(named: name, kind: .userDefined, in: homeID)
-        emit(ChangeEvent(.actionSetAdded, object: id.raw, name: name), in: homeID, by: .account(account))
+        _ = try homeForAdding(name, NamedKinds.actionSet, to: homeID, as: account)
+        let id = insertActionSet(named: name, kind: .userDefined, in: homeID, announcedBy: account)
         submitPending()
         return actionSets[id]!
     }
 
     @discardableResult
-    func insertActionSet(named name: String, kind: ActionSet.Kind, in homeID: HomeID) -> ActionSetID {
+    func insertActionSet(
+        named name: String,
+        kind: ActionSet.Kind,
+        in homeID: HomeID,
+        announcedBy account: AccountID?
+    )
+        -> ActionSetID
+    {
         let actionSet = ActionSet(
             id: .random(),
             home: homeID,
@@ -45,10 +49,7 @@ extension HomeStore {
             lastExecutionDate: nil,
             sequence: nextSequenceNumber()
         )
-        actionSets[actionSet.id] = actionSet
-        homes[homeID]!.actionSets.append(actionSet.id)
-        index(name, kind: "action set", id: actionSet.id.raw, in: homeID)
-        touch(.actionSet(actionSet.id))
+        insert(actionSet, NamedKinds.actionSet, announcedBy: account)
         return actionSet.id
     }
 
@@ -56,7 +57,7 @@ extension HomeStore {
     /// - Throws: 83 for a built-in set.
     public func removeActionSet(_ id: ActionSetID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (actionSet, home) = try actionSet(id, for: account, .removeActionSet)
+        let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .removeActionSet)
         guard !actionSet.isBuiltIn else {
             throw HomeServiceError(
                 .cannotRemoveBuiltinActionSet,
@@ -66,29 +67,17 @@ extension HomeStore {
         for triggerID in home.triggers where triggers[triggerID]!.actionSets.contains(id) {
             detach(id, from: triggerID, by: .account(account))
         }
-        deleteActionSet(id)
-        homes[home.id]!.actionSets.removeAll { $0 == id }
-        emit(ChangeEvent(.actionSetRemoved, object: id.raw), in: home.id, by: .account(account))
+        deleteActionSet(id, announcedBy: .account(account))
         submitPending()
     }
 
-    func deleteActionSet(_ id: ActionSetID) {
-        guard let actionSet = actionSets[id] else { return }
-        for action in actionSet.actions { actionOwners[action.id] = nil }
-        actionSets[id] = nil
-        unindex(actionSet.name, in: actionSet.home)
-        touch(.actionSet(id))
+    func deleteActionSet(_ id: ActionSetID, announcedBy initiator: Initiator?) {
+        for action in actionSets[id]?.actions ?? [] { actionOwners[action.id] = nil }
+        delete(id, NamedKinds.actionSet, announcedBy: initiator)
     }
 
     public func renameActionSet(_ id: ActionSetID, to name: String, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
-        let (actionSet, home) = try actionSet(id, for: account, .renameActionSet)
-        try checkRename(of: id.raw, from: actionSet.name, to: name, kind: "action set", in: home)
-        actionSets[id]!.name = name
-        reindex(from: actionSet.name, to: name, kind: "action set", id: id.raw, in: home.id)
-        touch(.actionSet(id))
-        emit(ChangeEvent(.actionSetNameUpdated, object: id.raw, name: name), in: home.id, by: .account(account))
-        submitPending()
+        try rename(id, NamedKinds.actionSet, to: name, as: account)
     }
 
     /// Adds a characteristic write to the set.
@@ -102,7 +91,7 @@ extension HomeStore {
         throws(HomeServiceError)
     {
         try checkAcceptingChanges()
-        let (actionSet, home) = try actionSet(id, for: account, .addAction)
+        let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .addAction)
         if let owner = actionOwners[action.id] {
             throw owner == id
                 ? HomeServiceError(.alreadyExists, "the action is already in action set \"\(actionSet.name)\"")
@@ -126,7 +115,7 @@ extension HomeStore {
     public func removeAction(_ actionID: ActionID, from id: ActionSetID, as account: AccountID) throws(HomeServiceError)
     {
         try checkAcceptingChanges()
-        let (actionSet, home) = try actionSet(id, for: account, .removeAction)
+        let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .removeAction)
         guard actionOwners[actionID] == id else {
             throw HomeServiceError(.notFound, "action \(actionID) is not in action set \"\(actionSet.name)\"")
         }
@@ -145,7 +134,7 @@ extension HomeStore {
         as account: AccountID
     ) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (actionSet, home) = try actionSet(id, for: account, .updateActionTargetValue)
+        let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .updateActionTargetValue)
         guard let index = actionSet.actions.firstIndex(where: { $0.id == actionID }) else {
             throw HomeServiceError(.notFound, "action \(actionID) is not in action set \"\(actionSet.name)\"")
         }
@@ -165,7 +154,7 @@ extension HomeStore {
         -> ActionSetExecution
     {
         try checkAcceptingChanges()
-        let (actionSet, home) = try actionSet(id, for: account, .executeActionSet)
+        let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .executeActionSet)
         guard !actionSet.actions.isEmpty else {
             throw HomeServiceError(.noActionsInActionSet, "action set \"\(actionSet.name)\" has no actions")
         }

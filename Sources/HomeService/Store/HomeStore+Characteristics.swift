@@ -8,9 +8,7 @@ extension HomeStore {
     ) throws(HomeServiceError)
         -> CharacteristicCache.Entry
     {
-        let (characteristic, _) = try characteristic(id, for: account, .readCharacteristic)
-        try checkReadable(characteristic)
-        return cache[characteristic.slot]
+        cache[try readableSlot(id, as: account)]
     }
 
     /// Checks a write without doing it (the accessory link forwards it and records the answer).

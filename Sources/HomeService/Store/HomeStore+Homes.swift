@@ -44,7 +44,7 @@ extension HomeStore {
         index(room.name, kind: "room", id: room.id.raw, in: home.id)
         touch(.room(room.id))
         for (kind, name) in ActionSet.Kind.builtInNames {
-            insertActionSet(named: name, kind: kind, in: home.id)
+            insertActionSet(named: name, kind: kind, in: home.id, announcedBy: nil)
         }
         let initiator = Initiator.account(account)
         emit(ChangeEvent(.homeAdded, object: home.id.raw, name: name), in: home.id, by: initiator)
@@ -60,27 +60,16 @@ extension HomeStore {
         try checkAcceptingChanges()
         let home = try home(id, for: account, .removeHome)
         emit(ChangeEvent(.homeRemoved, object: id.raw), in: id, by: .account(account))
-        homes[id]!.accessories = []  // the home goes as a whole: no need to unlist one by one
+        // The home goes first, so its objects go without unlisting themselves one by one.
+        homes[id] = nil
         for accessory in home.accessories where accessories[accessory]?.bridge == nil {
             deleteAccessory(accessory)
         }
-        for room in home.rooms + [home.roomForEntireHome] {
-            rooms[room] = nil
-            touch(.room(room))
-        }
-        for zone in home.zones {
-            zones[zone] = nil
-            touch(.zone(zone))
-        }
-        for group in home.serviceGroups {
-            serviceGroups[group] = nil
-            touch(.serviceGroup(group))
-        }
-        for actionSet in home.actionSets { deleteActionSet(actionSet) }
-        for trigger in home.triggers {
-            triggers[trigger] = nil
-            touch(.trigger(trigger))
-        }
+        for room in home.rooms + [home.roomForEntireHome] { delete(room, NamedKinds.room, announcedBy: nil) }
+        for zone in home.zones { delete(zone, NamedKinds.zone, announcedBy: nil) }
+        for group in home.serviceGroups { delete(group, NamedKinds.serviceGroup, announcedBy: nil) }
+        for actionSet in home.actionSets { deleteActionSet(actionSet, announcedBy: nil) }
+        for trigger in home.triggers { delete(trigger, NamedKinds.trigger, announcedBy: nil) }
         for member in home.members.keys {
             touch(.member(id, member))
             if accounts[member]?.primaryHome == id {
@@ -88,7 +77,6 @@ extension HomeStore {
                 touch(.account(member))
             }
         }
-        homes[id] = nil
         logs[id] = nil
         names[id] = nil
         touch(.home(id))

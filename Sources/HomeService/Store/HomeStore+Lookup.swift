@@ -25,24 +25,6 @@ extension HomeStore {
         return (object, home)
     }
 
-    func room(_ id: RoomID, for account: AccountID, _ operation: HomeOperation) throws(HomeServiceError) -> (Room, Home)
-    {
-        try object(id, in: rooms, kind: "room", home: \.home, for: account, operation)
-    }
-
-    func zone(_ id: ZoneID, for account: AccountID, _ operation: HomeOperation) throws(HomeServiceError) -> (Zone, Home)
-    {
-        try object(id, in: zones, kind: "zone", home: \.home, for: account, operation)
-    }
-
-    func accessory(
-        _ id: AccessoryID,
-        for account: AccountID,
-        _ operation: HomeOperation
-    ) throws(HomeServiceError) -> (Accessory, Home) {
-        try object(id, in: accessories, kind: "accessory", home: \.home, for: account, operation)
-    }
-
     func service(
         _ id: ServiceID,
         for account: AccountID,
@@ -59,30 +41,6 @@ extension HomeStore {
         _ operation: HomeOperation
     ) throws(HomeServiceError) -> (Characteristic, Home) {
         try object(id, in: characteristics, kind: "characteristic", home: \.home, for: account, operation)
-    }
-
-    func serviceGroup(
-        _ id: ServiceGroupID,
-        for account: AccountID,
-        _ operation: HomeOperation
-    ) throws(HomeServiceError) -> (ServiceGroup, Home) {
-        try object(id, in: serviceGroups, kind: "service group", home: \.home, for: account, operation)
-    }
-
-    func actionSet(
-        _ id: ActionSetID,
-        for account: AccountID,
-        _ operation: HomeOperation
-    ) throws(HomeServiceError) -> (ActionSet, Home) {
-        try object(id, in: actionSets, kind: "action set", home: \.home, for: account, operation)
-    }
-
-    func trigger(
-        _ id: TriggerID,
-        for account: AccountID,
-        _ operation: HomeOperation
-    ) throws(HomeServiceError) -> (TimerTrigger, Home) {
-        try object(id, in: triggers, kind: "trigger", home: \.home, for: account, operation)
     }
 
     /// An object of the same home as the one being changed (a room for a zone, a service for a group).

@@ -1,15 +1,9 @@
 /// Rooms and zones.
 extension HomeStore {
     public func addRoom(named name: String, to homeID: HomeID, as account: AccountID) throws(HomeServiceError) -> Room {
-        try checkAcceptingChanges()
-        let home = try home(homeID, for: account, .addRoom)
-        try checkNewName(name, kind: "room", in: home)
+        _ = try homeForAdding(name, NamedKinds.room, to: homeID, as: account)
         let room = Room(id: .random(), home: homeID, name: name, sequence: nextSequenceNumber())
-        rooms[room.id] = room
-        homes[homeID]!.rooms.append(room.id)
-        index(name, kind: "room", id: room.id.raw, in: homeID)
-        touch(.room(room.id))
-        emit(ChangeEvent(.roomAdded, object: room.id.raw, name: name), in: homeID, by: .account(account))
+        insert(room, NamedKinds.room, announcedBy: account)
         submitPending()
         return room
     }
@@ -18,7 +12,7 @@ extension HomeStore {
     /// - Throws: 29 for the room for the entire home.
     public func removeRoom(_ id: RoomID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (room, home) = try room(id, for: account, .removeRoom)
+        let (room, home) = try lookup(id, NamedKinds.room, for: account, .removeRoom)
         try checkNotRoomForEntireHome(room, home, "removed")
         let initiator = Initiator.account(account)
         for accessoryID in home.accessories where accessories[accessoryID]?.room == id {
@@ -35,25 +29,15 @@ extension HomeStore {
             touch(.zone(zoneID))
             emit(ChangeEvent(.roomRemovedFromZone, object: id.raw, container: zoneID.raw), in: home.id, by: initiator)
         }
-        rooms[id] = nil
-        homes[home.id]!.rooms.removeAll { $0 == id }
-        unindex(room.name, in: home.id)
-        touch(.room(id))
-        emit(ChangeEvent(.roomRemoved, object: id.raw), in: home.id, by: initiator)
+        delete(id, NamedKinds.room, announcedBy: initiator)
         submitPending()
     }
 
     /// - Throws: 29 for the room for the entire home; 33, 31 and the naming codes.
     public func renameRoom(_ id: RoomID, to name: String, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
-        let (room, home) = try room(id, for: account, .renameRoom)
-        try checkNotRoomForEntireHome(room, home, "renamed")
-        try checkRename(of: id.raw, from: room.name, to: name, kind: "room", in: home)
-        rooms[id]!.name = name
-        reindex(from: room.name, to: name, kind: "room", id: id.raw, in: home.id)
-        touch(.room(id))
-        emit(ChangeEvent(.roomNameUpdated, object: id.raw, name: name), in: home.id, by: .account(account))
-        submitPending()
+        try rename(id, NamedKinds.room, to: name, as: account) { room, home throws(HomeServiceError) in
+            try checkNotRoomForEntireHome(room, home, "renamed")
+        }
     }
 
     private func checkNotRoomForEntireHome(_ room: Room, _ home: Home, _ what: String) throws(HomeServiceError) {
@@ -68,45 +52,28 @@ extension HomeStore {
     // MARK: Zones
 
     public func addZone(named name: String, to homeID: HomeID, as account: AccountID) throws(HomeServiceError) -> Zone {
-        try checkAcceptingChanges()
-        let home = try home(homeID, for: account, .addZone)
-        try checkNewName(name, kind: "zone", in: home)
+        _ = try homeForAdding(name, NamedKinds.zone, to: homeID, as: account)
         let zone = Zone(id: .random(), home: homeID, name: name, rooms: [], sequence: nextSequenceNumber())
-        zones[zone.id] = zone
-        homes[homeID]!.zones.append(zone.id)
-        index(name, kind: "zone", id: zone.id.raw, in: homeID)
-        touch(.zone(zone.id))
-        emit(ChangeEvent(.zoneAdded, object: zone.id.raw, name: name), in: homeID, by: .account(account))
+        insert(zone, NamedKinds.zone, announcedBy: account)
         submitPending()
         return zone
     }
 
     public func removeZone(_ id: ZoneID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (zone, home) = try zone(id, for: account, .removeZone)
-        zones[id] = nil
-        homes[home.id]!.zones.removeAll { $0 == id }
-        unindex(zone.name, in: home.id)
-        touch(.zone(id))
-        emit(ChangeEvent(.zoneRemoved, object: id.raw), in: home.id, by: .account(account))
+        _ = try lookup(id, NamedKinds.zone, for: account, .removeZone)
+        delete(id, NamedKinds.zone, announcedBy: .account(account))
         submitPending()
     }
 
     public func renameZone(_ id: ZoneID, to name: String, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
-        let (zone, home) = try zone(id, for: account, .renameZone)
-        try checkRename(of: id.raw, from: zone.name, to: name, kind: "zone", in: home)
-        zones[id]!.name = name
-        reindex(from: zone.name, to: name, kind: "zone", id: id.raw, in: home.id)
-        touch(.zone(id))
-        emit(ChangeEvent(.zoneNameUpdated, object: id.raw, name: name), in: home.id, by: .account(account))
-        submitPending()
+        try rename(id, NamedKinds.zone, to: name, as: account)
     }
 
     /// - Throws: 24 for the room for the entire home; 1 if the room is already in the zone.
     public func addRoom(_ roomID: RoomID, toZone id: ZoneID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (zone, home) = try zone(id, for: account, .addRoomToZone)
+        let (zone, home) = try lookup(id, NamedKinds.zone, for: account, .addRoomToZone)
         let room = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home)
         guard roomID != home.roomForEntireHome else {
             throw HomeServiceError(
@@ -126,7 +93,7 @@ extension HomeStore {
     /// - Throws: 2 if the room is not in the zone.
     public func removeRoom(_ roomID: RoomID, fromZone id: ZoneID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (zone, home) = try zone(id, for: account, .removeRoomFromZone)
+        let (zone, home) = try lookup(id, NamedKinds.zone, for: account, .removeRoomFromZone)
         guard zone.rooms.contains(roomID) else {
             throw HomeServiceError(.notFound, "room \(roomID) is not in zone \"\(zone.name)\"")
         }

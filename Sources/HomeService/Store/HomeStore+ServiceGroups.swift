@@ -5,27 +5,17 @@ extension HomeStore {
         to homeID: HomeID,
         as account: AccountID
     ) throws(HomeServiceError) -> ServiceGroup {
-        try checkAcceptingChanges()
-        let home = try home(homeID, for: account, .addServiceGroup)
-        try checkNewName(name, kind: "service group", in: home)
+        _ = try homeForAdding(name, NamedKinds.serviceGroup, to: homeID, as: account)
         let group = ServiceGroup(id: .random(), home: homeID, name: name, services: [], sequence: nextSequenceNumber())
-        serviceGroups[group.id] = group
-        homes[homeID]!.serviceGroups.append(group.id)
-        index(name, kind: "service group", id: group.id.raw, in: homeID)
-        touch(.serviceGroup(group.id))
-        emit(ChangeEvent(.serviceGroupAdded, object: group.id.raw, name: name), in: homeID, by: .account(account))
+        insert(group, NamedKinds.serviceGroup, announcedBy: account)
         submitPending()
         return group
     }
 
     public func removeServiceGroup(_ id: ServiceGroupID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (group, home) = try serviceGroup(id, for: account, .removeServiceGroup)
-        serviceGroups[id] = nil
-        homes[home.id]!.serviceGroups.removeAll { $0 == id }
-        unindex(group.name, in: home.id)
-        touch(.serviceGroup(id))
-        emit(ChangeEvent(.serviceGroupRemoved, object: id.raw), in: home.id, by: .account(account))
+        _ = try lookup(id, NamedKinds.serviceGroup, for: account, .removeServiceGroup)
+        delete(id, NamedKinds.serviceGroup, announcedBy: .account(account))
         submitPending()
     }
 
@@ -34,14 +24,7 @@ extension HomeStore {
         to name: String,
         as account: AccountID
     ) throws(HomeServiceError) {
-        try checkAcceptingChanges()
-        let (group, home) = try serviceGroup(id, for: account, .renameServiceGroup)
-        try checkRename(of: id.raw, from: group.name, to: name, kind: "service group", in: home)
-        serviceGroups[id]!.name = name
-        reindex(from: group.name, to: name, kind: "service group", id: id.raw, in: home.id)
-        touch(.serviceGroup(id))
-        emit(ChangeEvent(.serviceGroupNameUpdated, object: id.raw, name: name), in: home.id, by: .account(account))
-        submitPending()
+        try rename(id, NamedKinds.serviceGroup, to: name, as: account)
     }
 
     /// - Throws: 2 for a service of another home; 1 if it is already in the group.
@@ -53,7 +36,7 @@ extension HomeStore {
         throws(HomeServiceError)
     {
         try checkAcceptingChanges()
-        let (group, home) = try serviceGroup(id, for: account, .addServiceToGroup)
+        let (group, home) = try lookup(id, NamedKinds.serviceGroup, for: account, .addServiceToGroup)
         let service = try sameHome(serviceID, in: services, kind: "service", home: \.home, as: home)
         guard !group.services.contains(serviceID) else {
             throw HomeServiceError(.alreadyExists, "service \"\(service.name)\" is already in group \"\(group.name)\"")
@@ -77,7 +60,7 @@ extension HomeStore {
         throws(HomeServiceError)
     {
         try checkAcceptingChanges()
-        let (group, home) = try serviceGroup(id, for: account, .removeServiceFromGroup)
+        let (group, home) = try lookup(id, NamedKinds.serviceGroup, for: account, .removeServiceFromGroup)
         guard group.services.contains(serviceID) else {
             throw HomeServiceError(.notFound, "service \(serviceID) is not in group \"\(group.name)\"")
         }

@@ -9,9 +9,7 @@ extension HomeStore {
         to homeID: HomeID,
         as account: AccountID
     ) throws(HomeServiceError) -> TimerTrigger {
-        try checkAcceptingChanges()
-        let home = try home(homeID, for: account, .addTrigger)
-        try checkNewName(name, kind: "trigger", in: home)
+        _ = try homeForAdding(name, NamedKinds.trigger, to: homeID, as: account)
         if let recurrence { try TriggerRules.checkRecurrence(recurrence) }
         try TriggerRules.checkFireDate(fireDate, recurrence: recurrence, now: now)
         let trigger = TimerTrigger(
@@ -25,41 +23,26 @@ extension HomeStore {
             lastFireDate: nil,
             sequence: nextSequenceNumber()
         )
-        triggers[trigger.id] = trigger
-        homes[homeID]!.triggers.append(trigger.id)
-        index(name, kind: "trigger", id: trigger.id.raw, in: homeID)
-        touch(.trigger(trigger.id))
-        emit(ChangeEvent(.triggerAdded, object: trigger.id.raw, name: name), in: homeID, by: .account(account))
+        insert(trigger, NamedKinds.trigger, announcedBy: account)
         submitPending()
         return trigger
     }
 
     public func removeTrigger(_ id: TriggerID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (trigger, home) = try trigger(id, for: account, .removeTrigger)
-        triggers[id] = nil
-        homes[home.id]!.triggers.removeAll { $0 == id }
-        unindex(trigger.name, in: home.id)
-        touch(.trigger(id))
-        emit(ChangeEvent(.triggerRemoved, object: id.raw), in: home.id, by: .account(account))
+        _ = try lookup(id, NamedKinds.trigger, for: account, .removeTrigger)
+        delete(id, NamedKinds.trigger, announcedBy: .account(account))
         submitPending()
     }
 
     public func renameTrigger(_ id: TriggerID, to name: String, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
-        let (trigger, home) = try trigger(id, for: account, .renameTrigger)
-        try checkRename(of: id.raw, from: trigger.name, to: name, kind: "trigger", in: home)
-        triggers[id]!.name = name
-        reindex(from: trigger.name, to: name, kind: "trigger", id: id.raw, in: home.id)
-        touch(.trigger(id))
-        emit(ChangeEvent(.triggerNameUpdated, object: id.raw, name: name), in: home.id, by: .account(account))
-        submitPending()
+        try rename(id, NamedKinds.trigger, to: name, as: account)
     }
 
     /// - Throws: when enabling, 26, 25, 28 or 71 (``TriggerRules/checkCanEnable(_:actionSets:now:)``).
     public func enableTrigger(_ id: TriggerID, _ enabled: Bool, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        let (trigger, home) = try trigger(id, for: account, .enableTrigger)
+        let (trigger, home) = try lookup(id, NamedKinds.trigger, for: account, .enableTrigger)
         guard trigger.isEnabled != enabled else { return }
         if enabled { try checkCanEnable(trigger) }
         updateTrigger(id, in: home.id, by: .account(account)) { $0.isEnabled = enabled }
@@ -69,7 +52,7 @@ extension HomeStore {
     /// - Throws: 70, 28; for an enabled trigger also 71.
     public func updateFireDate(of id: TriggerID, to fireDate: Int64, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
-        var (trigger, home) = try trigger(id, for: account, .updateTriggerFireDate)
+        var (trigger, home) = try lookup(id, NamedKinds.trigger, for: account, .updateTriggerFireDate)
         try TriggerRules.checkFireDate(fireDate, recurrence: trigger.recurrence, now: now)
         trigger.fireDate = fireDate
         if trigger.isEnabled { try checkCanEnable(trigger) }
@@ -87,7 +70,7 @@ extension HomeStore {
         throws(HomeServiceError)
     {
         try checkAcceptingChanges()
-        var (trigger, home) = try trigger(id, for: account, .updateTriggerRecurrence)
+        var (trigger, home) = try lookup(id, NamedKinds.trigger, for: account, .updateTriggerRecurrence)
         if let recurrence { try TriggerRules.checkRecurrence(recurrence) }
         if recurrence == nil && trigger.fireDate <= now {
             throw HomeServiceError(
@@ -110,7 +93,7 @@ extension HomeStore {
         throws(HomeServiceError)
     {
         try checkAcceptingChanges()
-        let (trigger, home) = try trigger(id, for: account, .addActionSetToTrigger)
+        let (trigger, home) = try lookup(id, NamedKinds.trigger, for: account, .addActionSetToTrigger)
         let actionSet = try sameHome(actionSetID, in: actionSets, kind: "action set", home: \.home, as: home)
         guard !trigger.actionSets.contains(actionSetID) else {
             throw HomeServiceError(
@@ -132,7 +115,7 @@ extension HomeStore {
         throws(HomeServiceError)
     {
         try checkAcceptingChanges()
-        let (trigger, _) = try trigger(id, for: account, .removeActionSetFromTrigger)
+        let (trigger, _) = try lookup(id, NamedKinds.trigger, for: account, .removeActionSetFromTrigger)
         guard trigger.actionSets.contains(actionSetID) else {
             throw HomeServiceError(.notFound, "action set \(actionSetID) is not in trigger \"\(trigger.name)\"")
         }

@@ -53,10 +53,8 @@ struct StoreLoader {
             for room in zone.rooms {
                 try require(store.rooms[room]?.home == zone.home, "zone \(zone.id) lists room \(room)")
             }
-            store.zones[zone.id] = zone
             try requireHome(zone.home, "zone \(zone.id)")
-            store.homes[zone.home]!.zones.append(zone.id)
-            store.index(zone.name, kind: "zone", id: zone.id.raw, in: zone.home)
+            store.place(zone, NamedKinds.zone)
             note(zone.sequence)
         }
         var accessoriesInOrder: [AccessoryID] = []
@@ -64,10 +62,8 @@ struct StoreLoader {
             let accessory = try RowCoding.accessory(row)
             accessoriesInOrder.append(accessory.id)
             try require(store.rooms[accessory.room]?.home == accessory.home, "accessory \(accessory.id) is in no room")
-            store.accessories[accessory.id] = accessory
             try requireHome(accessory.home, "accessory \(accessory.id)")
-            store.homes[accessory.home]!.accessories.append(accessory.id)
-            store.index(accessory.name, kind: "accessory", id: accessory.id.raw, in: accessory.home)
+            store.place(accessory, NamedKinds.accessory)
             note(accessory.sequence)
         }
         // Rows come in creation order, so bridged accessories are linked in the order they were added.
@@ -97,27 +93,21 @@ struct StoreLoader {
         }
         try backend.forEachRow(of: StoreSchema.serviceGroup) { (row) throws(StoreError) in
             let group = try RowCoding.serviceGroup(row)
-            store.serviceGroups[group.id] = group
             try requireHome(group.home, "service group \(group.id)")
-            store.homes[group.home]!.serviceGroups.append(group.id)
-            store.index(group.name, kind: "service group", id: group.id.raw, in: group.home)
+            store.place(group, NamedKinds.serviceGroup)
             note(group.sequence)
         }
         try backend.forEachRow(of: StoreSchema.actionSet) { (row) throws(StoreError) in
             let actionSet = try RowCoding.actionSet(row)
-            store.actionSets[actionSet.id] = actionSet
-            for action in actionSet.actions { store.actionOwners[action.id] = actionSet.id }
             try requireHome(actionSet.home, "action set \(actionSet.id)")
-            store.homes[actionSet.home]!.actionSets.append(actionSet.id)
-            store.index(actionSet.name, kind: "action set", id: actionSet.id.raw, in: actionSet.home)
+            for action in actionSet.actions { store.actionOwners[action.id] = actionSet.id }
+            store.place(actionSet, NamedKinds.actionSet)
             note(actionSet.sequence)
         }
         try backend.forEachRow(of: StoreSchema.timerTrigger) { (row) throws(StoreError) in
             let trigger = try RowCoding.timerTrigger(row)
-            store.triggers[trigger.id] = trigger
             try requireHome(trigger.home, "trigger \(trigger.id)")
-            store.homes[trigger.home]!.triggers.append(trigger.id)
-            store.index(trigger.name, kind: "trigger", id: trigger.id.raw, in: trigger.home)
+            store.place(trigger, NamedKinds.trigger)
             note(trigger.sequence)
         }
         try loadEvents()

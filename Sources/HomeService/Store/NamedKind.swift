@@ -1,0 +1,216 @@
+/// How the store keeps one kind of named home object (rooms, zones, accessories, service groups,
+/// action sets, triggers): where it lives, how its home lists it, its name, its row, and the events
+/// and operations that belong to it. Adding, renaming and removing are written once, over these.
+struct NamedKind<Kind, Object> {
+    /// "room", "zone"... for messages and the namespace.
+    let noun: String
+    let table: ReferenceWritableKeyPath<HomeStore, [ID<Kind>: Object]>
+    let id: KeyPath<Object, ID<Kind>>
+    let home: KeyPath<Object, HomeID>
+    let name: WritableKeyPath<Object, String>
+    let homeList: WritableKeyPath<Home, [ID<Kind>]>
+    let record: (ID<Kind>) -> RecordKey
+    let added: ChangeKind
+    let removed: ChangeKind
+    let renamed: ChangeKind
+    let addOperation: HomeOperation
+    let removeOperation: HomeOperation
+    let renameOperation: HomeOperation
+}
+
+/// The named kinds.
+enum NamedKinds {
+    static var room: NamedKind<IDKind.Room, Room> {
+        NamedKind(
+            noun: "room",
+            table: \.rooms,
+            id: \.id,
+            home: \.home,
+            name: \.name,
+            homeList: \.rooms,
+            record: RecordKey.room,
+            added: .roomAdded,
+            removed: .roomRemoved,
+            renamed: .roomNameUpdated,
+            addOperation: .addRoom,
+            removeOperation: .removeRoom,
+            renameOperation: .renameRoom
+        )
+    }
+
+    static var zone: NamedKind<IDKind.Zone, Zone> {
+        NamedKind(
+            noun: "zone",
+            table: \.zones,
+            id: \.id,
+            home: \.home,
+            name: \.name,
+            homeList: \.zones,
+            record: RecordKey.zone,
+            added: .zoneAdded,
+            removed: .zoneRemoved,
+            renamed: .zoneNameUpdated,
+            addOperation: .addZone,
+            removeOperation: .removeZone,
+            renameOperation: .renameZone
+        )
+    }
+
+    static var accessory: NamedKind<IDKind.Accessory, Accessory> {
+        NamedKind(
+            noun: "accessory",
+            table: \.accessories,
+            id: \.id,
+            home: \.home,
+            name: \.name,
+            homeList: \.accessories,
+            record: RecordKey.accessory,
+            added: .accessoryAdded,
+            removed: .accessoryRemoved,
+            renamed: .accessoryNameUpdated,
+            addOperation: .addAccessory,
+            removeOperation: .removeAccessory,
+            renameOperation: .renameAccessory
+        )
+    }
+
+    static var serviceGroup: NamedKind<IDKind.ServiceGroup, ServiceGroup> {
+        NamedKind(
+            noun: "service group",
+            table: \.serviceGroups,
+            id: \.id,
+            home: \.home,
+            name: \.name,
+            homeList: \.serviceGroups,
+            record: RecordKey.serviceGroup,
+            added: .serviceGroupAdded,
+            removed: .serviceGroupRemoved,
+            renamed: .serviceGroupNameUpdated,
+            addOperation: .addServiceGroup,
+            removeOperation: .removeServiceGroup,
+            renameOperation: .renameServiceGroup
+        )
+    }
+
+    static var actionSet: NamedKind<IDKind.ActionSet, ActionSet> {
+        NamedKind(
+            noun: "action set",
+            table: \.actionSets,
+            id: \.id,
+            home: \.home,
+            name: \.name,
+            homeList: \.actionSets,
+            record: RecordKey.actionSet,
+            added: .actionSetAdded,
+            removed: .actionSetRemoved,
+            renamed: .actionSetNameUpdated,
+            addOperation: .addActionSet,
+            removeOperation: .removeActionSet,
+            renameOperation: .renameActionSet
+        )
+    }
+
+    static var trigger: NamedKind<IDKind.Trigger, TimerTrigger> {
+        NamedKind(
+            noun: "trigger",
+            table: \.triggers,
+            id: \.id,
+            home: \.home,
+            name: \.name,
+            homeList: \.triggers,
+            record: RecordKey.trigger,
+            added: .triggerAdded,
+            removed: .triggerRemoved,
+            renamed: .triggerNameUpdated,
+            addOperation: .addTrigger,
+            removeOperation: .removeTrigger,
+            renameOperation: .renameTrigger
+        )
+    }
+}
+
+extension HomeStore {
+    /// The object, if `account` may perform `operation` on it.
+    func lookup<Kind, Object>(
+        _ id: ID<Kind>,
+        _ kind: NamedKind<Kind, Object>,
+        for account: AccountID,
+        _ operation: HomeOperation
+    ) throws(HomeServiceError) -> (Object, Home) {
+        try object(
+            id,
+            in: self[keyPath: kind.table],
+            kind: kind.noun,
+            home: { $0[keyPath: kind.home] },
+            for: account,
+            operation
+        )
+    }
+
+    /// The home a new object named `name` goes into, once the caller's rights and the name are checked.
+    func homeForAdding<Kind, Object>(
+        _ name: String,
+        _ kind: NamedKind<Kind, Object>,
+        to homeID: HomeID,
+        as account: AccountID
+    ) throws(HomeServiceError) -> Home {
+        try checkAcceptingChanges()
+        let home = try home(homeID, for: account, kind.addOperation)
+        try checkNewName(name, kind: kind.noun, in: home)
+        return home
+    }
+
+    /// Puts an object in its table, its home's list and the namespace (a new one, or one loaded).
+    func place<Kind, Object>(_ object: Object, _ kind: NamedKind<Kind, Object>) {
+        let id = object[keyPath: kind.id]
+        let homeID = object[keyPath: kind.home]
+        self[keyPath: kind.table][id] = object
+        homes[homeID]![keyPath: kind.homeList].append(id)
+        index(object[keyPath: kind.name], kind: kind.noun, id: id.raw, in: homeID)
+    }
+
+    /// Places a new object and records it; announces it if asked.
+    func insert<Kind, Object>(_ object: Object, _ kind: NamedKind<Kind, Object>, announcedBy account: AccountID?) {
+        place(object, kind)
+        let id = object[keyPath: kind.id]
+        let homeID = object[keyPath: kind.home]
+        let name = object[keyPath: kind.name]
+        touch(kind.record(id))
+        if let account {
+            emit(ChangeEvent(kind.added, object: id.raw, name: name), in: homeID, by: .account(account))
+        }
+    }
+
+    /// Renames an object after `check` (for rules of its own) and the naming rules.
+    /// - Throws: the naming codes, 33 for an equivalent name, 31 for a name taken in the home.
+    func rename<Kind, Object>(
+        _ id: ID<Kind>,
+        _ kind: NamedKind<Kind, Object>,
+        to name: String,
+        as account: AccountID,
+        check: (Object, Home) throws(HomeServiceError) -> Void = { _, _ in }
+    ) throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        let (object, home) = try lookup(id, kind, for: account, kind.renameOperation)
+        try check(object, home)
+        let current = object[keyPath: kind.name]
+        try checkRename(of: id.raw, from: current, to: name, kind: kind.noun, in: home)
+        self[keyPath: kind.table][id]![keyPath: kind.name] = name
+        reindex(from: current, to: name, kind: kind.noun, id: id.raw, in: home.id)
+        touch(kind.record(id))
+        emit(ChangeEvent(kind.renamed, object: id.raw, name: name), in: home.id, by: .account(account))
+        submitPending()
+    }
+
+    /// Takes an object out of its table, its home's list (if the home is still there) and the
+    /// namespace; announces it if asked.
+    func delete<Kind, Object>(_ id: ID<Kind>, _ kind: NamedKind<Kind, Object>, announcedBy initiator: Initiator?) {
+        guard let object = self[keyPath: kind.table][id] else { return }
+        let homeID = object[keyPath: kind.home]
+        self[keyPath: kind.table][id] = nil
+        homes[homeID]?[keyPath: kind.homeList].removeAll { $0 == id }
+        unindex(object[keyPath: kind.name], in: homeID)
+        touch(kind.record(id))
+        if let initiator { emit(ChangeEvent(kind.removed, object: id.raw), in: homeID, by: initiator) }
+    }
+}
