@@ -548,6 +548,25 @@ struct RuleCase: Sendable, CustomTestStringConvertible {
             try f.store.enableTrigger(trigger.id, true, as: f.owner)
         },
         RuleCase(
+            "enable 5 weeks less a minute ahead",
+            nil,
+            staged: { f in
+                let trigger = try f.trigger(fireDate: f.now + 5 * week * 1000 - minute)
+                try f.store.addActionSet(f.evening.id, toTrigger: trigger.id, as: f.owner)
+                return { try f.store.enableTrigger(trigger.id, true, as: f.owner) }
+            }
+        ),
+        RuleCase(
+            "enable exactly 5 weeks ahead",
+            .cannotActivateTriggerTooFarInFuture,
+            staged: { f in
+                let trigger = try f.trigger(fireDate: f.now + 5 * week * 1000)
+                try f.store.addActionSet(f.evening.id, toTrigger: trigger.id, as: f.owner)
+                return { try f.store.enableTrigger(trigger.id, true, as: f.owner) }
+            }
+        ),
+        RuleCase("one-shot fire date a minute ahead", nil) { _ = try $0.trigger(fireDate: $0.now + minute) },
+        RuleCase(
             "enabled trigger moved 6 weeks ahead",
             .cannotActivateTriggerTooFarInFuture,
             staged: { f in

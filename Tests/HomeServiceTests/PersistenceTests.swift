@@ -1,0 +1,91 @@
+import Foundation
+import SQLite
+import Synchronization
+import Testing
+
+@testable import HomeService
+
+/// The storage underneath: schema versions, damaged data, and a commit that fails.
+@Suite struct PersistenceTests {
+    @Test func aNewFileIsAtTheCurrentSchemaVersionInWALMode() throws {
+        let harness = try StoreHarness(.file)
+        harness.store.waitForCommits()
+        let database = try Database(path: harness.path)
+        #expect(try database.scalar("PRAGMA user_version")?.integer == Int64(StoreSchema.currentVersion))
+        #expect(try database.scalar("PRAGMA journal_mode")?.text == "wal")
+    }
+
+    @Test func aFileFromANewerServerIsRefused() throws {
+        let harness = try StoreHarness(.file)
+        harness.store.waitForCommits()
+        try Database(path: harness.path).execute("PRAGMA user_version = 99")
+        #expect(throws: StoreError.self) { _ = try HomeStore.open(.file(path: harness.path)) }
+    }
+
+    @Test func danglingReferencesStopTheLoadWithTheirName() throws {
+        let harness = try StoreHarness(.file)
+        let home = try harness.store.addHome(named: "Home", as: harness.owner)
+        let kitchen = try harness.store.addRoom(named: "Kitchen", to: home.id, as: harness.owner)
+        let lamp = try harness.store.addAccessory(Accessories.bulb(), to: home.id, as: harness.owner)[0]
+        try harness.store.assignAccessory(lamp.id, to: kitchen.id, as: harness.owner)
+        harness.store.waitForCommits()
+        try Database(path: harness.path).prepare("DELETE FROM room WHERE id = ?").run([.blob(kitchen.id.raw.bytes)])
+        do {
+            _ = try HomeStore.open(.file(path: harness.path))
+            Issue.record("a store with an accessory in a missing room opened")
+        } catch {
+            #expect(error == .corrupt("accessory \(lamp.id) is in no room"))
+        }
+    }
+
+    @Test func undecodableFieldsStopTheLoad() throws {
+        let harness = try StoreHarness(.file)
+        let home = try harness.store.addHome(named: "Home", as: harness.owner)
+        let zone = try harness.store.addZone(named: "Upstairs", to: home.id, as: harness.owner)
+        harness.store.waitForCommits()
+        try Database(path: harness.path).prepare("UPDATE zone SET rooms = ? WHERE id = ?")
+            .run([.blob([1, 2, 3]), .blob(zone.id.raw.bytes)])
+        #expect(throws: StoreError.corrupt("an id list of 3 bytes")) {
+            _ = try HomeStore.open(.file(path: harness.path))
+        }
+    }
+
+    /// Storage whose commits start failing on demand.
+    final class FailingStorage: StoreBackend, @unchecked Sendable {
+        let inner = InMemoryStorage()
+        let failing = Mutex(false)
+
+        func apply(_ changes: [StoreChange]) throws(StoreError) {
+            if failing.withLock({ $0 }) { throw .database("disk I/O error (simulated)") }
+            try inner.apply(changes)
+        }
+
+        func forEachRow(of table: StoreTable, _ body: ([SQLValue]) throws(StoreError) -> Void) throws(StoreError) {
+            try inner.forEachRow(of: table, body)
+        }
+    }
+
+    @Test func afterAFailedCommitNothingIsAcknowledgedAndNoChangeIsAccepted() throws {
+        let storage = FailingStorage()
+        let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })
+        try StoreLoader(store: store, backend: storage).load()
+        _ = store.createOwner()
+        let owner = store.owner!.id
+        let home = try store.addHome(named: "Home", as: owner)
+        #expect(store.waitForCommits() == nil)
+
+        var published: [ChangeKind] = []
+        store.changeObserver = { published.append($0.event.kind) }
+        storage.failing.withLock { $0 = true }
+        _ = try store.addRoom(named: "Kitchen", to: home.id, as: owner)
+        var acknowledgement: StoreError?? = .none
+        store.afterCommit { acknowledgement = .some($0) }
+        #expect(store.waitForCommits() != nil)
+        #expect(acknowledgement != nil && acknowledgement! != nil, "the change was acknowledged as durable")
+        #expect(published.isEmpty)
+        #expect(!store.isAcceptingChanges)
+        #expect(codeThrown { _ = try store.addRoom(named: "Hall", to: home.id, as: owner) } == .genericError)
+        // Reads still work from memory.
+        #expect(try store.home(home.id, as: owner).name == "Home")
+    }
+}
