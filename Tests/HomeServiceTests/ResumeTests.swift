@@ -121,4 +121,19 @@ import Testing
         #expect(changes.map(\.event.value) == [.bool(true), .float(19.5)])
         #expect(changes.map(\.time) == [harness.clock.now, harness.clock.now])
     }
+
+    /// Revisions never go back, even when retention has dropped every event but the latest.
+    @Test(arguments: StoreKind.allCases)
+    func revisionsSurviveAReopenWhateverTheRetentionDropped(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind, retention: EventRetention(maxEvents: 1, maxAgeMilliseconds: 1000))
+        let (home, kinds) = try mutatedHome(harness, count: 12)
+        harness.clock.advance(by: 5000)  // every event is now past the age limit
+        try harness.reopen()
+        #expect(harness.store.homes[home.id]?.revision == UInt64(kinds.count))
+        _ = try harness.store.addZone(named: "Upstairs", to: home.id, as: harness.owner)
+        let next = try #require(try replay(harness.store, home.id, after: UInt64(kinds.count), as: harness.owner))
+        #expect(next.map(\.revision) == [UInt64(kinds.count) + 1])
+        try harness.reopen()
+        #expect(harness.store.homes[home.id]?.revision == UInt64(kinds.count) + 1)
+    }
 }

@@ -94,6 +94,7 @@ extension HomeStore {
         try checkHomeNameIsFree(name, for: account, except: id)
         homes[id]!.name = name
         reindex(from: home.name, to: name, kind: "home", id: id.raw, in: id)
+        touch(.home(id))
         emit(ChangeEvent(.homeNameUpdated, object: id.raw, name: name), in: id, by: .account(account))
         submitPending()
     }

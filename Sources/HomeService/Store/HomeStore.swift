@@ -78,7 +78,7 @@ public final class HomeStore {
     private var dirtySet: Set<RecordKey> = []
     private var pendingChanges: [HomeChange] = []
     /// Events logged in each home's table up to here; below it they are trimmed.
-    private var trimmedThrough: [HomeID: UInt64] = [:]
+    var trimmedThrough: [HomeID: UInt64] = [:]
     private var lastSubmitted: UInt64 = 0
     private var lastCommitted: UInt64 = 0
     private var waiting: [(batch: UInt64, callback: (StoreError?) -> Void)] = []
@@ -182,15 +182,15 @@ public final class HomeStore {
         if dirtySet.insert(key).inserted { dirty.append(key) }
     }
 
-    /// Records `event` as the home's next revision.
+    /// Records `event` as the home's next revision. The revision is not written to the home's row:
+    /// the event table always keeps each home's latest event, and load takes the revision from it.
     func emit(_ event: ChangeEvent, in homeID: HomeID, by initiator: Initiator) {
-        guard var home = homes[homeID] else { return }
-        home.revision += 1
-        homes[homeID] = home
+        guard homes[homeID] != nil else { return }
+        homes[homeID]!.revision += 1
+        let revision = homes[homeID]!.revision
         let time = now
-        let change = HomeChange(home: homeID, revision: home.revision, time: time, initiator: initiator, event: event)
-        logs[homeID, default: newLog(after: home.revision - 1)].append(change, at: UInt64(max(0, time)))
-        touch(.home(homeID))
+        let change = HomeChange(home: homeID, revision: revision, time: time, initiator: initiator, event: event)
+        logs[homeID, default: newLog(after: revision - 1)].append(change, at: UInt64(max(0, time)))
         pendingChanges.append(change)
     }
 
@@ -220,11 +220,12 @@ public final class HomeStore {
             if eventHomes.last != change.home { eventHomes.append(change.home) }
         }
         for homeID in Set(eventHomes) {
-            guard let oldest = logs[homeID]?.oldestResumableRevision, oldest > trimmedThrough[homeID, default: 0] else {
-                continue
-            }
-            trimmedThrough[homeID] = oldest
-            changes.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(oldest)))
+            // Trim what the log no longer retains, but keep the latest event: it carries the revision.
+            guard let log = logs[homeID] else { continue }
+            let through = min(log.oldestResumableRevision, log.currentRevision - 1)
+            guard through > trimmedThrough[homeID, default: 0] else { continue }
+            trimmedThrough[homeID] = through
+            changes.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(through)))
         }
         lastSubmitted = writer.submit(changes)
         for change in pendingChanges { unpublished.append((lastSubmitted, change)) }

@@ -133,10 +133,13 @@ struct StoreLoader {
                 )
                 log.append(change, at: UInt64(max(0, change.time)))
             }
+            // The latest event is always kept, so it tells the revision; the row's may be older.
             try require(
-                log.currentRevision == home.revision,
+                log.currentRevision >= home.revision,
                 "home \(homeID) is at revision \(home.revision) but its events end at \(log.currentRevision)"
             )
+            store.homes[homeID]!.revision = log.currentRevision
+            store.trimmedThrough[homeID] = first - 1
             store.logs[homeID] = log
         }
         if let orphan = changesByHome.keys.first {
