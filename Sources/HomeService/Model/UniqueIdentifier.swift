@@ -31,8 +31,13 @@ public struct UniqueIdentifier: Hashable, Comparable, Sendable, CustomStringConv
 
     /// The 16 wire bytes, big-endian.
     public var bytes: [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
-            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            let shift = UInt64(56 - 8 * index)
+            bytes[index] = UInt8(truncatingIfNeeded: high >> shift)
+            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> shift)
+        }
+        return bytes
     }
 
     /// Parses `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` (either case).

@@ -4,13 +4,14 @@ public enum ValueRules {
     /// Tolerance for deciding that a float lies on the step grid.
     static let stepTolerance = 1e-9
 
-    /// - Parameter characteristic: names the characteristic in messages, e.g. "Brightness".
+    /// - Parameter characteristic: names the characteristic in messages, e.g. "Brightness"; only
+    ///   evaluated for a refusal (finding a catalog name costs more than the check itself).
     /// - Throws: ``HomeServiceError`` with 43 (wrong type), 44 (below minimum), 45 (above maximum),
     ///   46 (string too long), 51 (string too short), or 3 (off the step grid, not a valid value).
     public static func validate(
         _ value: CharacteristicValue,
         against metadata: CharacteristicMetadata,
-        characteristic: String
+        characteristic: @autoclosure () -> String
     ) throws(HomeServiceError) {
         switch (metadata.format, value) {
         case (.bool, .bool), (.tlv8, .data), (.data, .data):
@@ -28,7 +29,7 @@ public enum ValueRules {
         default:
             throw HomeServiceError(
                 .invalidValueType,
-                "\(characteristic) takes a \(metadata.format.rawValue) value, not \(value) (\(kind(of: value)))"
+                "\(characteristic()) takes a \(metadata.format.rawValue) value, not \(value) (\(kind(of: value)))"
             )
         }
     }
@@ -37,7 +38,7 @@ public enum ValueRules {
         _ integer: Int64,
         format: CharacteristicFormat,
         _ metadata: CharacteristicMetadata,
-        _ characteristic: String,
+        _ characteristic: () -> String,
         _ value: CharacteristicValue
     ) throws(HomeServiceError) {
         if let range = format.integerRange {
@@ -49,7 +50,7 @@ public enum ValueRules {
         if let valid = metadata.validValues, !valid.contains(integer) {
             throw HomeServiceError(
                 .invalidParameter,
-                "\(characteristic) does not accept \(value); valid values are \(valid.map(String.init).joined(separator: ", "))"
+                "\(characteristic()) does not accept \(value); valid values are \(valid.map(String.init).joined(separator: ", "))"
             )
         }
     }
@@ -57,11 +58,11 @@ public enum ValueRules {
     private static func checkRange(
         _ number: Double,
         _ metadata: CharacteristicMetadata,
-        _ characteristic: String,
+        _ characteristic: () -> String,
         _ value: CharacteristicValue
     ) throws(HomeServiceError) {
         guard number.isFinite else {
-            throw HomeServiceError(.invalidValueType, "\(characteristic) takes a finite number, not \(value)")
+            throw HomeServiceError(.invalidValueType, "\(characteristic()) takes a finite number, not \(value)")
         }
         if let minimum = metadata.minimumValue, number < minimum { throw below(value, minimum, characteristic) }
         if let maximum = metadata.maximumValue, number > maximum { throw above(value, maximum, characteristic) }
@@ -70,7 +71,7 @@ public enum ValueRules {
     private static func checkStep(
         _ number: Double,
         _ metadata: CharacteristicMetadata,
-        _ characteristic: String,
+        _ characteristic: () -> String,
         _ value: CharacteristicValue
     ) throws(HomeServiceError) {
         guard let step = metadata.stepValue, step > 0 else { return }
@@ -78,7 +79,7 @@ public enum ValueRules {
         guard abs(steps - steps.rounded()) <= stepTolerance * max(1, abs(steps)) else {
             throw HomeServiceError(
                 .invalidParameter,
-                "\(characteristic) value \(value) is not a multiple of its step \(step) from \(metadata.minimumValue ?? 0)"
+                "\(characteristic()) value \(value) is not a multiple of its step \(step) from \(metadata.minimumValue ?? 0)"
             )
         }
     }
@@ -86,7 +87,7 @@ public enum ValueRules {
     private static func checkLength(
         _ text: String,
         _ metadata: CharacteristicMetadata,
-        _ characteristic: String
+        _ characteristic: () -> String
     ) throws(HomeServiceError) {
         let length = text.utf8.count
         let maxLength = min(
@@ -96,13 +97,13 @@ public enum ValueRules {
         if length > maxLength {
             throw HomeServiceError(
                 .stringLongerThanMaximum,
-                "\(characteristic) takes at most \(maxLength) bytes of text, not \(length)"
+                "\(characteristic()) takes at most \(maxLength) bytes of text, not \(length)"
             )
         }
         if let minLength = metadata.minLength, length < minLength {
             throw HomeServiceError(
                 .stringShorterThanMinimum,
-                "\(characteristic) takes at least \(minLength) bytes of text, not \(length)"
+                "\(characteristic()) takes at least \(minLength) bytes of text, not \(length)"
             )
         }
     }
@@ -110,22 +111,22 @@ public enum ValueRules {
     private static func below(
         _ value: CharacteristicValue,
         _ minimum: Double,
-        _ characteristic: String
+        _ characteristic: () -> String
     ) -> HomeServiceError {
         HomeServiceError(
             .valueLowerThanMinimum,
-            "\(characteristic) value \(value) is below its minimum \(format(minimum))"
+            "\(characteristic()) value \(value) is below its minimum \(format(minimum))"
         )
     }
 
     private static func above(
         _ value: CharacteristicValue,
         _ maximum: Double,
-        _ characteristic: String
+        _ characteristic: () -> String
     ) -> HomeServiceError {
         HomeServiceError(
             .valueHigherThanMaximum,
-            "\(characteristic) value \(value) is above its maximum \(format(maximum))"
+            "\(characteristic()) value \(value) is above its maximum \(format(maximum))"
         )
     }
 
