@@ -125,7 +125,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["UV"], path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "HomeServiceTests",
-            dependencies: ["HomeService", "SQLite", "store-crash-child"],
+            dependencies: ["HomeService", "SQLite", "UV", "TestSupport", "store-crash-child"],
             swiftSettings: strictSettings
         ),
         // The process the crash-safety test kills.
