@@ -309,3 +309,72 @@ import Testing
         #expect(published == [1, 2, 3])
     }
 }
+
+/// What the accessory links and the trigger scheduler will call.
+@Suite struct AccessorySideTests {
+    @Test(arguments: StoreKind.allCases)
+    func notificationsResetWhenTheAccessoryBecomesUnreachable(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let store = harness.store
+        let home = try store.addHome(named: "Home", as: harness.owner)
+        let lamp = try store.addAccessory(Accessories.bulb(), to: home.id, as: harness.owner)[0]
+        let on = store.characteristic(ofType: Accessories.on, on: lamp.id).id
+        try store.enableNotification(on, true, as: harness.owner)
+        #expect(store.isNotificationEnabled(on, for: harness.owner))
+        try store.setReachable(lamp.id, false)
+        #expect(!store.isNotificationEnabled(on, for: harness.owner))
+        #expect(codeThrown { try store.enableNotification(on, true, as: harness.owner) } == .accessoryNotReachable)
+        try store.setReachable(lamp.id, true)
+        try store.enableNotification(on, true, as: harness.owner)
+        try store.enableNotification(on, false, as: harness.owner)
+        #expect(!store.isNotificationEnabled(on, for: harness.owner))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func anAccessoryReportsOnlyForItselfAndWhatIsBehindIt(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let store = harness.store
+        let home = try store.addHome(named: "Home", as: harness.owner)
+        let added = try store.addAccessory(
+            Accessories.bridge(behind: [Accessories.bulb("Porch")]),
+            to: home.id,
+            as: harness.owner
+        )
+        let lamp = try store.addAccessory(Accessories.bulb(), to: home.id, as: harness.owner)[0]
+        try store.updateFirmwareVersion(added[1].id, to: "2.0", by: added[0].id)
+        #expect(codeThrown { try store.updateFirmwareVersion(added[1].id, to: "3.0", by: lamp.id) } == .notFound)
+        #expect(codeThrown { try store.updateFirmwareVersion(lamp.id, to: "3.0", by: added[0].id) } == .notFound)
+        try harness.reopen()
+        #expect(harness.store.accessories[added[1].id]?.firmwareVersion == "2.0")
+        guard case .changes(let changes) = try harness.store.changes(in: home.id, after: 0, as: harness.owner) else {
+            Issue.record("expected changes")
+            return
+        }
+        #expect(changes.last?.event == ChangeEvent(.firmwareVersionUpdated, object: added[1].id.raw, name: "2.0"))
+        #expect(changes.last?.initiator == .accessory(added[0].id))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func firingRecordsTheDateAndDisablesAOneShotTrigger(kind: StoreKind) throws {
+        let fixture = try RulesFixture(kind)
+        let store = fixture.store
+        let oneShot = try fixture.trigger()
+        let daily = try store.addTrigger(
+            named: "Daily",
+            fireDate: fixture.now + 60_000,
+            recurrence: 86_400,
+            to: fixture.home.id,
+            as: fixture.owner
+        )
+        for trigger in [oneShot, daily] {
+            try store.addActionSet(fixture.evening.id, toTrigger: trigger.id, as: fixture.owner)
+            try store.enableTrigger(trigger.id, true, as: fixture.owner)
+            try store.recordFiring(of: trigger.id, at: fixture.now)
+        }
+        try fixture.harness.reopen()
+        let reopened = fixture.harness.store
+        #expect(reopened.triggers[oneShot.id]?.isEnabled == false)
+        #expect(reopened.triggers[daily.id]?.isEnabled == true)
+        #expect(reopened.triggers[daily.id]?.lastFireDate == fixture.now)
+    }
+}

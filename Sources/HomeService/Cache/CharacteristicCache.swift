@@ -56,8 +56,4 @@ public struct CharacteristicCache: Sendable {
         updatedAt[Int(slot.index)] = time
     }
 
-    mutating func reserve(_ capacity: Int) {
-        values.reserveCapacity(capacity)
-        updatedAt.reserveCapacity(capacity)
-    }
 }

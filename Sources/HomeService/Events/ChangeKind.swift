@@ -60,7 +60,4 @@ public enum ChangeKind: UInt8, CaseIterable, Sendable {
     case newAccessoryFound = 60
     case newAccessoryRemoved = 61
 
-    /// Whether this kind reports a characteristic's value (which a lagging subscriber may coalesce);
-    /// every other kind changes the home's layout and is never dropped.
-    public var isValueChange: Bool { self == .characteristicValueUpdated }
 }
