@@ -24,10 +24,7 @@ public struct RevisionLog<Event: Sendable>: Sendable {
     public let maxAgeMilliseconds: UInt64
     /// The revision of the latest entry; 0 before the first.
     public private(set) var currentRevision: UInt64
-    private var entries: [Entry] = []
-    /// Index of the oldest retained entry in `entries` (a ring would save the shifts; trimming is
-    /// amortised by dropping in bulk).
-    private var head = 0
+    private var entries = FrontDroppingArray<Entry>()
 
     /// - Parameter startingAfter: the revision to continue from (the stored revision after a restart).
     public init(maxEntries: Int, maxAgeMilliseconds: UInt64, startingAfter revision: UInt64 = 0) {
@@ -38,12 +35,12 @@ public struct RevisionLog<Event: Sendable>: Sendable {
     }
 
     /// Entries currently retained.
-    public var count: Int { entries.count - head }
+    public var count: Int { entries.count }
 
     /// The oldest revision that can still be replayed *after*: a subscriber at this revision or later
     /// gets entries; one before it gets `resyncNeeded`.
     public var oldestResumableRevision: UInt64 {
-        head < entries.count ? entries[head].revision - 1 : currentRevision
+        entries.first.map { $0.revision - 1 } ?? currentRevision
     }
 
     /// Appends `event` at `time` and returns its revision; drops what exceeds the retention.
@@ -62,16 +59,11 @@ public struct RevisionLog<Event: Sendable>: Sendable {
             return .resyncNeeded(currentRevision: currentRevision)
         }
         let skip = Int(revision - oldestResumableRevision)
-        return .entries(Array(entries[(head + skip)...]))
+        return .entries(Array(entries.elements.dropFirst(skip)))
     }
 
     private mutating func trim(now: UInt64) {
-        while count > maxEntries { head += 1 }
-        while head < entries.count, now >= entries[head].time + maxAgeMilliseconds { head += 1 }
-        // Drop the skipped prefix once it is the larger half, so trimming costs O(1) amortised.
-        if head > 0 && head >= entries.count / 2 {
-            entries.removeFirst(head)
-            head = 0
-        }
+        entries.removeFirst(max(0, entries.count - maxEntries))
+        entries.removeFirst { now >= $0.time + maxAgeMilliseconds }
     }
 }

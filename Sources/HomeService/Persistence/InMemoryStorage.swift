@@ -9,28 +9,7 @@ public final class InMemoryStorage: StoreBackend {
         var rows: [String: [[SQLValue]: [SQLValue]]] = [:]
         /// Event rows by home, in revision order: trimming drops a prefix instead of scanning every
         /// home's events.
-        var events: [[UInt8]: EventRows] = [:]
-    }
-
-    /// One home's event rows; trimmed rows are skipped by `head` and dropped in bulk (amortised O(1)).
-    private struct EventRows {
-        var rows: [[SQLValue]] = []
-        var head = 0
-
-        var live: ArraySlice<[SQLValue]> { rows[head...] }
-
-        mutating func append(_ row: [SQLValue]) {
-            if head < rows.count, let last = rows.last, last[1] == row[1] { rows.removeLast() }
-            rows.append(row)
-        }
-
-        mutating func trim(through revision: Int64) {
-            while head < rows.count, (rows[head][1].integer ?? 0) <= revision { head += 1 }
-            if head > 0 && head >= rows.count / 2 {
-                rows.removeFirst(head)
-                head = 0
-            }
-        }
+        var events: [[UInt8]: FrontDroppingArray<[SQLValue]>] = [:]
     }
 
     private let tables = Mutex(Tables())
@@ -42,8 +21,8 @@ public final class InMemoryStorage: StoreBackend {
             for change in changes {
                 switch change {
                 case .upsert(let table, let row) where table == StoreSchema.event:
-                    // Revisions only grow, so an event row appends (a rewrite would replace the last).
-                    state.events[row[0].blob ?? [], default: EventRows()].append(row)
+                    // Events are written once, in revision order.
+                    state.events[row[0].blob ?? [], default: FrontDroppingArray()].append(row)
                 case .upsert(let table, let row):
                     state.rows[table.name, default: [:]][Array(row.prefix(table.keyColumnCount))] = row
                 case .delete(let table, let key):
@@ -55,8 +34,8 @@ public final class InMemoryStorage: StoreBackend {
                     row[RowCoding.characteristicValueColumn + 1] = .integer(time)
                     state.rows[StoreSchema.characteristic.name]?[key] = row
                 case .trimEvents(let home, let revision):
-                    state.events[home]?.trim(through: revision)
-                    if state.events[home]?.live.isEmpty == true { state.events[home] = nil }
+                    state.events[home]?.removeFirst { ($0[1].integer ?? 0) <= revision }
+                    if state.events[home]?.isEmpty == true { state.events[home] = nil }
                 }
             }
         }
@@ -69,7 +48,7 @@ public final class InMemoryStorage: StoreBackend {
     private func rows(of table: StoreTable) -> [[SQLValue]] {
         if table == StoreSchema.event {
             return tables.withLock { state in
-                state.events.keys.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { state.events[$0]!.live }
+                state.events.keys.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { state.events[$0]!.elements }
             }
         }
         let rows = tables.withLock { Array(($0.rows[table.name] ?? [:]).values) }

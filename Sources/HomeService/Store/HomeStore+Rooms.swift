@@ -60,10 +60,7 @@ extension HomeStore {
     }
 
     public func removeZone(_ id: ZoneID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
-        _ = try lookup(id, NamedKinds.zone, for: account, .removeZone)
-        delete(id, NamedKinds.zone, announcedBy: .account(account))
-        submitPending()
+        try remove(id, NamedKinds.zone, as: account)
     }
 
     public func renameZone(_ id: ZoneID, to name: String, as account: AccountID) throws(HomeServiceError) {

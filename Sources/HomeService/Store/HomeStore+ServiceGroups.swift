@@ -13,10 +13,7 @@ extension HomeStore {
     }
 
     public func removeServiceGroup(_ id: ServiceGroupID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
-        _ = try lookup(id, NamedKinds.serviceGroup, for: account, .removeServiceGroup)
-        delete(id, NamedKinds.serviceGroup, announcedBy: .account(account))
-        submitPending()
+        try remove(id, NamedKinds.serviceGroup, as: account)
     }
 
     public func renameServiceGroup(

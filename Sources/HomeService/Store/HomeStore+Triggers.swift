@@ -29,10 +29,7 @@ extension HomeStore {
     }
 
     public func removeTrigger(_ id: TriggerID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
-        _ = try lookup(id, NamedKinds.trigger, for: account, .removeTrigger)
-        delete(id, NamedKinds.trigger, announcedBy: .account(account))
-        submitPending()
+        try remove(id, NamedKinds.trigger, as: account)
     }
 
     public func renameTrigger(_ id: TriggerID, to name: String, as account: AccountID) throws(HomeServiceError) {

@@ -81,8 +81,8 @@ public final class HomeStore {
     var trimmedThrough: [HomeID: UInt64] = [:]
     private var lastSubmitted: UInt64 = 0
     private var lastCommitted: UInt64 = 0
-    private var waiting: [(batch: UInt64, callback: (StoreError?) -> Void)] = []
-    private var unpublished: [(batch: UInt64, change: HomeChange)] = []
+    private var waiting = FrontDroppingArray<(batch: UInt64, callback: (StoreError?) -> Void)>()
+    private var unpublished = FrontDroppingArray<(batch: UInt64, change: HomeChange)>()
     private var failure: StoreError?
 
     /// Called with every change once it is durable, in revision order per home.
@@ -148,13 +148,11 @@ public final class HomeStore {
         lastCommitted = max(lastCommitted, report.committedThrough)
         if let reportFailure = report.failure, failure == nil { failure = reportFailure }
         let durable = report.failure == nil
-        let published = unpublished.prefix { $0.batch <= report.committedThrough }
-        unpublished.removeFirst(published.count)
+        let published = unpublished.removeFirst { $0.batch <= report.committedThrough }
         if durable, let changeObserver {
             for (_, change) in published { changeObserver(change) }
         }
-        let ready = waiting.prefix { $0.batch <= report.committedThrough }
-        waiting.removeFirst(ready.count)
+        let ready = waiting.removeFirst { $0.batch <= report.committedThrough }
         for (_, callback) in ready { callback(report.failure) }
     }
 

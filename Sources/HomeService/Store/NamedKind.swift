@@ -202,6 +202,20 @@ extension HomeStore {
         submitPending()
     }
 
+    /// Removes an object that nothing else refers to, for a caller allowed to.
+    func remove<Kind, Object>(
+        _ id: ID<Kind>,
+        _ kind: NamedKind<Kind, Object>,
+        as account: AccountID
+    )
+        throws(HomeServiceError)
+    {
+        try checkAcceptingChanges()
+        _ = try lookup(id, kind, for: account, kind.removeOperation)
+        delete(id, kind, announcedBy: .account(account))
+        submitPending()
+    }
+
     /// Takes an object out of its table, its home's list (if the home is still there) and the
     /// namespace; announces it if asked.
     func delete<Kind, Object>(_ id: ID<Kind>, _ kind: NamedKind<Kind, Object>, announcedBy initiator: Initiator?) {
