@@ -18,8 +18,9 @@ enum TokenGenerator {
         Array(SHA256.hash(data: Array(token.utf8)))
     }
 
+    private static let hexDigits = Array("0123456789abcdef")
+
     private static func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+        String([hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
     }
 }

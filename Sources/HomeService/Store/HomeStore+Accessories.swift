@@ -98,10 +98,7 @@ extension HomeStore {
     /// Fails for an accessory that cannot take requests now.
     /// - Throws: 61 if it (or its bridge) is blocked; 4 if it is unreachable, 88 if bridged.
     func checkAvailable(_ accessory: Accessory) throws(HomeServiceError) {
-        let bridge = accessory.bridge.flatMap { accessories[$0] }
-        if accessory.isBlocked || bridge?.isBlocked == true {
-            throw HomeServiceError(.accessoryIsBlocked, "accessory \"\(accessory.name)\" is blocked")
-        }
+        try checkNotBlocked(accessory)
         if !accessory.isReachable {
             throw accessory.isBridged
                 ? HomeServiceError(
@@ -109,6 +106,13 @@ extension HomeStore {
                     "bridged accessory \"\(accessory.name)\" is not reachable"
                 )
                 : HomeServiceError(.accessoryNotReachable, "accessory \"\(accessory.name)\" is not reachable")
+        }
+    }
+
+    /// - Throws: 61 if the accessory or its bridge is blocked (cached reads need nothing more).
+    func checkNotBlocked(_ accessory: Accessory) throws(HomeServiceError) {
+        if accessory.isBlocked || accessory.bridge.flatMap({ accessories[$0]?.isBlocked }) == true {
+            throw HomeServiceError(.accessoryIsBlocked, "accessory \"\(accessory.name)\" is blocked")
         }
     }
 

@@ -184,10 +184,7 @@ extension HomeStore {
         throws(HomeServiceError) -> Characteristic
     {
         let characteristic = try sameHome(id, in: characteristics, kind: "characteristic", home: \.home, as: home)
-        guard characteristic.properties.contains(.writable) else {
-            throw HomeServiceError(.readOnlyCharacteristic, "\(characteristic.displayName) is read-only")
-        }
-        try ValueRules.validate(value, against: characteristic.metadata, characteristic: characteristic.displayName)
+        try checkWritable(characteristic, value, forWriteNow: false)
         return characteristic
     }
 }

@@ -115,18 +115,23 @@ extension HomeStore {
         guard characteristic.properties.contains(.readable) else {
             throw HomeServiceError(.writeOnlyCharacteristic, "\(characteristic.displayName) is write-only")
         }
-        let accessory = accessories[characteristic.accessory]!
-        if accessory.isBlocked || accessory.bridge.flatMap({ accessories[$0]?.isBlocked }) == true {
-            throw HomeServiceError(.accessoryIsBlocked, "accessory \"\(accessory.name)\" is blocked")
-        }
+        try checkNotBlocked(accessories[characteristic.accessory]!)
     }
 
-    /// - Throws: 5, 61, 4, 88, then the value rules' codes.
-    func checkWritable(_ characteristic: Characteristic, _ value: CharacteristicValue) throws(HomeServiceError) {
+    /// - Parameter forWriteNow: whether the accessory must take the write now (a write), or only some
+    ///   day (an action stored in a set).
+    /// - Throws: 5, then (for a write now) 61, 4, 88, then the value rules' codes.
+    func checkWritable(
+        _ characteristic: Characteristic,
+        _ value: CharacteristicValue,
+        forWriteNow: Bool = true
+    )
+        throws(HomeServiceError)
+    {
         guard characteristic.properties.contains(.writable) else {
             throw HomeServiceError(.readOnlyCharacteristic, "\(characteristic.displayName) is read-only")
         }
-        try checkAvailable(accessories[characteristic.accessory]!)
+        if forWriteNow { try checkAvailable(accessories[characteristic.accessory]!) }
         try ValueRules.validate(value, against: characteristic.metadata, characteristic: characteristic.displayName)
     }
 
