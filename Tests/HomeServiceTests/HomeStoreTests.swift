@@ -258,6 +258,8 @@ import Testing
         let snapshot = StoreSnapshot(store)
         try harness.reopen()
         #expect(StoreSnapshot(harness.store) == snapshot)
+        #expect(harness.store.homes(of: guest).map(\.id) == [home.id])
+        #expect(harness.store.homes(of: owner).map(\.id) == [home.id])
         // The namespace is rebuilt too.
         #expect(
             codeThrown { _ = try harness.store.addRoom(named: "Lights", to: home.id, as: owner) }

@@ -5,7 +5,7 @@ extension HomeStore {
 
     /// The homes `account` is a member of, in the order they were added.
     public func homes(of account: AccountID) -> [Home] {
-        homes.values.filter { $0.members[account] != nil }.sorted { $0.sequence < $1.sequence }
+        (homeIDsByMember[account] ?? []).compactMap { homes[$0] }.sorted { $0.sequence < $1.sequence }
     }
 
     /// The home, if `account` may see it.
@@ -26,14 +26,14 @@ extension HomeStore {
             name: name,
             owner: account,
             roomForEntireHome: .random(),
-            members: [account: .administrator],
+            members: [:],
             sequence: nextSequenceNumber()
         )
         homes[home.id] = home
         logs[home.id] = newLog(after: 0)
         index(name, kind: "home", id: home.id.raw, in: home.id)
         touch(.home(home.id))
-        touch(.member(home.id, account))
+        setRole(.administrator, of: account, in: home.id)
         let room = Room(
             id: home.roomForEntireHome,
             home: home.id,
@@ -71,7 +71,7 @@ extension HomeStore {
         for actionSet in home.actionSets { deleteActionSet(actionSet, announcedBy: nil) }
         for trigger in home.triggers { delete(trigger, NamedKinds.trigger, announcedBy: nil) }
         for member in home.members.keys {
-            touch(.member(id, member))
+            setRole(nil, of: member, in: id)
             if accounts[member]?.primaryHome == id {
                 accounts[member]!.primaryHome = nil
                 touch(.account(member))
@@ -139,8 +139,7 @@ extension HomeStore {
         guard home.members[user] == nil else {
             throw HomeServiceError(.alreadyExists, "account \(user) is already a user of home \"\(home.name)\"")
         }
-        homes[id]!.members[user] = role
-        touch(.member(id, user))
+        setRole(role, of: user, in: id)
         emit(
             ChangeEvent(.userAdded, object: user.raw, flag: role == .administrator),
             in: id,
@@ -154,8 +153,7 @@ extension HomeStore {
         try checkAcceptingChanges()
         let home = try home(id, for: account, .removeUser)
         try checkChangeableMember(user, of: home)
-        homes[id]!.members[user] = nil
-        touch(.member(id, user))
+        setRole(nil, of: user, in: id)
         if accounts[user]?.primaryHome == id {
             accounts[user]!.primaryHome = nil
             touch(.account(user))
@@ -175,8 +173,7 @@ extension HomeStore {
         let home = try home(id, for: account, .updateUserAccess)
         try checkChangeableMember(user, of: home)
         guard home.members[user] != role else { return }
-        homes[id]!.members[user] = role
-        touch(.member(id, user))
+        setRole(role, of: user, in: id)
         emit(
             ChangeEvent(.accessControlUpdated, object: user.raw, flag: role == .administrator),
             in: id,

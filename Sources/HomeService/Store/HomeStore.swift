@@ -59,6 +59,9 @@ public final class HomeStore {
     public internal(set) var cache = CharacteristicCache()
     /// Each home's retained changes.
     var logs: [HomeID: RevisionLog<HomeChange>] = [:]
+    /// The homes each account is a member of (the inverse of `Home.members`), so listing an
+    /// account's homes does not scan every home on the server.
+    var homeIDsByMember: [AccountID: Set<HomeID>] = [:]
     /// Each home's namespace: who holds each name, by comparison key.
     var names: [HomeID: [String: NameHolder]] = [:]
     /// Accounts that enabled notifications per characteristic. Not persisted: like HomeKit's, it
@@ -190,6 +193,17 @@ public final class HomeStore {
         let change = HomeChange(home: homeID, revision: revision, time: time, initiator: initiator, event: event)
         logs[homeID, default: newLog(after: revision - 1)].append(change, at: UInt64(max(0, time)))
         pendingChanges.append(change)
+    }
+
+    /// Gives `account` a role in the home (or with `nil` takes it away), keeping the inverse index.
+    func setRole(_ role: HomeRole?, of account: AccountID, in homeID: HomeID) {
+        homes[homeID]?.members[account] = role
+        if role == nil {
+            homeIDsByMember[account]?.remove(homeID)
+        } else {
+            homeIDsByMember[account, default: []].insert(homeID)
+        }
+        touch(.member(homeID, account))
     }
 
     func newLog(after revision: UInt64) -> RevisionLog<HomeChange> {

@@ -33,6 +33,7 @@ struct StoreLoader {
             try require(store.accounts[accountID] != nil, "home \(homeID) lists unknown account \(accountID)")
             try requireHome(homeID, "member \(accountID)")
             store.homes[homeID]!.members[accountID] = role
+            store.homeIDsByMember[accountID, default: []].insert(homeID)
         }
         for home in store.homes.values {
             store.index(home.name, kind: "home", id: home.id.raw, in: home.id)
