@@ -22,6 +22,33 @@ import Testing
         #expect(throws: StoreError.self) { _ = try HomeStore.open(.file(path: harness.path)) }
     }
 
+    /// Version 1 stored recurrences in seconds and homes without a time zone.
+    @Test func aVersion1FileIsMigratedToCalendarRecurrences() throws {
+        let harness = try StoreHarness(.file)
+        let home = try harness.store.addHome(named: "Home", as: harness.owner)
+        let trigger = try harness.store.addTrigger(
+            named: "Hourly",
+            fireDate: harness.clock.now + 3_600_000,
+            recurrence: .hours(1),
+            to: home.id,
+            as: harness.owner
+        )
+        harness.store.waitForCommits()
+        let database = try Database(path: harness.path)
+        try database.execute(
+            """
+            UPDATE timer_trigger SET recurrence = 3600;
+            ALTER TABLE timer_trigger DROP COLUMN recurrence_unit;
+            ALTER TABLE home DROP COLUMN time_zone;
+            PRAGMA user_version = 1;
+            """
+        )
+        let reopened = try HomeStore.open(.file(path: harness.path))
+        #expect(reopened.triggers[trigger.id]?.recurrence == .minutes(60))
+        #expect(reopened.homes[home.id]?.timeZone == "UTC")
+        #expect(try database.scalar("PRAGMA user_version")?.integer == Int64(StoreSchema.currentVersion))
+    }
+
     @Test func danglingReferencesStopTheLoadWithTheirName() throws {
         let harness = try StoreHarness(.file)
         let home = try harness.store.addHome(named: "Home", as: harness.owner)

@@ -81,11 +81,12 @@ final class RulesFixture {
 
     var now: Int64 { harness.clock.now }
 
+    /// A trigger named "Dusk"; `recurrence` in seconds.
     func trigger(fireDate: Int64? = nil, recurrence: Int64? = nil) throws -> TimerTrigger {
         try store.addTrigger(
             named: "Dusk",
             fireDate: fireDate ?? now + 3_600_000,
-            recurrence: recurrence,
+            recurrence: recurrence.map { TriggerRecurrence($0, .second) },
             to: home.id,
             as: owner
         )

@@ -24,15 +24,18 @@ final class StoreHarness {
     let kind: StoreKind
     let clock = ManualClock()
     let retention: EventRetention
+    let limits: ObjectLimits
     private let memory = InMemoryStorage()
     let directory: URL
     private(set) var store: HomeStore
     let owner: AccountID
     let ownerToken: String
 
-    init(_ kind: StoreKind, retention: EventRetention = EventRetention()) throws {
+    init(_ kind: StoreKind, retention: EventRetention = EventRetention(), limits: ObjectLimits = ObjectLimits()) throws
+    {
         self.kind = kind
         self.retention = retention
+        self.limits = limits
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("homestore-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let location: HomeStore.Location =
@@ -40,7 +43,7 @@ final class StoreHarness {
         let clock = self.clock
         store = try HomeStore.open(
             location,
-            configuration: HomeStore.Configuration(retention: retention, clock: { clock.now })
+            configuration: HomeStore.Configuration(retention: retention, limits: limits, clock: { clock.now })
         )
         owner = store.owner!.id
         ownerToken = store.newOwnerToken!
@@ -60,7 +63,7 @@ final class StoreHarness {
         let clock = self.clock
         store = try HomeStore.open(
             location,
-            configuration: HomeStore.Configuration(retention: retention, clock: { clock.now })
+            configuration: HomeStore.Configuration(retention: retention, limits: limits, clock: { clock.now })
         )
     }
 

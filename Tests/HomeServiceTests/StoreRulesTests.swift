@@ -393,7 +393,7 @@ import Testing
             .recurrenceTooSmall,
             staged: { f in
                 let trigger = try f.trigger()
-                return { try f.store.updateRecurrence(of: trigger.id, to: 240, as: f.owner) }
+                return { try f.store.updateRecurrence(of: trigger.id, to: .minutes(4), as: f.owner) }
             }
         ),
         RuleCase("new triggers are disabled", nil) { (f: RulesFixture) throws -> Void in

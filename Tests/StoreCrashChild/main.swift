@@ -28,7 +28,9 @@ struct SplitMix: RandomNumberGenerator {
 
 do {
     var random = SplitMix(state: seed)
-    let store = try HomeStore.open(.file(path: arguments[1]))
+    var unlimited = ObjectLimits()
+    unlimited.roomsPerHome = .max
+    let store = try HomeStore.open(.file(path: arguments[1]), configuration: HomeStore.Configuration(limits: unlimited))
     let owner = store.owner!.id
     let home = try store.homes(of: owner).first ?? store.addHome(named: "Crash Home", as: owner)
     store.waitForCommits()

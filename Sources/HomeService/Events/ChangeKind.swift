@@ -44,6 +44,8 @@ public enum ChangeKind: UInt8, CaseIterable, Sendable {
     case errorForAccessory = 39
     case homeHubStateUpdated = 40
     case supportedFeaturesUpdated = 41
+    /// Not a HomeKit callback: the home's time zone (which its triggers count days in) changed.
+    case homeTimeZoneUpdated = 42
 
     // HMAccessoryDelegate
     case accessoryNameUpdated = 50

@@ -4,6 +4,8 @@ public struct CharacteristicMetadata: Hashable, Sendable {
     public static let defaultMaxLength = 64
     /// The most any string characteristic may hold.
     public static let absoluteMaxLength = 256
+    /// The most bytes any data or TLV8 characteristic may hold.
+    public static let absoluteMaxDataLength = 65_536
 
     public var format: CharacteristicFormat
     /// `celsius`, `percentage`, `arcdegrees`, `lux` or `seconds`.

@@ -8,6 +8,9 @@ public struct Home: Hashable, Sendable {
     /// The default room of every new accessory. It cannot be renamed, removed or put in a zone.
     public let roomForEntireHome: RoomID
     public internal(set) var members: [AccountID: HomeRole]
+    /// The IANA time zone its timer triggers count days and weeks in ("Europe/Berlin"; "UTC" unless
+    /// set).
+    public internal(set) var timeZone: String = "UTC"
     public internal(set) var rooms: [RoomID] = []
     public internal(set) var zones: [ZoneID] = []
     /// Every accessory, bridged ones included, in the order they were added.

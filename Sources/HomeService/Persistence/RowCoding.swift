@@ -42,22 +42,24 @@ enum RowCoding {
     static func row(_ home: Home) -> [SQLValue] {
         [
             .id(home.id), .text(home.name), .id(home.owner), .id(home.roomForEntireHome),
-            .integer(Int64(home.revision)), .integer(home.sequence),
+            .integer(Int64(home.revision)), .integer(home.sequence), .text(home.timeZone),
         ]
     }
 
     /// A home without its members and objects, which load adds from their own tables.
     static func home(_ row: [SQLValue]) throws(StoreError) -> Home {
         var reader = RowReader(row, StoreSchema.home)
-        return Home(
+        var home = Home(
             id: try reader.id(),
             name: try reader.text(),
             owner: try reader.id(),
             roomForEntireHome: try reader.id(),
             members: [:],
-            revision: UInt64(try reader.integer()),
+            revision: UInt64(clamping: try reader.integer()),
             sequence: try reader.integer()
         )
+        home.timeZone = try reader.text()
+        return home
     }
 
     static func memberRow(home: HomeID, account: AccountID, role: HomeRole) -> [SQLValue] {
@@ -273,23 +275,41 @@ enum RowCoding {
     static func row(_ trigger: TimerTrigger) -> [SQLValue] {
         [
             .id(trigger.id), .id(trigger.home), .text(trigger.name), .bool(trigger.isEnabled),
-            .integer(trigger.fireDate), .optionalInteger(trigger.recurrence), .idList(trigger.actionSets),
+            .integer(trigger.fireDate), .optionalInteger(trigger.recurrence?.count), .idList(trigger.actionSets),
             .optionalInteger(trigger.lastFireDate), .integer(trigger.sequence),
+            .optionalText(trigger.recurrence?.unit.rawValue),
         ]
     }
 
     static func timerTrigger(_ row: [SQLValue]) throws(StoreError) -> TimerTrigger {
         var reader = RowReader(row, StoreSchema.timerTrigger)
+        let id: TriggerID = try reader.id()
+        let home: HomeID = try reader.id()
+        let name = try reader.text()
+        let isEnabled = try reader.bool()
+        let fireDate = try reader.integer()
+        let count = try reader.optionalInteger()
+        let actionSets: [ActionSetID] = try reader.idList()
+        let lastFireDate = try reader.optionalInteger()
+        let sequence = try reader.integer()
+        let unit = try reader.optionalText()
+        var recurrence: TriggerRecurrence?
+        if let count {
+            guard let unit, let parsed = TriggerRecurrence.Unit(rawValue: unit) else {
+                throw .corrupt("trigger \(id) has recurrence \(count) in unit \(unit ?? "none")")
+            }
+            recurrence = TriggerRecurrence(count, parsed)
+        }
         return TimerTrigger(
-            id: try reader.id(),
-            home: try reader.id(),
-            name: try reader.text(),
-            isEnabled: try reader.bool(),
-            fireDate: try reader.integer(),
-            recurrence: try reader.optionalInteger(),
-            actionSets: try reader.idList(),
-            lastFireDate: try reader.optionalInteger(),
-            sequence: try reader.integer()
+            id: id,
+            home: home,
+            name: name,
+            isEnabled: isEnabled,
+            fireDate: fireDate,
+            recurrence: recurrence,
+            actionSets: actionSets,
+            lastFireDate: lastFireDate,
+            sequence: sequence
         )
     }
 
@@ -314,7 +334,9 @@ enum RowCoding {
     static func change(_ row: [SQLValue]) throws(StoreError) -> HomeChange {
         var reader = RowReader(row, StoreSchema.event)
         let home: HomeID = try reader.id()
-        let revision = UInt64(try reader.integer())
+        guard let revision = UInt64(exactly: try reader.integer()) else {
+            throw .corrupt("an event of home \(home) has a negative revision")
+        }
         let time = try reader.integer()
         var initiatorBytes = ByteReader(try reader.blob())
         let initiator: Initiator

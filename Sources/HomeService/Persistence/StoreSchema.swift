@@ -26,7 +26,7 @@ enum StoreSchema {
     )
     static let home = StoreTable(
         name: "home",
-        columns: ["id", "name", "owner", "room_for_entire_home", "revision", "sequence"],
+        columns: ["id", "name", "owner", "room_for_entire_home", "revision", "sequence", "time_zone"],
         keyColumnCount: 1,
         orderBy: "sequence"
     )
@@ -91,6 +91,7 @@ enum StoreSchema {
         name: "timer_trigger",
         columns: [
             "id", "home", "name", "is_enabled", "fire_date", "recurrence", "action_sets", "last_fire", "sequence",
+            "recurrence_unit",
         ],
         keyColumnCount: 1,
         orderBy: "sequence"
@@ -143,7 +144,14 @@ enum StoreSchema {
             last_fire INTEGER, sequence INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE event (home BLOB NOT NULL, revision INTEGER NOT NULL, time INTEGER NOT NULL,
             initiator BLOB NOT NULL, body BLOB NOT NULL, PRIMARY KEY (home, revision)) WITHOUT ROWID;
+        """,
+        // 2: homes have a time zone; recurrences are a count of a calendar unit (were seconds).
         """
+        ALTER TABLE home ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';
+        ALTER TABLE timer_trigger ADD COLUMN recurrence_unit TEXT;
+        UPDATE timer_trigger SET recurrence = recurrence / 60, recurrence_unit = 'minute'
+            WHERE recurrence IS NOT NULL;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

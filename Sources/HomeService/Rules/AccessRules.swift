@@ -21,6 +21,7 @@ public enum HomeOperation: String, CaseIterable, Sendable {
     case executeActionSet
     // Administration.
     case renameHome
+    case updateHomeTimeZone
     case removeHome
     case addRoom
     case removeRoom

@@ -5,24 +5,31 @@
 /// and starts and ends with a letter or digit. Two names collide when they are equal ignoring case,
 /// spaces and apostrophes ("Home1" and "home 1"), which ``comparisonKey(_:)`` captures.
 public enum NameRules {
-    /// Checks `name` against the character rules.
+    /// The longest name, in characters (HAP's limit for the Name characteristic).
+    public static let maximumLength = 64
+    /// The most UTF-8 bytes a name may take, so that combining marks cannot make one huge character.
+    public static let maximumBytes = 256
+
+    /// Checks `name` against the length and character rules, in HomeKit's order: the first
+    /// character, then prohibited characters, then the last character.
     /// - Parameter kind: what is being named, for the message ("room", "home", ...).
-    /// - Throws: ``HomeServiceError`` with 35 (a prohibited character), 36 (bad first character),
-    ///   60 (bad last character), or 3 for an empty name.
+    /// - Throws: ``HomeServiceError`` with 3 for an empty name, 46 for one over 64 characters, 36 (bad
+    ///   first character), 35 (a prohibited character), 60 (bad last character).
     public static func validate(_ name: String, kind: String) throws(HomeServiceError) {
         guard let first = name.unicodeScalars.first, let last = name.unicodeScalars.last else {
             throw HomeServiceError(.invalidParameter, "\(kind) name must not be empty")
+        }
+        try TextRules.checkLength(name, of: "\(kind) name", maximum: maximumLength, maximumBytes: maximumBytes)
+        guard isLetterOrDigit(first) else {
+            throw HomeServiceError(
+                .nameDoesNotStartWithValidCharacters,
+                "\(kind) name \"\(name)\" must start with a letter or digit, not \(describe(first))"
+            )
         }
         if let prohibited = name.unicodeScalars.first(where: { !isAllowed($0) }) {
             throw HomeServiceError(
                 .nameContainsProhibitedCharacters,
                 "\(kind) name \"\(name)\" contains \(describe(prohibited)), which names may not contain"
-            )
-        }
-        guard isLetterOrDigit(first) else {
-            throw HomeServiceError(
-                .nameDoesNotStartWithValidCharacters,
-                "\(kind) name \"\(name)\" must start with a letter or digit, not \(describe(first))"
             )
         }
         guard isLetterOrDigit(last) else {

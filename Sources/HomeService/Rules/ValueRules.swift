@@ -14,8 +14,15 @@ public enum ValueRules {
         characteristic: @autoclosure () -> String
     ) throws(HomeServiceError) {
         switch (metadata.format, value) {
-        case (.bool, .bool), (.tlv8, .data), (.data, .data):
+        case (.bool, .bool):
             return
+        case (.tlv8, .data(let bytes)), (.data, .data(let bytes)):
+            guard bytes.count <= CharacteristicMetadata.absoluteMaxDataLength else {
+                throw HomeServiceError(
+                    .stringLongerThanMaximum,
+                    "\(characteristic()) takes at most \(CharacteristicMetadata.absoluteMaxDataLength) bytes of data, not \(bytes.count)"
+                )
+            }
         case (.string, .string(let text)):
             try checkLength(text, metadata, characteristic)
         case (.float, .float(let number)):

@@ -3,6 +3,14 @@
 struct AccessoryDescriptionCheck {
     let store: HomeStore
 
+    /// HAP's limits: 150 accessories behind a bridge, 100 services per accessory and 100
+    /// characteristics per service. Types are UUIDs (36 characters) or short HAP forms.
+    static let maximumBridgedAccessories = 150
+    static let maximumServices = 100
+    static let maximumCharacteristics = 100
+    static let maximumValidValues = 256
+    static let maximumTypeLength = 36
+
     func check(_ description: AccessoryDescription) throws(HomeServiceError) {
         var seen: Set<UniqueIdentifier> = []
         try checkAccessory(description, bridged: false, seen: &seen)
@@ -42,7 +50,19 @@ struct AccessoryDescriptionCheck {
             )
         }
         try NameRules.validate(accessory.name, kind: "accessory")
+        try TextRules.checkLength(accessory.manufacturer, of: "manufacturer of \"\(accessory.name)\"")
+        try TextRules.checkLength(accessory.model, of: "model of \"\(accessory.name)\"")
+        try TextRules.checkLength(accessory.firmwareVersion, of: "firmware version of \"\(accessory.name)\"")
+        try Self.checkCount(accessory.bridgedAccessories.count, Self.maximumBridgedAccessories, "bridged accessories")
+        try Self.checkCount(accessory.services.count, Self.maximumServices, "services of \"\(accessory.name)\"")
         for service in accessory.services {
+            try TextRules.checkLength(service.type, of: "service type", maximum: Self.maximumTypeLength)
+            try Self.checkCount(
+                service.characteristics.count,
+                Self.maximumCharacteristics,
+                "characteristics of a service of \"\(accessory.name)\""
+            )
+            try Self.checkCount(service.linkedServices.count, Self.maximumServices, "linked services")
             try unique(service.id.raw, "service", &seen)
             guard store.services[service.id] == nil else {
                 throw HomeServiceError(.alreadyExists, "service \(service.id) of \"\(accessory.name)\" already exists")
@@ -70,6 +90,16 @@ struct AccessoryDescriptionCheck {
         _ seen: inout Set<UniqueIdentifier>
     ) throws(HomeServiceError) {
         try unique(characteristic.id.raw, "characteristic", &seen)
+        try TextRules.checkLength(characteristic.type, of: "characteristic type", maximum: Self.maximumTypeLength)
+        if let metadata = characteristic.metadata {
+            try TextRules.checkLength(metadata.units ?? "", of: "characteristic units")
+            try TextRules.checkLength(
+                metadata.manufacturerDescription ?? "",
+                of: "characteristic description",
+                maximum: TextRules.maximumDescriptionLength
+            )
+            try Self.checkCount(metadata.validValues?.count ?? 0, Self.maximumValidValues, "valid values")
+        }
         guard store.characteristics[characteristic.id] == nil else {
             throw HomeServiceError(.alreadyExists, "characteristic \(characteristic.id) already exists")
         }
@@ -83,6 +113,18 @@ struct AccessoryDescriptionCheck {
             let name = StandardCatalog.characteristicType(uuid: characteristic.type)?.name ?? characteristic.type
             try ValueRules.validate(value, against: metadata, characteristic: name)
         }
+    }
+
+    /// - Throws: 49 for more than `maximum` items.
+    private static func checkCount(
+        _ count: Int,
+        _ maximum: Int,
+        _ what: @autoclosure () -> String
+    )
+        throws(HomeServiceError)
+    {
+        guard count > maximum else { return }
+        throw HomeServiceError(.maximumObjectLimitReached, "\(count) \(what()) is more than the \(maximum) allowed")
     }
 
     private func unique(

@@ -6,7 +6,8 @@ extension HomeStore {
     /// - Returns: the accessories added, the bridge first.
     /// - Throws: 13 if it is already in a home; 1 for an id used twice; 93 for a standard service
     ///   without a required characteristic; 27 for a custom characteristic without metadata; the
-    ///   naming codes for an advertised name HomeKit would refuse; 43–51 for a bad initial value.
+    ///   naming codes for an advertised name HomeKit would refuse; 46 for text over its limit;
+    ///   43–51 for a bad initial value; 49 past the home's accessory limit.
     @discardableResult
     public func addAccessory(
         _ description: AccessoryDescription,
@@ -16,6 +17,12 @@ extension HomeStore {
         try checkAcceptingChanges()
         let home = try home(homeID, for: account, .addAccessory)
         try AccessoryDescriptionCheck(store: self).check(description)
+        try ObjectLimits.check(
+            home.accessories.count,
+            adding: 1 + description.bridgedAccessories.count,
+            against: limits.accessoriesPerHome,
+            "the accessories of home \"\(home.name)\""
+        )
         let bridgeID = insertAccessory(description, bridge: nil, in: home)
         for bridged in description.bridgedAccessories {
             _ = insertAccessory(bridged, bridge: bridgeID, in: home)
@@ -48,15 +55,22 @@ extension HomeStore {
         submitPending()
     }
 
+    /// Renames an accessory; it may take a name its own services hold.
     public func renameAccessory(_ id: AccessoryID, to name: String, as account: AccountID) throws(HomeServiceError) {
-        try rename(id, NamedKinds.accessory, to: name, as: account)
+        try rename(
+            id,
+            NamedKinds.accessory,
+            to: name,
+            as: account,
+            sharing: Set(accessories[id]?.services.map(\.raw) ?? [])
+        )
     }
 
     /// Moves an accessory to a room. A bridge moves alone: its bridged accessories stay where they are.
     public func assignAccessory(_ id: AccessoryID, to roomID: RoomID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
         let (accessory, home) = try lookup(id, NamedKinds.accessory, for: account, .assignAccessoryToRoom)
-        _ = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home)
+        _ = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home, for: account)
         guard accessory.room != roomID else { return }
         accessories[id]!.room = roomID
         touch(.accessory(id))
@@ -120,35 +134,22 @@ extension HomeStore {
 
     // MARK: Services
 
-    /// Renames a service; service names are unique in the home.
+    /// Renames a service. Its name shares the home's namespace with every other object; it may
+    /// only repeat its own accessory's name.
+    /// - Throws: the naming codes; 33 for an equivalent name; 31 for a name held in the home.
     public func renameService(_ id: ServiceID, to name: String, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
         let (service, home) = try service(id, for: account, .renameService)
-        try NameRules.validate(name, kind: "service")
-        if NameRules.areSimilar(service.name, name) {
-            throw HomeServiceError(
-                .renameWithSimilarName,
-                "service \"\(service.name)\" cannot be renamed to \"\(name)\": the names are equivalent"
-            )
-        }
-        let key = NameRules.comparisonKey(name)
-        if let holder = names[home.id]?[key], holder.id != service.accessory.raw {
-            throw HomeServiceError(
-                .objectWithSimilarNameExistsInHome,
-                "service name \"\(name)\" is too similar to the \(holder.kind) \"\(holder.name)\" in home \"\(home.name)\""
-            )
-        }
-        for accessoryID in home.accessories {
-            for other in accessories[accessoryID]!.services where other != id {
-                if NameRules.comparisonKey(services[other]!.name) == key {
-                    throw HomeServiceError(
-                        .objectWithSimilarNameExistsInHome,
-                        "service name \"\(name)\" is too similar to the service \"\(services[other]!.name)\" of accessory \"\(accessories[accessoryID]!.name)\""
-                    )
-                }
-            }
-        }
+        try checkRename(
+            of: id.raw,
+            from: service.name,
+            to: name,
+            kind: "service",
+            in: home,
+            sharing: [service.accessory.raw]
+        )
         services[id]!.name = name
+        reindex(from: service.name, to: name, kind: "service", id: id.raw, in: home.id)
         touch(.service(id))
         emit(
             ChangeEvent(.serviceNameUpdated, object: id.raw, container: service.accessory.raw, name: name),
@@ -156,6 +157,26 @@ extension HomeStore {
             by: .account(account)
         )
         submitPending()
+    }
+
+    /// The services of the home's accessories whose type is one of `types` (HomeKit's
+    /// `servicesWithTypes`), in accessory order. Types are compared without regard to case.
+    public func services(
+        ofTypes types: [String],
+        in id: HomeID,
+        as account: AccountID
+    ) throws(HomeServiceError)
+        -> [Service]
+    {
+        let home = try home(id, for: account, .readHome)
+        let wanted = Set(types.map { $0.uppercased() })
+        var found: [Service] = []
+        for accessoryID in home.accessories {
+            for serviceID in accessories[accessoryID]!.services where wanted.contains(services[serviceID]!.type) {
+                found.append(services[serviceID]!)
+            }
+        }
+        return found
     }
 
     /// Sets (or with `nil` clears) what a generic service controls.
@@ -190,8 +211,9 @@ extension HomeStore {
 
     // MARK: From the accessory side
 
-    /// The accessory's connection came or went. A bridge takes its bridged accessories with it;
-    /// an unreachable accessory's notification enablement resets.
+    /// The accessory's connection came or went. A bridge takes its bridged accessories with it, and
+    /// observers hear of the bridge as well as of each of them; an unreachable accessory's
+    /// notification enablement resets.
     public func setReachable(_ id: AccessoryID, _ reachable: Bool) throws(HomeServiceError) {
         try checkAcceptingChanges()
         guard let accessory = accessories[id] else { throw HomeServiceError(.notFound, "no such accessory \(id)") }
@@ -205,8 +227,6 @@ extension HomeStore {
                     }
                 }
             }
-            // Observers hear of the bridged accessories, never of the bridge itself.
-            if accessories[target]!.isBridge { continue }
             emit(
                 ChangeEvent(.reachabilityUpdated, object: target.raw, flag: reachable),
                 in: accessory.home,
@@ -238,6 +258,7 @@ extension HomeStore {
     {
         try checkAcceptingChanges()
         let accessory = try reportedAccessory(id, by: reporter)
+        try TextRules.checkLength(version, of: "firmware version")
         guard accessory.firmwareVersion != version else { return }
         accessories[id]!.firmwareVersion = version
         touch(.accessory(id))
@@ -286,21 +307,34 @@ extension HomeStore {
         // Announced by the caller: observers hear of bridged accessories, never of their bridge.
         insert(accessory, NamedKinds.accessory, announcedBy: nil)
         if let bridge { accessories[bridge]!.bridgedAccessories.append(accessory.id) }
+        // A service takes its accessory's name unless it advertises one; an advertised name that
+        // another object of the home holds is numbered like an accessory's.
+        let ownNames = Set([accessory.id.raw] + description.services.map(\.id.raw))
         for serviceDescription in description.services {
-            insertService(serviceDescription, of: accessory, linked: description.services)
+            let serviceName = serviceDescription.name.map { freeName(for: $0, in: home.id, sharingWith: ownNames) }
+            insertService(
+                serviceDescription,
+                named: serviceName ?? accessory.name,
+                of: accessory,
+                linked: description.services
+            )
         }
         return accessory.id
     }
 
-    private func insertService(_ description: ServiceDescription, of accessory: Accessory, linked: [ServiceDescription])
-    {
+    private func insertService(
+        _ description: ServiceDescription,
+        named name: String,
+        of accessory: Accessory,
+        linked: [ServiceDescription]
+    ) {
         let time = now
         let service = Service(
             id: description.id,
             accessory: accessory.id,
             home: accessory.home,
             type: strings.intern(description.type.uppercased()),
-            name: description.name ?? accessory.name,
+            name: name,
             isPrimary: description.isPrimary,
             isUserInteractive: description.isUserInteractive,
             associatedServiceType: nil,
@@ -309,6 +343,7 @@ extension HomeStore {
             sequence: nextSequenceNumber()
         )
         services[service.id] = service
+        index(name, kind: "service", id: service.id.raw, in: accessory.home)
         touch(.service(service.id))
         for characteristicDescription in description.characteristics {
             let (properties, metadata) = AccessoryDescriptionCheck.resolved(characteristicDescription)!
@@ -331,11 +366,15 @@ extension HomeStore {
         }
     }
 
-    /// `name`, or the first of "name 2", "name 3"... that no object in the home is similar to.
-    private func freeName(for name: String, in home: HomeID) -> String {
+    /// `name`, or the first of "name 2", "name 3"... that neither the home nor any of its objects
+    /// (other than `allowed`) has a similar name to.
+    private func freeName(for name: String, in home: HomeID, sharingWith allowed: Set<UniqueIdentifier> = []) -> String
+    {
         var candidate = name
         var number = 2
-        while names[home]?[NameRules.comparisonKey(candidate)] != nil {
+        while names[home]?.holder(of: candidate, except: allowed) != nil
+            || homes[home].map({ NameRules.areSimilar($0.name, candidate) }) == true
+        {
             candidate = "\(name) \(number)"
             number += 1
         }
@@ -343,7 +382,8 @@ extension HomeStore {
     }
 
     /// Deletes an accessory and those behind it, its services and characteristics, and every
-    /// reference to them (service groups, actions). With `home`, announces what observers see.
+    /// reference to them (service groups, actions; triggers left unable to run are disabled). With
+    /// `home`, announces what observers see: each bridged accessory's removal, then the bridge's.
     func deleteAccessory(_ id: AccessoryID, announcingTo home: HomeID? = nil, by initiator: Initiator = .server) {
         guard let accessory = accessories[id] else { return }
         for bridged in accessory.bridgedAccessories {
@@ -359,6 +399,7 @@ extension HomeStore {
                 removedCharacteristics.insert(characteristicID)
                 touch(.characteristic(characteristicID))
             }
+            unindex(services[serviceID]!.name, heldBy: serviceID.raw, in: accessory.home)
             services[serviceID] = nil
             touch(.service(serviceID))
         }
@@ -380,9 +421,8 @@ extension HomeStore {
                 touch(.actionSet(actionSetID))
                 emit(ChangeEvent(.actionSetActionsUpdated, object: actionSetID.raw), in: home, by: initiator)
             }
-            if !accessory.isBridge {
-                emit(ChangeEvent(.accessoryRemoved, object: id.raw), in: home, by: initiator)
-            }
+            disableTriggersThatCannotRun(in: home, by: initiator)
+            emit(ChangeEvent(.accessoryRemoved, object: id.raw), in: home, by: initiator)
         }
         delete(id, NamedKinds.accessory, announcedBy: nil)
     }

@@ -23,7 +23,8 @@ extension HomeStore {
     }
 
     /// Issues a new token for `account`; the returned text is never available again.
-    /// - Throws: 2 for an unknown account; 17 unless the caller is that account or the owner.
+    /// - Throws: 2 for an unknown account; 17 unless the caller is that account or the owner; 49
+    ///   when the account already holds its limit of tokens.
     public func issueToken(
         for account: AccountID,
         by caller: AccountID
@@ -32,6 +33,11 @@ extension HomeStore {
     ) {
         try checkAcceptingChanges()
         try requireSelfOrOwner(account, caller, "issue tokens")
+        try ObjectLimits.check(
+            tokens.values.lazy.filter { $0.account == account }.count,
+            against: limits.tokensPerAccount,
+            "the tokens of account \(account)"
+        )
         let text = addToken(for: account)
         submitPending()
         return (tokens[tokenIDsByHash[TokenGenerator.hash(text)]!]!, text)

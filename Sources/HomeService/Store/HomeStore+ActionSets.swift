@@ -82,7 +82,8 @@ extension HomeStore {
 
     /// Adds a characteristic write to the set.
     /// - Throws: 30 if the action is in another set; 1 if it (or another write of the same
-    ///   characteristic) is already in this one; 5 for a read-only characteristic; the value rules.
+    ///   characteristic) is already in this one; 11 or 2 for a characteristic of another home; 5 for
+    ///   a read-only characteristic; the value rules; 49 past the set's action limit.
     public func addAction(
         _ action: CharacteristicWriteAction,
         to id: ActionSetID,
@@ -97,7 +98,12 @@ extension HomeStore {
                 ? HomeServiceError(.alreadyExists, "the action is already in action set \"\(actionSet.name)\"")
                 : HomeServiceError(.actionInAnotherActionSet, "the action already belongs to another action set")
         }
-        let characteristic = try checkedTarget(action.characteristic, action.targetValue, in: home)
+        let characteristic = try checkedTarget(action.characteristic, action.targetValue, in: home, for: account)
+        try ObjectLimits.check(
+            actionSet.actions.count,
+            against: limits.actionsPerActionSet,
+            "the actions of action set \"\(actionSet.name)\""
+        )
         if actionSet.actions.contains(where: { $0.characteristic == action.characteristic }) {
             throw HomeServiceError(
                 .alreadyExists,
@@ -111,6 +117,7 @@ extension HomeStore {
         submitPending()
     }
 
+    /// Removes an action; an enabled trigger left with an empty action set is disabled.
     /// - Throws: 2 if the action is not in the set.
     public func removeAction(_ actionID: ActionID, from id: ActionSetID, as account: AccountID) throws(HomeServiceError)
     {
@@ -123,6 +130,7 @@ extension HomeStore {
         actionOwners[actionID] = nil
         touch(.actionSet(id))
         emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
+        disableTriggersThatCannotRun(in: home.id, by: .account(account))
         submitPending()
     }
 
@@ -138,7 +146,7 @@ extension HomeStore {
         guard let index = actionSet.actions.firstIndex(where: { $0.id == actionID }) else {
             throw HomeServiceError(.notFound, "action \(actionID) is not in action set \"\(actionSet.name)\"")
         }
-        _ = try checkedTarget(actionSet.actions[index].characteristic, value, in: home)
+        _ = try checkedTarget(actionSet.actions[index].characteristic, value, in: home, for: account)
         actionSets[id]!.actions[index].targetValue = value
         touch(.actionSet(id))
         emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
@@ -161,7 +169,12 @@ extension HomeStore {
         var results: [(action: ActionID, error: HomeServiceError?)] = []
         for action in actionSet.actions {
             do throws(HomeServiceError) {
-                let characteristic = try checkedTarget(action.characteristic, action.targetValue, in: home)
+                let characteristic = try checkedTarget(
+                    action.characteristic,
+                    action.targetValue,
+                    in: home,
+                    for: account
+                )
                 try checkAvailable(accessories[characteristic.accessory]!)
                 record(action.targetValue, for: characteristic, by: .account(account))
                 results.append((action.id, nil))
@@ -179,11 +192,19 @@ extension HomeStore {
     private func checkedTarget(
         _ id: CharacteristicID,
         _ value: CharacteristicValue,
-        in home: Home
+        in home: Home,
+        for account: AccountID
     )
         throws(HomeServiceError) -> Characteristic
     {
-        let characteristic = try sameHome(id, in: characteristics, kind: "characteristic", home: \.home, as: home)
+        let characteristic = try sameHome(
+            id,
+            in: characteristics,
+            kind: "characteristic",
+            home: \.home,
+            as: home,
+            for: account
+        )
         try checkWritable(characteristic, value, forWriteNow: false)
         return characteristic
     }

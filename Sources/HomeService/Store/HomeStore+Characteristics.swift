@@ -1,14 +1,31 @@
 /// Reading and writing characteristics through the cache, and value reports from accessories.
 extension HomeStore {
-    /// The cached value and its time.
+    /// A cached read: the value, its time, and whether the accessory is reachable now.
+    public struct CachedReading: Hashable, Sendable {
+        public let entry: CharacteristicCache.Entry
+        /// When `false`, the value is the last one known; a fresh read would fail with 4 (or 88).
+        public let isReachable: Bool
+
+        public var value: CharacteristicValue? { entry.value }
+        public var updatedAt: Int64 { entry.updatedAt }
+    }
+
+    /// The cached value, its time and the accessory's reachability. Like HomeKit's `value`
+    /// property, it answers for an unreachable accessory too, with the last value known; only a
+    /// fresh read from the accessory fails with 4.
     /// - Throws: 6 for a characteristic that cannot be read; 61 if its accessory is blocked.
     public func readValue(
         _ id: CharacteristicID,
         as account: AccountID
     ) throws(HomeServiceError)
-        -> CharacteristicCache.Entry
+        -> CachedReading
     {
-        cache[try readableSlot(id, as: account)]
+        let (characteristic, _) = try characteristic(id, for: account, .readCharacteristic)
+        try checkReadable(characteristic)
+        return CachedReading(
+            entry: cache[characteristic.slot],
+            isReachable: accessories[characteristic.accessory]!.isReachable
+        )
     }
 
     /// Checks a write without doing it (the accessory link forwards it and records the answer).

@@ -44,14 +44,27 @@ extension HomeStore {
     }
 
     /// An object of the same home as the one being changed (a room for a zone, a service for a group).
+    /// - Throws: 11 (ObjectAssociatedToAnotherHome) for an object of another home the caller is a
+    ///   member of; 2 otherwise, never a hint that an object of a home they cannot see exists.
     func sameHome<Kind, Object>(
         _ id: ID<Kind>,
         in table: [ID<Kind>: Object],
         kind: String,
         home homeOf: (Object) -> HomeID,
-        as home: Home
+        as home: Home,
+        for account: AccountID
     ) throws(HomeServiceError) -> Object {
-        guard let object = table[id], homeOf(object) == home.id else {
+        guard let object = table[id] else {
+            throw HomeServiceError(.notFound, "no such \(kind) \(id) in home \"\(home.name)\"")
+        }
+        let objectHome = homeOf(object)
+        guard objectHome == home.id else {
+            if let other = homes[objectHome], other.members[account] != nil {
+                throw HomeServiceError(
+                    .objectAssociatedToAnotherHome,
+                    "\(kind) \(id) belongs to home \"\(other.name)\", not \"\(home.name)\""
+                )
+            }
             throw HomeServiceError(.notFound, "no such \(kind) \(id) in home \"\(home.name)\"")
         }
         return object
@@ -60,23 +73,23 @@ extension HomeStore {
     // MARK: Names
 
     /// Checks a new object's name: the character rules, then collisions in the home's namespace.
-    /// - Throws: 35, 36, 60 (characters), 31 (similar to an object in the home), 3 (empty).
+    /// - Throws: 3, 46, 36, 35, 60 (``NameRules``), 31 (similar to the home or an object in it).
     func checkNewName(_ name: String, kind: String, in home: Home) throws(HomeServiceError) {
         try NameRules.validate(name, kind: kind)
-        if let holder = names[home.id]?[NameRules.comparisonKey(name)] {
-            throw similarNameError(name, kind: kind, holder: holder, home: home)
-        }
+        try checkNameIsFree(name, kind: kind, in: home)
     }
 
     /// Checks a rename of object `id`, now called `current`.
+    /// - Parameter sharing: objects that may keep holding the same name (an accessory's services).
     /// - Throws: the character rules' codes, 33 (equivalent to its current name), 31 (similar to
-    ///   another object in the home).
+    ///   the home or another object in it).
     func checkRename(
         of id: UniqueIdentifier,
         from current: String,
         to name: String,
         kind: String,
-        in home: Home
+        in home: Home,
+        sharing: Set<UniqueIdentifier> = []
     ) throws(HomeServiceError) {
         try NameRules.validate(name, kind: kind)
         if NameRules.areSimilar(current, name) {
@@ -85,28 +98,40 @@ extension HomeStore {
                 "\(kind) \"\(current)\" cannot be renamed to \"\(name)\": the names are equivalent"
             )
         }
-        if let holder = names[home.id]?[NameRules.comparisonKey(name)], holder.id != id {
-            throw similarNameError(name, kind: kind, holder: holder, home: home)
+        try checkNameIsFree(name, kind: kind, in: home, except: sharing.union([id]))
+    }
+
+    /// - Throws: 31 if the home or one of its objects (other than `allowed`) has a similar name.
+    func checkNameIsFree(
+        _ name: String,
+        kind: String,
+        in home: Home,
+        except allowed: Set<UniqueIdentifier> = []
+    ) throws(HomeServiceError) {
+        if NameRules.areSimilar(home.name, name) {
+            throw HomeServiceError(
+                .objectWithSimilarNameExistsInHome,
+                "\(kind) name \"\(name)\" is too similar to the name of its home \"\(home.name)\""
+            )
+        }
+        if let holder = names[home.id]?.holder(of: name, except: allowed) {
+            throw HomeServiceError(
+                .objectWithSimilarNameExistsInHome,
+                "\(kind) name \"\(name)\" is too similar to the \(holder.kind) \"\(holder.name)\" in home \"\(home.name)\""
+            )
         }
     }
 
-    private func similarNameError(_ name: String, kind: String, holder: NameHolder, home: Home) -> HomeServiceError {
-        HomeServiceError(
-            .objectWithSimilarNameExistsInHome,
-            "\(kind) name \"\(name)\" is too similar to the \(holder.kind) \"\(holder.name)\" in home \"\(home.name)\""
-        )
-    }
-
     func index(_ name: String, kind: String, id: UniqueIdentifier, in home: HomeID) {
-        names[home, default: [:]][NameRules.comparisonKey(name)] = NameHolder(id: id, kind: kind, name: name)
+        names[home, default: HomeNamespace()].insert(NameHolder(id: id, kind: kind, name: name))
     }
 
-    func unindex(_ name: String, in home: HomeID) {
-        names[home]?[NameRules.comparisonKey(name)] = nil
+    func unindex(_ name: String, heldBy id: UniqueIdentifier, in home: HomeID) {
+        names[home]?.remove(name, heldBy: id)
     }
 
     func reindex(from old: String, to new: String, kind: String, id: UniqueIdentifier, in home: HomeID) {
-        unindex(old, in: home)
+        unindex(old, heldBy: id, in: home)
         index(new, kind: kind, id: id, in: home)
     }
 }

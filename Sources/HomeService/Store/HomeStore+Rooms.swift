@@ -71,7 +71,7 @@ extension HomeStore {
     public func addRoom(_ roomID: RoomID, toZone id: ZoneID, as account: AccountID) throws(HomeServiceError) {
         try checkAcceptingChanges()
         let (zone, home) = try lookup(id, NamedKinds.zone, for: account, .addRoomToZone)
-        let room = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home)
+        let room = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home, for: account)
         guard roomID != home.roomForEntireHome else {
             throw HomeServiceError(
                 .roomForHomeCannotBeInZone,

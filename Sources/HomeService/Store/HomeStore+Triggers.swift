@@ -1,16 +1,19 @@
 /// Timer triggers.
 extension HomeStore {
     /// Adds a trigger, disabled.
-    /// - Throws: the naming codes; 70, 28 for the date; 69, 42, 72 for the recurrence.
+    /// - Throws: the naming codes; 49 past the home's trigger limit; 3, 70, 28 for the date; 69, 42,
+    ///   72 for the recurrence.
     public func addTrigger(
         named name: String,
         fireDate: Int64,
-        recurrence: Int64? = nil,
+        recurrence: TriggerRecurrence? = nil,
         to homeID: HomeID,
         as account: AccountID
     ) throws(HomeServiceError) -> TimerTrigger {
         _ = try homeForAdding(name, NamedKinds.trigger, to: homeID, as: account)
-        if let recurrence { try TriggerRules.checkRecurrence(recurrence) }
+        let recurrence = try recurrence.map { (recurrence) throws(HomeServiceError) in
+            try TriggerRules.checkRecurrence(recurrence)
+        }
         try TriggerRules.checkFireDate(fireDate, recurrence: recurrence, now: now)
         let trigger = TimerTrigger(
             id: .random(),
@@ -57,18 +60,20 @@ extension HomeStore {
         submitPending()
     }
 
-    /// Sets the recurrence in seconds, or with `nil` makes the trigger one-shot.
+    /// Sets the recurrence, or with `nil` makes the trigger one-shot.
     /// - Throws: 69, 42, 72; 28 for a one-shot whose date has passed; for an enabled trigger also 71.
     public func updateRecurrence(
         of id: TriggerID,
-        to recurrence: Int64?,
+        to recurrence: TriggerRecurrence?,
         as account: AccountID
     )
         throws(HomeServiceError)
     {
         try checkAcceptingChanges()
         var (trigger, home) = try lookup(id, NamedKinds.trigger, for: account, .updateTriggerRecurrence)
-        if let recurrence { try TriggerRules.checkRecurrence(recurrence) }
+        let recurrence = try recurrence.map { (recurrence) throws(HomeServiceError) in
+            try TriggerRules.checkRecurrence(recurrence)
+        }
         if recurrence == nil && trigger.fireDate <= now {
             throw HomeServiceError(
                 .fireDateInPast,
@@ -91,7 +96,14 @@ extension HomeStore {
     {
         try checkAcceptingChanges()
         let (trigger, home) = try lookup(id, NamedKinds.trigger, for: account, .addActionSetToTrigger)
-        let actionSet = try sameHome(actionSetID, in: actionSets, kind: "action set", home: \.home, as: home)
+        let actionSet = try sameHome(
+            actionSetID,
+            in: actionSets,
+            kind: "action set",
+            home: \.home,
+            as: home,
+            for: account
+        )
         guard !trigger.actionSets.contains(actionSetID) else {
             throw HomeServiceError(
                 .alreadyExists,
@@ -121,9 +133,13 @@ extension HomeStore {
     }
 
     /// The scheduler fired the trigger: records when; a one-shot trigger disables itself.
+    /// - Throws: 2 for an unknown trigger; 48 for a disabled one (it cannot fire).
     public func recordFiring(of id: TriggerID, at time: Int64) throws(HomeServiceError) {
         try checkAcceptingChanges()
         guard let trigger = triggers[id] else { throw HomeServiceError(.notFound, "no such trigger \(id)") }
+        guard trigger.isEnabled else {
+            throw HomeServiceError(.operationNotSupported, "trigger \"\(trigger.name)\" is disabled and cannot fire")
+        }
         updateTrigger(id, in: trigger.home, by: .server) { trigger in
             trigger.lastFireDate = time
             if trigger.recurrence == nil { trigger.isEnabled = false }
@@ -131,15 +147,36 @@ extension HomeStore {
         submitPending()
     }
 
+    /// Detaches an action set; a trigger that could no longer be enabled is disabled.
     func detach(_ actionSetID: ActionSetID, from id: TriggerID, by initiator: Initiator) {
         updateTrigger(id, in: triggers[id]!.home, by: initiator) { trigger in
             trigger.actionSets.removeAll { $0 == actionSetID }
-            if trigger.actionSets.isEmpty { trigger.isEnabled = false }
+        }
+        disableTriggersThatCannotRun(in: triggers[id]!.home, by: initiator)
+    }
+
+    /// Disables every enabled trigger of the home that the enable rules would now refuse for its
+    /// action sets (none left, or one without actions), with a trigger-updated event: an enabled
+    /// trigger always satisfies the rules it was enabled under. Call after action sets lose actions.
+    func disableTriggersThatCannotRun(in homeID: HomeID, by initiator: Initiator) {
+        guard let home = homes[homeID] else { return }
+        for id in home.triggers {
+            guard let trigger = triggers[id], trigger.isEnabled else { continue }
+            do throws(HomeServiceError) {
+                try TriggerRules.checkHasActions(trigger, actionSets: trigger.actionSets.compactMap { actionSets[$0] })
+            } catch {
+                updateTrigger(id, in: homeID, by: initiator) { $0.isEnabled = false }
+            }
         }
     }
 
     private func checkCanEnable(_ trigger: TimerTrigger) throws(HomeServiceError) {
-        try TriggerRules.checkCanEnable(trigger, actionSets: trigger.actionSets.compactMap { actionSets[$0] }, now: now)
+        try TriggerRules.checkCanEnable(
+            trigger,
+            actionSets: trigger.actionSets.compactMap { actionSets[$0] },
+            timeZone: homes[trigger.home]?.timeZone ?? "UTC",
+            now: now
+        )
     }
 
     private func updateTrigger(

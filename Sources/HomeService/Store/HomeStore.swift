@@ -30,11 +30,18 @@ public final class HomeStore {
 
     public struct Configuration: Sendable {
         public var retention: EventRetention
+        /// How many objects an account and a home may hold.
+        public var limits: ObjectLimits
         /// Milliseconds since the Unix epoch: event times, execution dates, trigger checks.
         public var clock: @Sendable () -> Int64
 
-        public init(retention: EventRetention = EventRetention(), clock: @escaping @Sendable () -> Int64 = wallClock) {
+        public init(
+            retention: EventRetention = EventRetention(),
+            limits: ObjectLimits = ObjectLimits(),
+            clock: @escaping @Sendable () -> Int64 = wallClock
+        ) {
             self.retention = retention
+            self.limits = limits
             self.clock = clock
         }
     }
@@ -63,7 +70,7 @@ public final class HomeStore {
     /// account's homes does not scan every home on the server.
     var homeIDsByMember: [AccountID: Set<HomeID>] = [:]
     /// Each home's namespace: who holds each name, by comparison key.
-    var names: [HomeID: [String: NameHolder]] = [:]
+    var names: [HomeID: HomeNamespace] = [:]
     /// Accounts that enabled notifications per characteristic. Not persisted: like HomeKit's, it
     /// lasts while the accessory stays reachable.
     var notificationsEnabled: [CharacteristicID: Set<AccountID>] = [:]
@@ -131,6 +138,7 @@ public final class HomeStore {
     }
 
     var now: Int64 { configuration.clock() }
+    var limits: ObjectLimits { configuration.limits }
 
     // MARK: Durability
 
@@ -314,12 +322,4 @@ enum RecordKey: Hashable {
     case serviceGroup(ServiceGroupID)
     case actionSet(ActionSetID)
     case trigger(TriggerID)
-}
-
-/// Who holds a name in a home's namespace.
-struct NameHolder: Hashable {
-    let id: UniqueIdentifier
-    /// "room", "zone", "accessory"...
-    let kind: String
-    let name: String
 }

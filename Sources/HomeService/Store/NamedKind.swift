@@ -16,6 +16,8 @@ struct NamedKind<Kind, Object> {
     let addOperation: HomeOperation
     let removeOperation: HomeOperation
     let renameOperation: HomeOperation
+    /// How many a home may hold.
+    let limit: KeyPath<ObjectLimits, Int>
 }
 
 /// The named kinds.
@@ -34,7 +36,8 @@ enum NamedKinds {
             renamed: .roomNameUpdated,
             addOperation: .addRoom,
             removeOperation: .removeRoom,
-            renameOperation: .renameRoom
+            renameOperation: .renameRoom,
+            limit: \.roomsPerHome
         )
     }
 
@@ -52,7 +55,8 @@ enum NamedKinds {
             renamed: .zoneNameUpdated,
             addOperation: .addZone,
             removeOperation: .removeZone,
-            renameOperation: .renameZone
+            renameOperation: .renameZone,
+            limit: \.zonesPerHome
         )
     }
 
@@ -70,7 +74,8 @@ enum NamedKinds {
             renamed: .accessoryNameUpdated,
             addOperation: .addAccessory,
             removeOperation: .removeAccessory,
-            renameOperation: .renameAccessory
+            renameOperation: .renameAccessory,
+            limit: \.accessoriesPerHome
         )
     }
 
@@ -88,7 +93,8 @@ enum NamedKinds {
             renamed: .serviceGroupNameUpdated,
             addOperation: .addServiceGroup,
             removeOperation: .removeServiceGroup,
-            renameOperation: .renameServiceGroup
+            renameOperation: .renameServiceGroup,
+            limit: \.serviceGroupsPerHome
         )
     }
 
@@ -106,7 +112,8 @@ enum NamedKinds {
             renamed: .actionSetNameUpdated,
             addOperation: .addActionSet,
             removeOperation: .removeActionSet,
-            renameOperation: .renameActionSet
+            renameOperation: .renameActionSet,
+            limit: \.actionSetsPerHome
         )
     }
 
@@ -124,7 +131,8 @@ enum NamedKinds {
             renamed: .triggerNameUpdated,
             addOperation: .addTrigger,
             removeOperation: .removeTrigger,
-            renameOperation: .renameTrigger
+            renameOperation: .renameTrigger,
+            limit: \.triggersPerHome
         )
     }
 }
@@ -157,6 +165,11 @@ extension HomeStore {
         try checkAcceptingChanges()
         let home = try home(homeID, for: account, kind.addOperation)
         try checkNewName(name, kind: kind.noun, in: home)
+        try ObjectLimits.check(
+            home[keyPath: kind.homeList].count,
+            against: limits[keyPath: kind.limit],
+            "the \(kind.noun)s of home \"\(home.name)\""
+        )
         return home
     }
 
@@ -188,13 +201,14 @@ extension HomeStore {
         _ kind: NamedKind<Kind, Object>,
         to name: String,
         as account: AccountID,
+        sharing: Set<UniqueIdentifier> = [],
         check: (Object, Home) throws(HomeServiceError) -> Void = { _, _ in }
     ) throws(HomeServiceError) {
         try checkAcceptingChanges()
         let (object, home) = try lookup(id, kind, for: account, kind.renameOperation)
         try check(object, home)
         let current = object[keyPath: kind.name]
-        try checkRename(of: id.raw, from: current, to: name, kind: kind.noun, in: home)
+        try checkRename(of: id.raw, from: current, to: name, kind: kind.noun, in: home, sharing: sharing)
         self[keyPath: kind.table][id]![keyPath: kind.name] = name
         reindex(from: current, to: name, kind: kind.noun, id: id.raw, in: home.id)
         touch(kind.record(id))
@@ -223,7 +237,7 @@ extension HomeStore {
         let homeID = object[keyPath: kind.home]
         self[keyPath: kind.table][id] = nil
         homes[homeID]?[keyPath: kind.homeList].removeAll { $0 == id }
-        unindex(object[keyPath: kind.name], in: homeID)
+        unindex(object[keyPath: kind.name], heldBy: id.raw, in: homeID)
         touch(kind.record(id))
         if let initiator { emit(ChangeEvent(kind.removed, object: id.raw), in: homeID, by: initiator) }
     }

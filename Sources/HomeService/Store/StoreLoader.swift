@@ -25,7 +25,7 @@ struct StoreLoader {
         try backend.forEachRow(of: StoreSchema.home) { (row) throws(StoreError) in
             let home = try RowCoding.home(row)
             store.homes[home.id] = home
-            store.names[home.id] = [:]
+            store.names[home.id] = HomeNamespace()
             note(home.sequence)
         }
         try backend.forEachRow(of: StoreSchema.member) { (row) throws(StoreError) in
@@ -34,9 +34,6 @@ struct StoreLoader {
             try requireHome(homeID, "member \(accountID)")
             store.homes[homeID]!.members[accountID] = role
             store.homeIDsByMember[accountID, default: []].insert(homeID)
-        }
-        for home in store.homes.values {
-            store.index(home.name, kind: "home", id: home.id.raw, in: home.id)
         }
         try backend.forEachRow(of: StoreSchema.room) { (row) throws(StoreError) in
             let room = try RowCoding.room(row)
@@ -78,6 +75,7 @@ struct StoreLoader {
             try require(store.accessories[service.accessory] != nil, "service \(service.id) has no accessory")
             store.services[service.id] = service
             store.accessories[service.accessory]!.services.append(service.id)
+            store.index(service.name, kind: "service", id: service.id.raw, in: service.home)
             note(service.sequence)
         }
         try backend.forEachRow(of: StoreSchema.characteristic) { (row) throws(StoreError) in
