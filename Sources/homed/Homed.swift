@@ -57,6 +57,9 @@ struct Homed: ParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @OptionGroup(title: "Object limits")
+    var limits: LimitOptions
+
     func validate() throws {
         guard (16_384...16_777_216).contains(maxFrameSize) else {
             throw ValidationError("--max-frame-size must be within 16384...16777216")
@@ -101,7 +104,10 @@ struct Homed: ParsableCommand {
         // The store holds every home's layout: only its owner may read it (SQLite gives the WAL
         // files the database's mode).
         let previousMask = umask(0o077)
-        let homeStore = try HomeStore.open(.file(path: store)) { report in _ = commits.send(report) }
+        let homeStore = try HomeStore.open(
+            .file(path: store),
+            configuration: HomeStore.Configuration(limits: limits.objectLimits)
+        ) { report in _ = commits.send(report) }
         umask(previousMask)
         storeHolder.store = homeStore
         logger.info(
