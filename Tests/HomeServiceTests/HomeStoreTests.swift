@@ -63,6 +63,7 @@ import Testing
         #expect(store.accounts[harness.owner]?.primaryHome == home.id)
         try store.setPrimaryHome(second.id, as: harness.owner)
         #expect(store.accounts[harness.owner]?.primaryHome == second.id)
+        store.waitForCommits()
         guard case .changes(let changes) = try store.changes(in: home.id, after: 0, as: harness.owner) else {
             Issue.record("expected changes")
             return
@@ -91,6 +92,7 @@ import Testing
         #expect(store.accessories[lamp.id]?.room == home.roomForEntireHome)
         #expect(store.zones[downstairs.id]?.rooms == [])
         #expect(store.zones[front.id]?.rooms == [])
+        store.waitForCommits()
         guard case .changes(let changes) = try store.changes(in: home.id, after: before, as: owner) else {
             Issue.record("expected changes")
             return
@@ -119,6 +121,7 @@ import Testing
         let (bridge, porch, sensor) = (added[0], added[1], added[2])
         #expect(store.accessories[bridge.id]?.bridgedAccessories == [porch.id, sensor.id])
         #expect(porch.bridge == bridge.id)
+        store.waitForCommits()
         guard case .changes(let changes) = try store.changes(in: home.id, after: 2, as: owner) else {
             Issue.record("expected changes")
             return

@@ -104,12 +104,17 @@ import Testing
         var published: [ChangeKind] = []
         store.changeObserver = { published.append($0.event.kind) }
         storage.failing.withLock { $0 = true }
-        _ = try store.addRoom(named: "Kitchen", to: home.id, as: owner)
+        let revision = store.homes[home.id]!.revision
+        let (_, ticket) = store.write { () throws(HomeServiceError) in
+            _ = try store.addRoom(named: "Kitchen", to: home.id, as: owner)
+        }
         var acknowledgement: StoreError?? = .none
-        store.afterCommit { acknowledgement = .some($0) }
+        store.whenCommitted(ticket) { acknowledgement = .some($0) }
         #expect(store.waitForCommits() != nil)
         #expect(acknowledgement != nil && acknowledgement! != nil, "the change was acknowledged as durable")
         #expect(published.isEmpty)
+        // The failed change can never be replayed: its revision was never published.
+        #expect(try store.changes(in: home.id, after: revision, as: owner) == .changes([]))
         #expect(!store.isAcceptingChanges)
         #expect(codeThrown { _ = try store.addRoom(named: "Hall", to: home.id, as: owner) } == .genericError)
         // Reads still work from memory.

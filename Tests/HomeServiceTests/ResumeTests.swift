@@ -37,6 +37,8 @@ import Testing
     ) throws
         -> [HomeChange]?
     {
+        // Only committed changes can be replayed.
+        store.waitForCommits()
         switch try store.changes(in: home, after: revision, as: account) {
         case .changes(let changes): return changes
         case .resyncNeeded: return nil
@@ -120,6 +122,52 @@ import Testing
         #expect(changes.map(\.initiator) == [.account(guest), .accessory(sensor.id)])
         #expect(changes.map(\.event.value) == [.bool(true), .float(19.5)])
         #expect(changes.map(\.time) == [harness.clock.now, harness.clock.now])
+    }
+
+    /// A change enters the replay only once committed: before that, a crash or a failed commit
+    /// could give its revision to a different change.
+    @Test(arguments: StoreKind.allCases)
+    func onlyCommittedChangesCanBeReplayed(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let store = harness.store
+        let home = try store.addHome(named: "Home", as: harness.owner)
+        store.waitForCommits()
+        let before = store.homes[home.id]!.revision
+        let (_, ticket) = store.write { () throws(HomeServiceError) in
+            _ = try store.addRoom(named: "Den", to: home.id, as: harness.owner)
+        }
+        // Not yet handled by the store: not replayable, not acknowledged.
+        #expect(try store.changes(in: home.id, after: before, as: harness.owner) == .changes([]))
+        var acknowledged = false
+        store.whenCommitted(ticket) { acknowledged = $0 == nil }
+        #expect(!acknowledged)
+        store.waitForCommits()
+        #expect(acknowledged)
+        let replayed = try #require(try replay(store, home.id, after: before, as: harness.owner))
+        #expect(replayed.map(\.event.kind) == [.roomAdded] && replayed.map(\.revision) == [before + 1])
+    }
+
+    /// A write scope makes one batch; a mutation that throws inside it changes nothing, and the
+    /// ones before it are still committed under the ticket.
+    @Test(arguments: StoreKind.allCases)
+    func aWriteScopeCommitsItsMutationsAsOneBatch(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let store = harness.store
+        let home = try store.addHome(named: "Home", as: harness.owner)
+        store.waitForCommits()
+        let (result, ticket) = store.write(from: SessionID(7)) { () throws(HomeServiceError) in
+            _ = try store.addRoom(named: "Den", to: home.id, as: harness.owner)
+            _ = try store.addRoom(named: "den", to: home.id, as: harness.owner)
+        }
+        #expect(codeThrown { try result.get() } == .objectWithSimilarNameExistsInHome)
+        var sessions: [SessionID?] = []
+        store.changeObserver = { sessions.append($0.session) }
+        var acknowledged = false
+        store.whenCommitted(ticket) { acknowledged = $0 == nil }
+        store.waitForCommits()
+        #expect(acknowledged && sessions == [SessionID(7)])
+        try harness.reopen()
+        #expect(harness.store.homes[home.id]!.rooms.count == 1)
     }
 
     /// Revisions never go back, even when retention has dropped every event but the latest.

@@ -48,4 +48,23 @@ public struct HomeChange: Hashable, Sendable {
     public let time: Int64
     public let initiator: Initiator
     public let event: ChangeEvent
+    /// The session the change came through, while this server runs (not stored: a change replayed
+    /// after a restart has none).
+    public let session: SessionID?
+
+    public init(
+        home: HomeID,
+        revision: UInt64,
+        time: Int64,
+        initiator: Initiator,
+        event: ChangeEvent,
+        session: SessionID? = nil
+    ) {
+        self.home = home
+        self.revision = revision
+        self.time = time
+        self.initiator = initiator
+        self.event = event
+        self.session = session
+    }
 }

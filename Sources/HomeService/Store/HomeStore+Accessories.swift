@@ -14,7 +14,8 @@ extension HomeStore {
         to homeID: HomeID,
         as account: AccountID
     ) throws(HomeServiceError) -> [Accessory] {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let home = try home(homeID, for: account, .addAccessory)
         try AccessoryDescriptionCheck(store: self).check(description)
         try ObjectLimits.check(
@@ -36,14 +37,14 @@ extension HomeStore {
                 by: .account(account)
             )
         }
-        submitPending()
         return added.map { accessories[$0]! }
     }
 
     /// Removes an accessory; removing a bridge removes the accessories behind it.
     /// - Throws: 34 for a bridged accessory (remove its bridge instead).
     public func removeAccessory(_ id: AccessoryID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (accessory, home) = try lookup(id, NamedKinds.accessory, for: account, .removeAccessory)
         if let bridge = accessory.bridge {
             throw HomeServiceError(
@@ -52,7 +53,6 @@ extension HomeStore {
             )
         }
         deleteAccessory(id, announcingTo: home.id, by: .account(account))
-        submitPending()
     }
 
     /// Renames an accessory; it may take a name its own services hold.
@@ -68,7 +68,8 @@ extension HomeStore {
 
     /// Moves an accessory to a room. A bridge moves alone: its bridged accessories stay where they are.
     public func assignAccessory(_ id: AccessoryID, to roomID: RoomID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (accessory, home) = try lookup(id, NamedKinds.accessory, for: account, .assignAccessoryToRoom)
         _ = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home, for: account)
         guard accessory.room != roomID else { return }
@@ -79,12 +80,12 @@ extension HomeStore {
             in: home.id,
             by: .account(account)
         )
-        submitPending()
     }
 
     /// - Throws: 81 for an accessory that is not a bridge.
     public func unblockAccessory(_ id: AccessoryID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (accessory, home) = try lookup(id, NamedKinds.accessory, for: account, .unblockAccessory)
         guard accessory.isBridge else {
             throw HomeServiceError(
@@ -96,7 +97,6 @@ extension HomeStore {
         accessories[id]!.isBlocked = false
         touch(.accessory(id))
         emit(ChangeEvent(.accessoryUnblocked, object: id.raw), in: home.id, by: .account(account))
-        submitPending()
     }
 
     /// Checks that an identify request may go to the accessory (the accessory link sends it).
@@ -138,7 +138,8 @@ extension HomeStore {
     /// only repeat its own accessory's name.
     /// - Throws: the naming codes; 33 for an equivalent name; 31 for a name held in the home.
     public func renameService(_ id: ServiceID, to name: String, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (service, home) = try service(id, for: account, .renameService)
         try checkRename(
             of: id.raw,
@@ -156,7 +157,6 @@ extension HomeStore {
             in: home.id,
             by: .account(account)
         )
-        submitPending()
     }
 
     /// The services of the home's accessories whose type is one of `types` (HomeKit's
@@ -189,7 +189,8 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (service, home) = try service(id, for: account, .updateAssociatedServiceType)
         if let type { try ServiceAssociationRules.check(service: service.type, associatedType: type) }
         let normalized = type?.uppercased()
@@ -206,7 +207,6 @@ extension HomeStore {
             in: home.id,
             by: .account(account)
         )
-        submitPending()
     }
 
     // MARK: From the accessory side
@@ -215,7 +215,8 @@ extension HomeStore {
     /// observers hear of the bridge as well as of each of them; an unreachable accessory's
     /// notification enablement resets.
     public func setReachable(_ id: AccessoryID, _ reachable: Bool) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         guard let accessory = accessories[id] else { throw HomeServiceError(.notFound, "no such accessory \(id)") }
         for target in [id] + accessory.bridgedAccessories where accessories[target]!.isReachable != reachable {
             accessories[target]!.isReachable = reachable
@@ -233,19 +234,18 @@ extension HomeStore {
                 by: .accessory(id)
             )
         }
-        submitPending()
     }
 
     /// Blocks or clears the block on an accessory (the pairing layer decides; only unblocking is a
     /// user operation).
     public func setBlocked(_ id: AccessoryID, _ blocked: Bool) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         guard let accessory = accessories[id] else { throw HomeServiceError(.notFound, "no such accessory \(id)") }
         guard accessory.isBlocked != blocked else { return }
         accessories[id]!.isBlocked = blocked
         touch(.accessory(id))
         if !blocked { emit(ChangeEvent(.accessoryUnblocked, object: id.raw), in: accessory.home, by: .server) }
-        submitPending()
     }
 
     /// The accessory reports a new firmware version.
@@ -256,7 +256,8 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let accessory = try reportedAccessory(id, by: reporter)
         try TextRules.checkLength(version, of: "firmware version")
         guard accessory.firmwareVersion != version else { return }
@@ -267,7 +268,6 @@ extension HomeStore {
             in: accessory.home,
             by: .accessory(reporter)
         )
-        submitPending()
     }
 
     /// An accessory may speak for itself and, if it is a bridge, for the accessories behind it.

@@ -2,9 +2,10 @@
 extension HomeStore {
     /// The first account of a new store, with its first token.
     func createOwner() -> String {
+        mutationDepth += 1
+        defer { endMutation() }
         let account = addAccount(named: "Owner", isOwner: true)
         let token = addToken(for: account.id)
-        submitPending()
         return token
     }
 
@@ -14,11 +15,11 @@ extension HomeStore {
     /// Creates an account. Only the owner may.
     /// - Throws: 17 for anyone else; the naming codes for a bad name.
     public func createAccount(named name: String, by caller: AccountID) throws(HomeServiceError) -> Account {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         try requireOwner(caller, "create accounts")
         try NameRules.validate(name, kind: "account")
         let account = addAccount(named: name, isOwner: false)
-        submitPending()
         return account
     }
 
@@ -31,7 +32,8 @@ extension HomeStore {
     ) throws(HomeServiceError) -> (
         AccessToken, String
     ) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         try requireSelfOrOwner(account, caller, "issue tokens")
         try ObjectLimits.check(
             tokens.values.lazy.filter { $0.account == account }.count,
@@ -39,21 +41,20 @@ extension HomeStore {
             "the tokens of account \(account)"
         )
         let text = addToken(for: account)
-        submitPending()
         return (tokens[tokenIDsByHash[TokenGenerator.hash(text)]!]!, text)
     }
 
     /// Revokes a token: it stops resolving at once (and for good once committed).
     /// - Throws: 2 for an unknown token, or one of another account for anyone but the owner.
     public func revokeToken(_ id: AccessTokenID, by caller: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         guard let token = tokens[id], token.account == caller || accounts[caller]?.isOwner == true else {
             throw HomeServiceError(.notFound, "no such token \(id)")
         }
         tokens[id] = nil
         tokenIDsByHash[token.hash] = nil
         touch(.token(id))
-        submitPending()
     }
 
     /// The account a bearer token belongs to, or `nil` for an unknown or revoked token.

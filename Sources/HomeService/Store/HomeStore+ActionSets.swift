@@ -25,9 +25,10 @@ extension HomeStore {
     ) throws(HomeServiceError)
         -> ActionSet
     {
+        try beginMutation()
+        defer { endMutation() }
         _ = try homeForAdding(name, NamedKinds.actionSet, to: homeID, as: account)
         let id = insertActionSet(named: name, kind: .userDefined, in: homeID, announcedBy: account)
-        submitPending()
         return actionSets[id]!
     }
 
@@ -56,7 +57,8 @@ extension HomeStore {
     /// Removes a user-defined action set, and takes it out of every trigger.
     /// - Throws: 83 for a built-in set.
     public func removeActionSet(_ id: ActionSetID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .removeActionSet)
         guard !actionSet.isBuiltIn else {
             throw HomeServiceError(
@@ -68,7 +70,6 @@ extension HomeStore {
             detach(id, from: triggerID, by: .account(account))
         }
         deleteActionSet(id, announcedBy: .account(account))
-        submitPending()
     }
 
     func deleteActionSet(_ id: ActionSetID, announcedBy initiator: Initiator?) {
@@ -91,7 +92,8 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .addAction)
         if let owner = actionOwners[action.id] {
             throw owner == id
@@ -114,14 +116,14 @@ extension HomeStore {
         actionOwners[action.id] = id
         touch(.actionSet(id))
         emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
-        submitPending()
     }
 
     /// Removes an action; an enabled trigger left with an empty action set is disabled.
     /// - Throws: 2 if the action is not in the set.
     public func removeAction(_ actionID: ActionID, from id: ActionSetID, as account: AccountID) throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .removeAction)
         guard actionOwners[actionID] == id else {
             throw HomeServiceError(.notFound, "action \(actionID) is not in action set \"\(actionSet.name)\"")
@@ -131,7 +133,6 @@ extension HomeStore {
         touch(.actionSet(id))
         emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
         disableTriggersThatCannotRun(in: home.id, by: .account(account))
-        submitPending()
     }
 
     /// Changes what an action writes.
@@ -141,7 +142,8 @@ extension HomeStore {
         to value: CharacteristicValue,
         as account: AccountID
     ) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .updateActionTargetValue)
         guard let index = actionSet.actions.firstIndex(where: { $0.id == actionID }) else {
             throw HomeServiceError(.notFound, "action \(actionID) is not in action set \"\(actionSet.name)\"")
@@ -150,7 +152,6 @@ extension HomeStore {
         actionSets[id]!.actions[index].targetValue = value
         touch(.actionSet(id))
         emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
-        submitPending()
     }
 
     /// Executes every action of the set (in no particular order) and reports each one's result.
@@ -161,7 +162,8 @@ extension HomeStore {
     ) throws(HomeServiceError)
         -> ActionSetExecution
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .executeActionSet)
         guard !actionSet.actions.isEmpty else {
             throw HomeServiceError(.noActionsInActionSet, "action set \"\(actionSet.name)\" has no actions")
@@ -184,7 +186,6 @@ extension HomeStore {
         }
         actionSets[id]!.lastExecutionDate = now
         touch(.actionSet(id))
-        submitPending()
         return ActionSetExecution(results: results)
     }
 

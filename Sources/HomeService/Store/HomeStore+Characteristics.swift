@@ -53,9 +53,10 @@ extension HomeStore {
     )
         throws(HomeServiceError) -> CharacteristicCache.Entry
     {
+        try beginMutation()
+        defer { endMutation() }
         let characteristic = try checkWrite(id, value, as: account)
         record(value, for: characteristic, by: .account(account))
-        submitPending()
         return cache[characteristic.slot]
     }
 
@@ -69,7 +70,8 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         guard let characteristic = characteristics[id] else {
             throw HomeServiceError(.notFound, "accessory \(reporter) has no characteristic \(id)")
         }
@@ -80,7 +82,6 @@ extension HomeStore {
             throw HomeServiceError(.accessorySentInvalidResponse, "accessory reported \(error.message)")
         }
         record(value, for: characteristic, by: .accessory(reporter))
-        submitPending()
     }
 
     /// Turns value notifications for the caller on or off.

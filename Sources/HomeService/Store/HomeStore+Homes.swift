@@ -27,7 +27,8 @@ extension HomeStore {
     /// - Throws: the naming codes; 32 if the account already has a home with a similar name; 49 past
     ///   the account's home limit.
     public func addHome(named name: String, as account: AccountID) throws(HomeServiceError) -> Home {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         guard accounts[account] != nil else { throw HomeServiceError(.notFound, "no such account \(account)") }
         try NameRules.validate(name, kind: "home")
         try checkHomeNameIsFree(name, for: account, except: nil)
@@ -66,7 +67,6 @@ extension HomeStore {
         if accounts[account]?.primaryHome == nil {
             setPrimary(home.id, for: account, by: initiator)
         }
-        submitPending()
         return homes[home.id]!
     }
 
@@ -74,13 +74,13 @@ extension HomeStore {
     /// guest) asks, they leave it instead and the home stays for everyone else, as in HomeKit. A
     /// member whose primary home this was gets their oldest remaining home as primary.
     public func removeHome(_ id: HomeID, as account: AccountID) throws(HomeServiceError) -> HomeRemoval {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         guard let home = homes[id], home.members[account] != nil else { throw AccessRules.noSuchHome }
         let initiator = Initiator.account(account)
         guard account == home.owner else {
             endMembership(of: account, in: id, by: initiator)
             emit(ChangeEvent(.userRemoved, object: account.raw), in: id, by: initiator)
-            submitPending()
             return .left
         }
         emit(ChangeEvent(.homeRemoved, object: id.raw), in: id, by: initiator)
@@ -101,7 +101,6 @@ extension HomeStore {
         names[id] = nil
         touch(.home(id))
         touch(.removedHomeEvents(id))
-        submitPending()
         return .removed
     }
 
@@ -110,7 +109,8 @@ extension HomeStore {
     /// - Throws: the naming codes; 33 for an equivalent name; 32 if a member has another home with a
     ///   similar name; 31 if an object in the home has it.
     public func renameHome(_ id: HomeID, to name: String, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let home = try home(id, for: account, .renameHome)
         try NameRules.validate(name, kind: "home")
         if NameRules.areSimilar(home.name, name) {
@@ -131,30 +131,29 @@ extension HomeStore {
         homes[id]!.name = name
         touch(.home(id))
         emit(ChangeEvent(.homeNameUpdated, object: id.raw, name: name), in: id, by: .account(account))
-        submitPending()
     }
 
     /// Sets the IANA time zone the home's timer triggers count days and weeks in. Enabled triggers
     /// keep their fire dates; their next firing follows the new zone.
     /// - Throws: 3 for a name that is not an IANA time zone.
     public func setTimeZone(of id: HomeID, to identifier: String, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let home = try home(id, for: account, .updateHomeTimeZone)
         try TriggerRules.checkTimeZone(identifier)
         guard home.timeZone != identifier else { return }
         homes[id]!.timeZone = identifier
         touch(.home(id))
         emit(ChangeEvent(.homeTimeZoneUpdated, object: id.raw, name: identifier), in: id, by: .account(account))
-        submitPending()
     }
 
     /// Makes `id` the caller's primary home.
     public func setPrimaryHome(_ id: HomeID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         _ = try home(id, for: account, .readHome)
         guard accounts[account]?.primaryHome != id else { return }
         setPrimary(id, for: account, by: .account(account))
-        submitPending()
     }
 
     private func setPrimary(_ id: HomeID, for account: AccountID, by initiator: Initiator) {
@@ -209,7 +208,8 @@ extension HomeStore {
         role: HomeRole,
         as account: AccountID
     ) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let home = try home(id, for: account, .addUser)
         guard accounts[user] != nil else { throw HomeServiceError(.notFound, "no such account \(user)") }
         guard home.members[user] == nil else {
@@ -228,17 +228,16 @@ extension HomeStore {
             in: id,
             by: .account(account)
         )
-        submitPending()
     }
 
     /// Removes a user from the home; the home's owner cannot be removed.
     public func removeUser(_ user: AccountID, from id: HomeID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let home = try home(id, for: account, .removeUser)
         try checkChangeableMember(user, of: home)
         endMembership(of: user, in: id, by: .account(account))
         emit(ChangeEvent(.userRemoved, object: user.raw), in: id, by: .account(account))
-        submitPending()
     }
 
     /// Makes a user an administrator or a guest; the owner stays an administrator.
@@ -248,7 +247,8 @@ extension HomeStore {
         role: HomeRole,
         as account: AccountID
     ) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let home = try home(id, for: account, .updateUserAccess)
         try checkChangeableMember(user, of: home)
         guard home.members[user] != role else { return }
@@ -258,7 +258,6 @@ extension HomeStore {
             in: id,
             by: .account(account)
         )
-        submitPending()
     }
 
     private func checkChangeableMember(_ user: AccountID, of home: Home) throws(HomeServiceError) {

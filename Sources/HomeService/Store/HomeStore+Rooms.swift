@@ -1,17 +1,19 @@
 /// Rooms and zones.
 extension HomeStore {
     public func addRoom(named name: String, to homeID: HomeID, as account: AccountID) throws(HomeServiceError) -> Room {
+        try beginMutation()
+        defer { endMutation() }
         _ = try homeForAdding(name, NamedKinds.room, to: homeID, as: account)
         let room = Room(id: .random(), home: homeID, name: name, sequence: nextSequenceNumber())
         insert(room, NamedKinds.room, announcedBy: account)
-        submitPending()
         return room
     }
 
     /// Removes a room: its accessories move to the room for the entire home, and it leaves every zone.
     /// - Throws: 29 for the room for the entire home.
     public func removeRoom(_ id: RoomID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (room, home) = try lookup(id, NamedKinds.room, for: account, .removeRoom)
         try checkNotRoomForEntireHome(room, home, "removed")
         let initiator = Initiator.account(account)
@@ -30,7 +32,6 @@ extension HomeStore {
             emit(ChangeEvent(.roomRemovedFromZone, object: id.raw, container: zoneID.raw), in: home.id, by: initiator)
         }
         delete(id, NamedKinds.room, announcedBy: initiator)
-        submitPending()
     }
 
     /// - Throws: 29 for the room for the entire home; 33, 31 and the naming codes.
@@ -52,10 +53,11 @@ extension HomeStore {
     // MARK: Zones
 
     public func addZone(named name: String, to homeID: HomeID, as account: AccountID) throws(HomeServiceError) -> Zone {
+        try beginMutation()
+        defer { endMutation() }
         _ = try homeForAdding(name, NamedKinds.zone, to: homeID, as: account)
         let zone = Zone(id: .random(), home: homeID, name: name, rooms: [], sequence: nextSequenceNumber())
         insert(zone, NamedKinds.zone, announcedBy: account)
-        submitPending()
         return zone
     }
 
@@ -69,7 +71,8 @@ extension HomeStore {
 
     /// - Throws: 24 for the room for the entire home; 1 if the room is already in the zone.
     public func addRoom(_ roomID: RoomID, toZone id: ZoneID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (zone, home) = try lookup(id, NamedKinds.zone, for: account, .addRoomToZone)
         let room = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home, for: account)
         guard roomID != home.roomForEntireHome else {
@@ -84,12 +87,12 @@ extension HomeStore {
         zones[id]!.rooms.append(roomID)
         touch(.zone(id))
         emit(ChangeEvent(.roomAddedToZone, object: roomID.raw, container: id.raw), in: home.id, by: .account(account))
-        submitPending()
     }
 
     /// - Throws: 2 if the room is not in the zone.
     public func removeRoom(_ roomID: RoomID, fromZone id: ZoneID, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (zone, home) = try lookup(id, NamedKinds.zone, for: account, .removeRoomFromZone)
         guard zone.rooms.contains(roomID) else {
             throw HomeServiceError(.notFound, "room \(roomID) is not in zone \"\(zone.name)\"")
@@ -101,6 +104,5 @@ extension HomeStore {
             in: home.id,
             by: .account(account)
         )
-        submitPending()
     }
 }

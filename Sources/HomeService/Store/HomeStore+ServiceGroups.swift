@@ -5,10 +5,11 @@ extension HomeStore {
         to homeID: HomeID,
         as account: AccountID
     ) throws(HomeServiceError) -> ServiceGroup {
+        try beginMutation()
+        defer { endMutation() }
         _ = try homeForAdding(name, NamedKinds.serviceGroup, to: homeID, as: account)
         let group = ServiceGroup(id: .random(), home: homeID, name: name, services: [], sequence: nextSequenceNumber())
         insert(group, NamedKinds.serviceGroup, announcedBy: account)
-        submitPending()
         return group
     }
 
@@ -32,7 +33,8 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (group, home) = try lookup(id, NamedKinds.serviceGroup, for: account, .addServiceToGroup)
         let service = try sameHome(serviceID, in: services, kind: "service", home: \.home, as: home, for: account)
         guard !group.services.contains(serviceID) else {
@@ -45,7 +47,6 @@ extension HomeStore {
             in: home.id,
             by: .account(account)
         )
-        submitPending()
     }
 
     /// - Throws: 2 if the service is not in the group.
@@ -56,13 +57,13 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (group, home) = try lookup(id, NamedKinds.serviceGroup, for: account, .removeServiceFromGroup)
         guard group.services.contains(serviceID) else {
             throw HomeServiceError(.notFound, "service \(serviceID) is not in group \"\(group.name)\"")
         }
         removeFromGroup(serviceID, group: id, home: home.id, by: .account(account))
-        submitPending()
     }
 
     func removeFromGroup(_ serviceID: ServiceID, group id: ServiceGroupID, home: HomeID, by initiator: Initiator) {

@@ -10,6 +10,8 @@ extension HomeStore {
         to homeID: HomeID,
         as account: AccountID
     ) throws(HomeServiceError) -> TimerTrigger {
+        try beginMutation()
+        defer { endMutation() }
         _ = try homeForAdding(name, NamedKinds.trigger, to: homeID, as: account)
         let recurrence = try recurrence.map { (recurrence) throws(HomeServiceError) in
             try TriggerRules.checkRecurrence(recurrence)
@@ -27,7 +29,6 @@ extension HomeStore {
             sequence: nextSequenceNumber()
         )
         insert(trigger, NamedKinds.trigger, announcedBy: account)
-        submitPending()
         return trigger
     }
 
@@ -41,23 +42,23 @@ extension HomeStore {
 
     /// - Throws: when enabling, 26, 25, 28 or 71 (``TriggerRules/checkCanEnable(_:actionSets:now:)``).
     public func enableTrigger(_ id: TriggerID, _ enabled: Bool, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (trigger, home) = try lookup(id, NamedKinds.trigger, for: account, .enableTrigger)
         guard trigger.isEnabled != enabled else { return }
         if enabled { try checkCanEnable(trigger) }
         updateTrigger(id, in: home.id, by: .account(account)) { $0.isEnabled = enabled }
-        submitPending()
     }
 
     /// - Throws: 70, 28; for an enabled trigger also 71.
     public func updateFireDate(of id: TriggerID, to fireDate: Int64, as account: AccountID) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         var (trigger, home) = try lookup(id, NamedKinds.trigger, for: account, .updateTriggerFireDate)
         try TriggerRules.checkFireDate(fireDate, recurrence: trigger.recurrence, now: now)
         trigger.fireDate = fireDate
         if trigger.isEnabled { try checkCanEnable(trigger) }
         updateTrigger(id, in: home.id, by: .account(account)) { $0.fireDate = fireDate }
-        submitPending()
     }
 
     /// Sets the recurrence, or with `nil` makes the trigger one-shot.
@@ -69,7 +70,8 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         var (trigger, home) = try lookup(id, NamedKinds.trigger, for: account, .updateTriggerRecurrence)
         let recurrence = try recurrence.map { (recurrence) throws(HomeServiceError) in
             try TriggerRules.checkRecurrence(recurrence)
@@ -83,7 +85,6 @@ extension HomeStore {
         trigger.recurrence = recurrence
         if trigger.isEnabled { try checkCanEnable(trigger) }
         updateTrigger(id, in: home.id, by: .account(account)) { $0.recurrence = recurrence }
-        submitPending()
     }
 
     /// - Throws: 2 for an action set of another home; 1 if already attached.
@@ -94,7 +95,8 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (trigger, home) = try lookup(id, NamedKinds.trigger, for: account, .addActionSetToTrigger)
         let actionSet = try sameHome(
             actionSetID,
@@ -111,7 +113,6 @@ extension HomeStore {
             )
         }
         updateTrigger(id, in: home.id, by: .account(account)) { $0.actionSets.append(actionSetID) }
-        submitPending()
     }
 
     /// Detaches an action set; a trigger left without any is disabled.
@@ -123,19 +124,20 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (trigger, _) = try lookup(id, NamedKinds.trigger, for: account, .removeActionSetFromTrigger)
         guard trigger.actionSets.contains(actionSetID) else {
             throw HomeServiceError(.notFound, "action set \(actionSetID) is not in trigger \"\(trigger.name)\"")
         }
         detach(actionSetID, from: id, by: .account(account))
-        submitPending()
     }
 
     /// The scheduler fired the trigger: records when; a one-shot trigger disables itself.
     /// - Throws: 2 for an unknown trigger; 48 for a disabled one (it cannot fire).
     public func recordFiring(of id: TriggerID, at time: Int64) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         guard let trigger = triggers[id] else { throw HomeServiceError(.notFound, "no such trigger \(id)") }
         guard trigger.isEnabled else {
             throw HomeServiceError(.operationNotSupported, "trigger \"\(trigger.name)\" is disabled and cannot fire")
@@ -144,7 +146,6 @@ extension HomeStore {
             trigger.lastFireDate = time
             if trigger.recurrence == nil { trigger.isEnabled = false }
         }
-        submitPending()
     }
 
     /// Detaches an action set; a trigger that could no longer be enabled is disabled.

@@ -91,9 +91,15 @@ public final class HomeStore {
     var trimmedThrough: [HomeID: UInt64] = [:]
     private var lastSubmitted: UInt64 = 0
     private var lastCommitted: UInt64 = 0
+    /// Every batch up to this one is durable (after a failure, `lastCommitted` runs ahead of it).
+    private var durableThrough: UInt64 = 0
     private var waiting = FrontDroppingArray<(batch: UInt64, callback: (StoreError?) -> Void)>()
     private var unpublished = FrontDroppingArray<(batch: UInt64, change: HomeChange)>()
     private var failure: StoreError?
+    /// How many mutations (and write scopes) are open; the outermost submits.
+    var mutationDepth = 0
+    /// The session of the write scope in progress.
+    private var currentSession: SessionID?
 
     /// Called with every change once it is durable, in revision order per home.
     public var changeObserver: ((HomeChange) -> Void)?
@@ -142,26 +148,64 @@ public final class HomeStore {
 
     // MARK: Durability
 
-    /// Calls `callback` once every change made so far is committed, with `nil`, or with the failure
-    /// that stopped it. Calls it at once when nothing is pending.
-    public func afterCommit(_ callback: @escaping (StoreError?) -> Void) {
-        if lastCommitted >= lastSubmitted {
+    /// Runs `body`, whose mutations become one commit, and says when that commit is durable:
+    /// acknowledge a change only from ``whenCommitted(_:_:)`` with the returned ticket.
+    ///
+    /// Each mutation inside is all-or-nothing (it checks everything before it changes anything);
+    /// the scope groups them into one batch and one ticket. When `body` throws, the mutations that
+    /// succeeded before the throw are still committed, and the ticket covers them.
+    /// - Parameter session: the connection (or other channel) the change comes through; its events
+    ///   carry it, so a subscriber can leave out its own session's changes.
+    public func write<T>(
+        from session: SessionID? = nil,
+        _ body: () throws(HomeServiceError) -> T
+    ) -> (result: Result<T, HomeServiceError>, ticket: CommitTicket) {
+        let outerSession = currentSession
+        currentSession = session ?? outerSession
+        mutationDepth += 1
+        let result = Result<T, HomeServiceError> { () throws(HomeServiceError) -> T in try body() }
+        currentSession = outerSession
+        endMutation()
+        return (result, CommitTicket(batch: lastSubmitted))
+    }
+
+    /// Calls `callback` once the batch `ticket` names, and every one before it, is committed, with
+    /// `nil`, or with the failure that stopped the store. Calls it at once when that has happened.
+    public func whenCommitted(_ ticket: CommitTicket, _ callback: @escaping (StoreError?) -> Void) {
+        if ticket.batch <= durableThrough {
+            callback(nil)
+        } else if let failure {
             callback(failure)
         } else {
-            waiting.append((lastSubmitted, callback))
+            waiting.append((ticket.batch, callback))
         }
     }
 
-    /// Takes a report from the writer thread: runs the callbacks and publishes the changes it covers.
+    /// The ticket of everything submitted so far (a barrier: for shutdown and tools).
+    public var currentTicket: CommitTicket { CommitTicket(batch: lastSubmitted) }
+
+    /// Calls `callback` once every change made so far is committed, with `nil`, or with the failure
+    /// that stopped it. Calls it at once when nothing is pending.
+    public func afterCommit(_ callback: @escaping (StoreError?) -> Void) {
+        whenCommitted(currentTicket, callback)
+    }
+
+    /// Takes a report from the writer thread: runs the callbacks, then publishes the changes it
+    /// covers: only now do they enter their home's log, so replay and live delivery both see
+    /// committed changes only, and a revision handed out is never reused for another change.
     /// Call on this store's thread.
     public func handle(_ report: CommitReport) {
         guard report.committedThrough > lastCommitted || report.failure != nil else { return }
         lastCommitted = max(lastCommitted, report.committedThrough)
         if let reportFailure = report.failure, failure == nil { failure = reportFailure }
         let durable = report.failure == nil
+        if durable { durableThrough = max(durableThrough, report.committedThrough) }
         let published = unpublished.removeFirst { $0.batch <= report.committedThrough }
-        if durable, let changeObserver {
-            for (_, change) in published { changeObserver(change) }
+        if durable {
+            for (_, change) in published {
+                logs[change.home]?.append(change, at: UInt64(max(0, change.time)))
+                changeObserver?(change)
+            }
         }
         let ready = waiting.removeFirst { $0.batch <= report.committedThrough }
         for (_, callback) in ready { callback(report.failure) }
@@ -180,6 +224,20 @@ public final class HomeStore {
 
     // MARK: Recording a mutation
 
+    /// Starts a mutation: every public mutation calls this first and defers ``endMutation()``, so the
+    /// batch it makes is submitted however it returns or throws.
+    /// - Throws: 52 once a commit has failed.
+    func beginMutation() throws(HomeServiceError) {
+        try checkAcceptingChanges()
+        mutationDepth += 1
+    }
+
+    /// Ends a mutation; the outermost one submits everything the scope changed as one batch.
+    func endMutation() {
+        mutationDepth -= 1
+        if mutationDepth == 0 { submitPending() }
+    }
+
     /// Refuses mutations once a commit has failed: memory may be ahead of the file, and only a
     /// reopen brings them back in line.
     func checkAcceptingChanges() throws(HomeServiceError) {
@@ -191,15 +249,22 @@ public final class HomeStore {
         if dirtySet.insert(key).inserted { dirty.append(key) }
     }
 
-    /// Records `event` as the home's next revision. The revision is not written to the home's row:
-    /// the event table always keeps each home's latest event, and load takes the revision from it.
+    /// Records `event` as the home's next revision; it enters the home's log once committed (see
+    /// ``handle(_:)``). The revision is not written to the home's row: the event table always keeps
+    /// each home's latest event, and load takes the revision from it.
     func emit(_ event: ChangeEvent, in homeID: HomeID, by initiator: Initiator) {
         guard homes[homeID] != nil else { return }
         homes[homeID]!.revision += 1
         let revision = homes[homeID]!.revision
         let time = now
-        let change = HomeChange(home: homeID, revision: revision, time: time, initiator: initiator, event: event)
-        logs[homeID, default: newLog(after: revision - 1)].append(change, at: UInt64(max(0, time)))
+        let change = HomeChange(
+            home: homeID,
+            revision: revision,
+            time: time,
+            initiator: initiator,
+            event: event,
+            session: currentSession
+        )
         pendingChanges.append(change)
     }
 
@@ -227,8 +292,8 @@ public final class HomeStore {
         return nextSequence
     }
 
-    /// Ends a mutation: turns the touched rows and new events into one batch for the writer.
-    func submitPending() {
+    /// Turns the touched rows and new events into one batch for the writer (``endMutation()`` calls it).
+    private func submitPending() {
         guard !dirty.isEmpty || !pendingChanges.isEmpty else { return }
         var changes: [StoreChange] = []
         changes.reserveCapacity(dirty.count + pendingChanges.count + 1)
@@ -241,7 +306,7 @@ public final class HomeStore {
         }
         for homeID in Set(eventHomes) {
             // Trim what the log no longer retains, but keep the latest event: it carries the revision.
-            guard let log = logs[homeID] else { continue }
+            guard let log = logs[homeID], log.currentRevision > 0 else { continue }
             let through = min(log.oldestResumableRevision, log.currentRevision - 1)
             guard through > trimmedThrough[homeID, default: 0] else { continue }
             trimmedThrough[homeID] = through
@@ -301,6 +366,20 @@ public final class HomeStore {
     private func upsertOrDelete<Kind>(_ table: StoreTable, _ id: ID<Kind>, _ row: [SQLValue]?) -> StoreChange {
         row.map { .upsert(table, $0) } ?? .delete(table, key: [.id(id)])
     }
+}
+
+/// The connection (or other channel) changes come through, so that a subscriber can tell its own
+/// changes from everyone else's.
+public struct SessionID: Hashable, Sendable, CustomStringConvertible {
+    public let raw: UInt64
+    public init(_ raw: UInt64) { self.raw = raw }
+    public var description: String { "session \(raw)" }
+}
+
+/// Names a commit batch: ``HomeStore/whenCommitted(_:_:)`` calls back once it is durable.
+public struct CommitTicket: Hashable, Sendable {
+    /// The writer's batch number (0: nothing to wait for).
+    let batch: UInt64
 }
 
 /// A stored row, named by its key.

@@ -162,7 +162,6 @@ extension HomeStore {
         to homeID: HomeID,
         as account: AccountID
     ) throws(HomeServiceError) -> Home {
-        try checkAcceptingChanges()
         let home = try home(homeID, for: account, kind.addOperation)
         try checkNewName(name, kind: kind.noun, in: home)
         try ObjectLimits.check(
@@ -204,7 +203,8 @@ extension HomeStore {
         sharing: Set<UniqueIdentifier> = [],
         check: (Object, Home) throws(HomeServiceError) -> Void = { _, _ in }
     ) throws(HomeServiceError) {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         let (object, home) = try lookup(id, kind, for: account, kind.renameOperation)
         try check(object, home)
         let current = object[keyPath: kind.name]
@@ -213,7 +213,6 @@ extension HomeStore {
         reindex(from: current, to: name, kind: kind.noun, id: id.raw, in: home.id)
         touch(kind.record(id))
         emit(ChangeEvent(kind.renamed, object: id.raw, name: name), in: home.id, by: .account(account))
-        submitPending()
     }
 
     /// Removes an object that nothing else refers to, for a caller allowed to.
@@ -224,10 +223,10 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        try checkAcceptingChanges()
+        try beginMutation()
+        defer { endMutation() }
         _ = try lookup(id, kind, for: account, kind.removeOperation)
         delete(id, kind, announcedBy: .account(account))
-        submitPending()
     }
 
     /// Takes an object out of its table, its home's list (if the home is still there) and the
