@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "RPCClient", targets: ["RPCClient"]),
         .library(name: "HomeProto", targets: ["HomeProto"]),
         .library(name: "HomeService", targets: ["HomeService"]),
+        .library(name: "HomeAPI", targets: ["HomeAPI"]),
         // The decoder's invariant checks, for the fuzzer in fuzz/.
         .library(name: "WireTesting", targets: ["WireTesting"]),
     ],
@@ -77,11 +78,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The API edge: home.v1.HomeService and AccountService bound to the store, protobuf <-> model,
+        // HomeKit code -> status, authentication and idempotency keys.
+        .target(
+            name: "HomeAPI",
+            dependencies: [
+                "HomeService", "HomeProto", "RPCServer", "RPCServices", "Wire",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The server executable: flags, listeners, signals.
         .executableTarget(
             name: "homed",
             dependencies: [
-                "RPCServer", "RPCServices", "UV", "HomeService",
+                "RPCServer", "RPCServices", "UV", "HomeService", "HomeAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,25 +1,18 @@
 #!/usr/bin/env bash
 # Regenerates Sources/HomeProto/Generated/ from proto/home/v1/*.proto.
 #
-# Uses Debian's protoc and a protoc-gen-swift built once from the swift-protobuf version that
-# Package.swift pins, in the git-ignored folder .build-protoc/ (about a minute the first time).
+# Uses Debian's protoc and protoc-gen-swift built from the swift-protobuf version that Package.swift
+# pins (the package's own dependency, in .build/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SWIFT_PROTOBUF_VERSION=1.39.0
-PLUGIN_DIR=.build-protoc
-PLUGIN="$PLUGIN_DIR/swift-protobuf/.build/release/protoc-gen-swift"
+PLUGIN=.build/debug/protoc-gen-swift
 OUT=Sources/HomeProto/Generated
 
 command -v protoc >/dev/null || scripts/install-packages.sh
-if [ ! -x "$PLUGIN" ]; then
-    mkdir -p "$PLUGIN_DIR"
-    if [ ! -d "$PLUGIN_DIR/swift-protobuf" ]; then
-        git clone --quiet --branch "$SWIFT_PROTOBUF_VERSION" \
-            https://github.com/apple/swift-protobuf "$PLUGIN_DIR/swift-protobuf"
-    fi
-    (cd "$PLUGIN_DIR/swift-protobuf" && swift build -c release --product protoc-gen-swift)
-fi
+# The plugin is built from the swift-protobuf checkout the package already resolved (same version,
+# no download; a few seconds once the library is built).
+swift build --product protoc-gen-swift >/dev/null
 
 rm -rf "$OUT"
 mkdir -p "$OUT"

@@ -9,12 +9,16 @@ scripts/install-packages.sh
 echo "== build (warnings are errors)"
 build_log="$(mktemp)"
 trap 'rm -f "$build_log"' EXIT
-swift build --build-tests 2>&1 | tee "$build_log"
+# Every import must be a declared dependency of its target (as swift-nio's CI checks).
+swift build --build-tests --explicit-target-dependency-import-check error 2>&1 | tee "$build_log"
 # Our own warnings only: SwiftPM silences dependencies' warnings.
 if grep -E "warning:" "$build_log" | grep -v "^warning: (unknown|'[a-z-]+'): .*(remote|mirror)"; then
     echo "compiler or package warnings found (listed above)" >&2
     exit 1
 fi
+
+echo "== generated code matches proto/ and the catalog"
+scripts/check-generated.sh
 
 echo "== swift format lint --strict"
 scripts/format.sh -l

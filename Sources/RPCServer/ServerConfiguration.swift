@@ -15,6 +15,9 @@ public struct ServerConfiguration: Sendable {
     public var timerResolutionMilliseconds: UInt64 = 100
     /// How long a closing connection may take to deliver its GOAWAY before it is cut.
     public var closeGracePeriodMilliseconds: UInt64 = 2_000
+    /// Methods a connection may call before it authenticates (health checks for probes); they run
+    /// without a principal and do not authenticate the connection.
+    public var unauthenticatedMethods: Set<String> = []
     /// Per-connection protocol limits and timeouts.
     public var connection = ConnectionStateMachine.Configuration()
 

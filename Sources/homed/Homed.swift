@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HomeAPI
 import HomeService
 import Logging
 import RPCServer
@@ -82,6 +83,8 @@ struct Homed: ParsableCommand {
         configuration.connection.keepaliveTimeoutMilliseconds = UInt64(max(1, keepaliveTimeout)) * 1000
         configuration.connection.idleTimeoutMilliseconds = idleTimeout > 0 ? UInt64(idleTimeout) * 1000 : nil
         configuration.connection.drainGracePeriodMilliseconds = UInt64(max(0, drainGracePeriod)) * 1000
+        // Probes check health without a token; everything else needs one.
+        configuration.unauthenticatedMethods = [HealthService.checkMethod]
         return configuration
     }
 
@@ -113,9 +116,9 @@ struct Homed: ParsableCommand {
         logger.info(
             "store loaded",
             metadata: [
-                "path": "\(store)", "homes": "\(homeStore.homes.count)",
-                "accessories": "\(homeStore.accessories.count)",
-                "characteristics": "\(homeStore.characteristics.count)",
+                "path": "\(store)", "homes": "\(homeStore.counts.homes)",
+                "accessories": "\(homeStore.counts.accessories)",
+                "characteristics": "\(homeStore.counts.characteristics)",
             ]
         )
         if let token = homeStore.newOwnerToken {
@@ -128,7 +131,14 @@ struct Homed: ParsableCommand {
         var registry = MethodRegistry()
         health.register(in: &registry)
         info.register(in: &registry)
-        let server = RPCServer(loop: loop, configuration: serverConfiguration, registry: registry)
+        HomeAPI(store: homeStore).register(in: &registry)
+        // Every connection authenticates with a bearer token on its first call (health checks aside).
+        let server = RPCServer(
+            loop: loop,
+            configuration: serverConfiguration,
+            registry: registry,
+            authenticator: UserAuthenticator(store: homeStore)
+        )
         info.server = server
 
         try server.listen(on: .tcp(host: host, port: port))

@@ -1,5 +1,6 @@
-import HomeService
 import Testing
+
+@testable import HomeService
 
 /// Every operation × {administrator, guest, non-member}.
 @Suite struct AccessRulesTests {

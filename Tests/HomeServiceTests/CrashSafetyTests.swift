@@ -1,7 +1,8 @@
 import Foundation
-import HomeService
 import SQLite
 import Testing
+
+@testable import HomeService
 
 /// No acknowledged change is lost to kill -9: a child process adds rooms and acknowledges each one
 /// after its commit; we kill it at a random moment, reopen the store and look for every acknowledged

@@ -1,6 +1,7 @@
 import Foundation
-import HomeService
 import Testing
+
+@testable import HomeService
 
 /// The defects an audit of the store against HOMEKIT.md found, and the behaviours it made us decide
 /// (docs/STORE.md, "Decisions"). Each test failed before its fix.

@@ -1,6 +1,7 @@
 import Foundation
-import HomeService
 import Testing
+
+@testable import HomeService
 
 /// The store's operations and what they record, on both kinds of storage.
 @Suite struct HomeStoreTests {

@@ -1,7 +1,8 @@
-import HomeService
 import TestSupport
 import Testing
 import UV
+
+@testable import HomeService
 
 /// The server's arrangement: the writer thread's reports reach the store on the event loop through a
 /// waker, and each caller is answered from `afterCommit` there.

@@ -1,6 +1,7 @@
 import Foundation
-import HomeService
 import Testing
+
+@testable import HomeService
 
 /// Every operation a caller can ask of a home × {administrator, guest, non-member}, through the store.
 @Suite struct PermissionMatrixTests {

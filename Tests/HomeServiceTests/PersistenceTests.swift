@@ -40,6 +40,7 @@ import Testing
             UPDATE timer_trigger SET recurrence = 3600;
             ALTER TABLE timer_trigger DROP COLUMN recurrence_unit;
             ALTER TABLE home DROP COLUMN time_zone;
+            DROP TABLE idempotency_key;
             PRAGMA user_version = 1;
             """
         )

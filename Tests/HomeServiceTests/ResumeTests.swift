@@ -1,5 +1,6 @@
-import HomeService
 import Testing
+
+@testable import HomeService
 
 /// "Everything after revision N", for subscribers that come back: exact replay, resync beyond
 /// retention, and the same across a reopen.

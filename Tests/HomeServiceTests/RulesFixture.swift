@@ -1,5 +1,6 @@
-import HomeService
 import Testing
+
+@testable import HomeService
 
 /// A home with one of everything, for exercising the rules through the store.
 final class RulesFixture {

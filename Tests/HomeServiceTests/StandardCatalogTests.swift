@@ -1,5 +1,6 @@
-import HomeService
 import Testing
+
+@testable import HomeService
 
 @Suite struct StandardCatalogTests {
     @Test func holdsEveryTypeOfTheCatalog() {

@@ -1,7 +1,8 @@
 import Foundation
-import HomeService
 import Synchronization
 import Testing
+
+@testable import HomeService
 
 /// The two kinds of storage every store test runs against.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {

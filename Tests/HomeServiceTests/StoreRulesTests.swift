@@ -1,5 +1,6 @@
-import HomeService
 import Testing
+
+@testable import HomeService
 
 @Suite struct StoreRulesTests {
     static let week: Int64 = 7 * 24 * 3600

@@ -1,4 +1,4 @@
-import HomeService
+@testable import HomeService
 
 /// Everything a store holds, comparable across a reopen (cache slots may differ; values may not).
 struct StoreSnapshot: Equatable {

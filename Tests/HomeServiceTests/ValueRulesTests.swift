@@ -1,5 +1,6 @@
-import HomeService
 import Testing
+
+@testable import HomeService
 
 /// Values against real catalog metadata (HAP-CATALOG.md), at and across every boundary.
 @Suite struct ValueRulesTests {

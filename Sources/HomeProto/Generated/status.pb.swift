@@ -74,6 +74,28 @@ public nonisolated struct Home_V1_ItemResult: Sendable {
   public init() {}
 }
 
+/// A mutation's outcome as the server remembers it for an idempotency key (stored, not sent).
+public nonisolated struct Home_V1_StoredOutcome: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 0 when the call succeeded with `response`; else the status code it failed with.
+  public var statusCode: UInt32 = 0
+
+  public var statusMessage: String = String()
+
+  /// The serialized response message, on success.
+  public var response: Data = Data()
+
+  /// The serialized ErrorDetails, on failure.
+  public var details: Data = Data()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "home.v1"
@@ -163,6 +185,51 @@ nonisolated extension Home_V1_ItemResult: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs.objectID != rhs.objectID {return false}
     if lhs.homekitCode != rhs.homekitCode {return false}
     if lhs.message != rhs.message {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Home_V1_StoredOutcome: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".StoredOutcome"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}status_code\0\u{3}status_message\0\u{1}response\0\u{1}details\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.statusCode) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.statusMessage) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.response) }()
+      case 4: try { try decoder.decodeSingularBytesField(value: &self.details) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.statusCode != 0 {
+      try visitor.visitSingularUInt32Field(value: self.statusCode, fieldNumber: 1)
+    }
+    if !self.statusMessage.isEmpty {
+      try visitor.visitSingularStringField(value: self.statusMessage, fieldNumber: 2)
+    }
+    if !self.response.isEmpty {
+      try visitor.visitSingularBytesField(value: self.response, fieldNumber: 3)
+    }
+    if !self.details.isEmpty {
+      try visitor.visitSingularBytesField(value: self.details, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Home_V1_StoredOutcome, rhs: Home_V1_StoredOutcome) -> Bool {
+    if lhs.statusCode != rhs.statusCode {return false}
+    if lhs.statusMessage != rhs.statusMessage {return false}
+    if lhs.response != rhs.response {return false}
+    if lhs.details != rhs.details {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

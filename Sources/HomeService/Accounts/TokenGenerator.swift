@@ -18,6 +18,14 @@ enum TokenGenerator {
         Array(SHA256.hash(data: Array(token.utf8)))
     }
 
+    /// Compares two digests in time that depends only on their length.
+    static func constantTimeEqual(_ first: [UInt8], _ second: [UInt8]) -> Bool {
+        guard first.count == second.count else { return false }
+        var difference: UInt8 = 0
+        for index in first.indices { difference |= first[index] ^ second[index] }
+        return difference == 0
+    }
+
     private static let hexDigits = Array("0123456789abcdef")
 
     private static func hexByte(_ byte: UInt8) -> String {

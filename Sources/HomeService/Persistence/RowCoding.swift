@@ -313,6 +313,25 @@ enum RowCoding {
         )
     }
 
+    static func row(_ record: HomeStore.IdempotencyRecord) -> [SQLValue] {
+        [
+            .id(record.account), .text(record.key), .blob(record.requestDigest), .blob(record.outcome),
+            .integer(record.createdAt),
+        ]
+    }
+
+    static func idempotencyRecord(_ row: [SQLValue]) throws(StoreError) -> HomeStore.IdempotencyRecord {
+        var reader = RowReader(row, StoreSchema.idempotencyKey)
+        return HomeStore.IdempotencyRecord(
+            account: try reader.id(),
+            key: try reader.text(),
+            requestDigest: try reader.blob(),
+            outcome: try reader.blob(),
+            createdAt: try reader.integer(),
+            ticket: CommitTicket(batch: 0)
+        )
+    }
+
     static func row(_ change: HomeChange) -> [SQLValue] {
         var initiator = ByteWriter()
         switch change.initiator {

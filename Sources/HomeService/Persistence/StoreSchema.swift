@@ -103,10 +103,17 @@ enum StoreSchema {
         orderBy: "home, revision"
     )
 
+    static let idempotencyKey = StoreTable(
+        name: "idempotency_key",
+        columns: ["account", "key", "request_digest", "outcome", "created_at"],
+        keyColumnCount: 2,
+        orderBy: "created_at"
+    )
+
     /// Every table, parents before children (the order load decodes them in).
     static let tables: [StoreTable] = [
         account, token, home, member, room, zone, accessory, service, characteristic, serviceGroup, actionSet,
-        timerTrigger, event,
+        timerTrigger, event, idempotencyKey,
     ]
 
     /// Migration N (1-based) takes the schema from version N-1 to N.
@@ -151,6 +158,11 @@ enum StoreSchema {
         ALTER TABLE timer_trigger ADD COLUMN recurrence_unit TEXT;
         UPDATE timer_trigger SET recurrence = recurrence / 60, recurrence_unit = 'minute'
             WHERE recurrence IS NOT NULL;
+        """,
+        // 3: remembered outcomes of mutations sent with an idempotency key.
+        """
+        CREATE TABLE idempotency_key (account BLOB NOT NULL, key TEXT NOT NULL, request_digest BLOB NOT NULL,
+            outcome BLOB NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (account, key)) WITHOUT ROWID;
         """,
     ]
 

@@ -59,7 +59,24 @@ extension HomeStore {
 
     /// The account a bearer token belongs to, or `nil` for an unknown or revoked token.
     public func account(forToken token: String) -> Account? {
-        tokenIDsByHash[TokenGenerator.hash(token)].flatMap { tokens[$0] }.flatMap { accounts[$0.account] }
+        self.token(forSecret: token).flatMap { accounts[$0.account] }
+    }
+
+    /// The live token a bearer token's text names, or `nil`. The text is never compared: it is
+    /// hashed, looked up by its SHA-256, and the stored digest is compared in constant time, so the
+    /// time taken says nothing about how much of a guess was right.
+    public func token(forSecret secret: String) -> AccessToken? {
+        guard secret.utf8.count <= 256 else { return nil }
+        let digest = TokenGenerator.hash(secret)
+        guard let id = tokenIDsByHash[digest], let token = tokens[id],
+            TokenGenerator.constantTimeEqual(token.hash, digest)
+        else { return nil }
+        return token
+    }
+
+    /// Whether a token is still live (not revoked), for connections that authenticated with it.
+    public func isTokenLive(_ id: AccessTokenID) -> Bool {
+        tokens[id] != nil
     }
 
     /// Tokens of `account` (never their text).

@@ -154,6 +154,17 @@ extension HomeStore {
         emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
     }
 
+    /// Checks that the caller may execute the set and that it has actions; returns it, for the
+    /// accessory link to forward its writes.
+    /// - Throws: 2, 25 for a set without actions.
+    public func checkExecution(of id: ActionSetID, as account: AccountID) throws(HomeServiceError) -> ActionSet {
+        let (actionSet, _) = try lookup(id, NamedKinds.actionSet, for: account, .executeActionSet)
+        guard !actionSet.actions.isEmpty else {
+            throw HomeServiceError(.noActionsInActionSet, "action set \"\(actionSet.name)\" has no actions")
+        }
+        return actionSet
+    }
+
     /// Executes every action of the set (in no particular order) and reports each one's result.
     /// - Throws: 25 for a set without actions. Per-action failures are in the result, with 63 or 64.
     public func executeActionSet(

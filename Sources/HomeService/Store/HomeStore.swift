@@ -47,19 +47,22 @@ public final class HomeStore {
     }
 
     // MARK: State (the owning thread only)
+    //
+    // The tables are internal: callers outside the domain read through the checked queries
+    // (HomeStore+Queries.swift), which apply the same membership rules as the mutations.
 
-    public internal(set) var accounts: [AccountID: Account] = [:]
+    var accounts: [AccountID: Account] = [:]
     var tokens: [AccessTokenID: AccessToken] = [:]
     var tokenIDsByHash: [[UInt8]: AccessTokenID] = [:]
-    public internal(set) var homes: [HomeID: Home] = [:]
-    public internal(set) var rooms: [RoomID: Room] = [:]
-    public internal(set) var zones: [ZoneID: Zone] = [:]
-    public internal(set) var accessories: [AccessoryID: Accessory] = [:]
-    public internal(set) var services: [ServiceID: Service] = [:]
-    public internal(set) var characteristics: [CharacteristicID: Characteristic] = [:]
-    public internal(set) var serviceGroups: [ServiceGroupID: ServiceGroup] = [:]
-    public internal(set) var actionSets: [ActionSetID: ActionSet] = [:]
-    public internal(set) var triggers: [TriggerID: TimerTrigger] = [:]
+    var homes: [HomeID: Home] = [:]
+    var rooms: [RoomID: Room] = [:]
+    var zones: [ZoneID: Zone] = [:]
+    var accessories: [AccessoryID: Accessory] = [:]
+    var services: [ServiceID: Service] = [:]
+    var characteristics: [CharacteristicID: Characteristic] = [:]
+    var serviceGroups: [ServiceGroupID: ServiceGroup] = [:]
+    var actionSets: [ActionSetID: ActionSet] = [:]
+    var triggers: [TriggerID: TimerTrigger] = [:]
     /// The action set each action belongs to (an action is in at most one).
     var actionOwners: [ActionID: ActionSetID] = [:]
     /// Every characteristic's last value.
@@ -75,6 +78,11 @@ public final class HomeStore {
     /// lasts while the accessory stays reachable.
     var notificationsEnabled: [CharacteristicID: Set<AccountID>] = [:]
     var nextSequence: Int64 = 1
+    /// Remembered outcomes of mutations sent with an idempotency key, and each account's keys
+    /// oldest first (HomeStore+Idempotency.swift).
+    var idempotency: [IdempotencyKey: IdempotencyRecord] = [:]
+    var idempotencyOrder: [AccountID: FrontDroppingArray<IdempotencyKey>] = [:]
+    var pendingIdempotency: [IdempotencyKey] = []
     /// One copy of each type UUID and unit name, however many objects carry it.
     let strings = StringInterner()
 
@@ -140,6 +148,12 @@ public final class HomeStore {
         if !store.accounts.values.contains(where: \.isOwner) {
             store.newOwnerToken = store.createOwner()
         }
+        // Idempotency keys past their window are forgotten (and deleted) at start-up too.
+        store.mutationDepth += 1
+        for account in Array(store.idempotencyOrder.keys) {
+            store.forgetIdempotencyKeys(of: account, keepingRoomForOne: false)
+        }
+        store.endMutation()
         return store
     }
 
@@ -156,14 +170,14 @@ public final class HomeStore {
     /// succeeded before the throw are still committed, and the ticket covers them.
     /// - Parameter session: the connection (or other channel) the change comes through; its events
     ///   carry it, so a subscriber can leave out its own session's changes.
-    public func write<T>(
+    public func write<T, Failure: Error>(
         from session: SessionID? = nil,
-        _ body: () throws(HomeServiceError) -> T
-    ) -> (result: Result<T, HomeServiceError>, ticket: CommitTicket) {
+        _ body: () throws(Failure) -> T
+    ) -> (result: Result<T, Failure>, ticket: CommitTicket) {
         let outerSession = currentSession
         currentSession = session ?? outerSession
         mutationDepth += 1
-        let result = Result<T, HomeServiceError> { () throws(HomeServiceError) -> T in try body() }
+        let result = Result<T, Failure> { () throws(Failure) -> T in try body() }
         currentSession = outerSession
         endMutation()
         return (result, CommitTicket(batch: lastSubmitted))
@@ -313,6 +327,7 @@ public final class HomeStore {
             changes.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(through)))
         }
         lastSubmitted = writer.submit(changes)
+        stampIdempotencyRecords(batch: lastSubmitted)
         for change in pendingChanges { unpublished.append((lastSubmitted, change)) }
         dirty.removeAll(keepingCapacity: true)
         dirtySet.removeAll(keepingCapacity: true)
@@ -360,6 +375,11 @@ public final class HomeStore {
             return upsertOrDelete(StoreSchema.actionSet, id, actionSets[id].map(RowCoding.row))
         case .trigger(let id):
             return upsertOrDelete(StoreSchema.timerTrigger, id, triggers[id].map(RowCoding.row))
+        case .idempotency(let account, let key):
+            if let record = idempotency[IdempotencyKey(account: account, key: key)] {
+                return .upsert(StoreSchema.idempotencyKey, RowCoding.row(record))
+            }
+            return .delete(StoreSchema.idempotencyKey, key: [.id(account), .text(key)])
         }
     }
 
@@ -401,4 +421,5 @@ enum RecordKey: Hashable {
     case serviceGroup(ServiceGroupID)
     case actionSet(ActionSetID)
     case trigger(TriggerID)
+    case idempotency(AccountID, String)
 }

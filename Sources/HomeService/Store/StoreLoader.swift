@@ -110,6 +110,13 @@ struct StoreLoader {
             note(trigger.sequence)
         }
         try loadEvents()
+        try backend.forEachRow(of: StoreSchema.idempotencyKey) { (row) throws(StoreError) in
+            let record = try RowCoding.idempotencyRecord(row)
+            try require(store.accounts[record.account] != nil, "idempotency key of unknown account \(record.account)")
+            let key = HomeStore.IdempotencyKey(account: record.account, key: record.key)
+            store.idempotency[key] = record
+            store.idempotencyOrder[record.account, default: FrontDroppingArray()].append(key)
+        }
         store.nextSequence = maxSequence + 1
     }
 

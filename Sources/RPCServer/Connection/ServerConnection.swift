@@ -133,7 +133,9 @@ final class ServerConnection: ConnectionDelegate {
             refuse(streamID, CallStatus(code: .unimplemented, message: "unknown method \(start.method)"))
             return
         }
-        if server.authenticator != nil, principal == nil {
+        if server.authenticator != nil, principal == nil,
+            !server.configuration.unauthenticatedMethods.contains(method.name)
+        {
             guard let token = Self.bearerToken(in: start.metadata),
                 let authenticated = server.authenticator?.principal(forToken: token)
             else {

@@ -55,7 +55,7 @@ func populate(_ store: HomeStore, owner: AccountID, accessories count: Int) thro
             home = try store.addHome(named: "Home \(number / 1000)", as: owner)
         }
         let accessory = try store.addAccessory(bulb(number), to: home.id, as: owner)[0]
-        ids += store.services[accessory.services[0]]!.characteristics
+        ids += try store.service(accessory.services[0], as: owner).characteristics
     }
     return ids
 }

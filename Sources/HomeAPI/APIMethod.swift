@@ -1,0 +1,77 @@
+import HomeService
+import RPCServer
+import RPCServices
+import SwiftProtobuf
+
+/// Who may call a method (docs/API.md prints it; the permission tests read it).
+public enum RequiredRole: String, Sendable, CaseIterable {
+    /// Any authenticated account.
+    case anyAccount = "any account"
+    /// A member of the home the request names: an administrator or a guest.
+    case member = "member (guest or administrator)"
+    /// An administrator of the home the request names.
+    case administrator
+    /// The server's owner account.
+    case serverOwner = "server owner"
+}
+
+/// The caller of a method: the account, and the connection's session.
+struct Caller {
+    let account: AccountID
+    let session: SessionID
+}
+
+/// One method of the API: its name, request type, the role it needs, and how it is registered.
+public struct APIMethod: Sendable {
+    public let name: String
+    /// The request message's full protobuf name, e.g. "home.v1.AddRoomRequest".
+    public let requestType: String
+    /// The response message's full protobuf name.
+    public let responseType: String
+    public let role: RequiredRole
+    /// Whether it changes anything (answered after its commit; accepts an idempotency key).
+    public let isMutation: Bool
+    let register: @Sendable (HomeAPI, inout MethodRegistry) -> Void
+
+    /// A method that reads from memory and answers at once.
+    static func read<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ name: String,
+        _ request: Request.Type,
+        _ response: Response.Type,
+        role: RequiredRole,
+        _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> Response
+    ) -> APIMethod {
+        APIMethod(
+            name: name,
+            requestType: Request.protoMessageName,
+            responseType: Response.protoMessageName,
+            role: role,
+            isMutation: false
+        ) { api, registry in
+            registry.registerUnary(name, request: Request.self) { call, request in
+                api.answerRead(call, request, body)
+            }
+        }
+    }
+
+    /// A method that changes the store: answered once its commit is durable.
+    static func mutation<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ name: String,
+        _ request: Request.Type,
+        _ response: Response.Type,
+        role: RequiredRole,
+        _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> Response
+    ) -> APIMethod {
+        APIMethod(
+            name: name,
+            requestType: Request.protoMessageName,
+            responseType: Response.protoMessageName,
+            role: role,
+            isMutation: true
+        ) { api, registry in
+            registry.registerUnary(name, request: Request.self) { call, request in
+                api.answerMutation(call, request, body)
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HomeProto
+import HomeService
+
+/// `home.v1.AccountService`: accounts and their bearer tokens.
+enum AccountMethods {
+    static let service = "home.v1.AccountService/"
+
+    static let all: [APIMethod] = [
+        .read(service + "WhoAmI", Home_V1_WhoAmIRequest.self, Home_V1_WhoAmIResponse.self, role: .anyAccount) {
+            api,
+            _,
+            caller throws(APIFailure) in
+            guard let account = api.store.account(caller.account) else {
+                throw APIFailure(HomeServiceError(.notFound, "the account is gone"))
+            }
+            var response = Home_V1_WhoAmIResponse()
+            response.account = ProtoEncoding.account(account)
+            return response
+        },
+        .mutation(
+            service + "CreateAccount",
+            Home_V1_CreateAccountRequest.self,
+            Home_V1_CreateAccountResponse.self,
+            role: .serverOwner
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let account = try attempt(field: "name") { () throws(HomeServiceError) in
+                try api.store.createAccount(named: request.name, by: caller.account)
+            }
+            var response = Home_V1_CreateAccountResponse()
+            response.account = ProtoEncoding.account(account)
+            return response
+        },
+        .read(
+            service + "ListAccounts",
+            Home_V1_ListAccountsRequest.self,
+            Home_V1_ListAccountsResponse.self,
+            role: .serverOwner
+        ) {
+            api,
+            _,
+            caller throws(APIFailure) in
+            let accounts = try attempt { () throws(HomeServiceError) in try api.store.allAccounts(by: caller.account) }
+            var response = Home_V1_ListAccountsResponse()
+            response.accounts = accounts.map(ProtoEncoding.account)
+            return response
+        },
+        .mutation(
+            service + "IssueToken",
+            Home_V1_IssueTokenRequest.self,
+            Home_V1_IssueTokenResponse.self,
+            role: .anyAccount
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let account = request.accountID.isEmpty ? caller.account : try api.accountID(request.accountID)
+            let (token, secret) = try attempt(object: account.raw, field: "account_id") { () throws(HomeServiceError) in
+                try api.store.issueToken(for: account, by: caller.account)
+            }
+            var response = Home_V1_IssueTokenResponse()
+            response.token = ProtoEncoding.token(token)
+            response.secret = secret
+            return response
+        },
+        .mutation(
+            service + "RevokeToken",
+            Home_V1_RevokeTokenRequest.self,
+            Home_V1_RevokeTokenResponse.self,
+            role: .anyAccount
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let token: AccessTokenID = try ProtoDecoding.id(request.tokenID, "token_id")
+            try attempt(object: token.raw, field: "token_id") { () throws(HomeServiceError) in
+                try api.store.revokeToken(token, by: caller.account)
+            }
+            return Home_V1_RevokeTokenResponse()
+        },
+        .read(
+            service + "ListTokens",
+            Home_V1_ListTokensRequest.self,
+            Home_V1_ListTokensResponse.self,
+            role: .anyAccount
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let account = request.accountID.isEmpty ? caller.account : try api.accountID(request.accountID)
+            let tokens = try attempt(object: account.raw, field: "account_id") { () throws(HomeServiceError) in
+                try api.store.tokens(of: account, by: caller.account)
+            }
+            var response = Home_V1_ListTokensResponse()
+            response.tokens = tokens.map(ProtoEncoding.token)
+            return response
+        },
+    ]
+}

@@ -1,0 +1,208 @@
+internal import Crypto
+import Foundation
+import HomeProto
+public import HomeService
+public import RPCServer
+import RPCServices
+import SwiftProtobuf
+import Wire
+
+/// The controller face of HomeKit over RPC: `home.v1.HomeService` and `home.v1.AccountService`,
+/// bound to one store. Runs on the store's loop thread.
+///
+/// Reads answer from memory at once. A mutation runs in one write scope of the store and answers
+/// only when its commit ticket completes; with an `idempotency-key` metadata entry, its outcome is
+/// remembered in the same commit, and a retry with the same key (same account, same request, within
+/// 24 hours) gets that outcome again without changing anything.
+public final class HomeAPI {
+    let store: HomeStore
+
+    /// The metadata key a client sends to make a mutation safe to retry.
+    public static let idempotencyKeyMetadata = "idempotency-key"
+
+    public init(store: HomeStore) {
+        self.store = store
+    }
+
+    /// Every method, in the order docs/API.md lists them.
+    public static var methods: [APIMethod] { HomeMethods.all + AccountMethods.all }
+
+    /// Registers every method; the registry's handlers keep this object alive.
+    public func register(in registry: inout MethodRegistry) {
+        for method in Self.methods { method.register(self, &registry) }
+    }
+
+    // MARK: Answering
+
+    func answerRead<Request, Response: SwiftProtobuf.Message>(
+        _ call: ServerCall,
+        _ request: Request,
+        _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> Response
+    ) {
+        guard let caller = caller(of: call) else { return }
+        do {
+            call.respond(with: try body(self, request, caller))
+        } catch {
+            call.fail(error.status)
+        }
+    }
+
+    func answerMutation<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ call: ServerCall,
+        _ request: Request,
+        _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> Response
+    ) {
+        guard let caller = caller(of: call) else { return }
+        guard let key = Self.idempotencyKey(of: call) else {
+            let (result, ticket) = store.write(from: caller.session) { () throws(APIFailure) -> Response in
+                try body(self, request, caller)
+            }
+            reply(call, with: Outcome(result), after: ticket)
+            return
+        }
+        do throws(HomeServiceError) {
+            try HomeStore.checkIdempotencyKey(key)
+        } catch {
+            call.fail(APIFailure(error, field: "metadata \(Self.idempotencyKeyMetadata)").status)
+            return
+        }
+        let digest = Self.digest(call.method, request)
+        if let record = store.idempotencyRecord(for: caller.account, key: key) {
+            guard record.requestDigest == digest else {
+                call.fail(
+                    CallStatus(
+                        code: .invalidArgument,
+                        message: "idempotency key \"\(key)\" was used for a different request within 24 hours"
+                    )
+                )
+                return
+            }
+            reply(call, with: Outcome(stored: record.outcome), after: record.ticket)
+            return
+        }
+        // The change and its remembered outcome go into one commit; a refusal is remembered too.
+        var outcome: Outcome?
+        var (_, ticket) = store.write(from: caller.session) { () throws(HomeServiceError) in
+            let result = Result { () throws(APIFailure) -> Response in try body(self, request, caller) }
+            let made = Outcome(result)
+            outcome = made
+            if case .success = result {
+                try store.recordIdempotency(for: caller.account, key: key, requestDigest: digest, outcome: made.stored)
+            }
+        }
+        if let made = outcome, case .failure = made.kind {
+            // Nothing changed: remember the refusal in a commit of its own.
+            ticket =
+                store.write(from: caller.session) { () throws(HomeServiceError) in
+                    try store.recordIdempotency(
+                        for: caller.account,
+                        key: key,
+                        requestDigest: digest,
+                        outcome: made.stored
+                    )
+                }.ticket
+        }
+        reply(
+            call,
+            with: outcome ?? Outcome(failure: CallStatus(code: .internal, message: "no outcome")),
+            after: ticket
+        )
+    }
+
+    /// Answers once `ticket` is durable; a store that failed to commit answers INTERNAL and
+    /// acknowledges nothing.
+    private func reply(_ call: ServerCall, with outcome: Outcome, after ticket: CommitTicket) {
+        store.whenCommitted(ticket) { failure in
+            if let failure {
+                call.fail(CallStatus(code: .internal, message: "the change could not be made durable: \(failure)"))
+                return
+            }
+            switch outcome.kind {
+            case .success(let bytes): call.respond(bytes)
+            case .failure(let status): call.fail(status)
+            }
+        }
+    }
+
+    /// The authenticated caller, or `nil` after failing the call (no principal, or a revoked token).
+    private func caller(of call: ServerCall) -> Caller? {
+        guard let principal = call.principal as? UserPrincipal, store.isTokenLive(principal.token) else {
+            call.fail(
+                CallStatus(code: .unauthenticated, message: "the token this connection authenticated with is not valid")
+            )
+            return nil
+        }
+        return Caller(account: principal.account, session: principal.session)
+    }
+
+    private static func idempotencyKey(of call: ServerCall) -> String? {
+        call.metadata.first { $0.key == idempotencyKeyMetadata }.map { String(decoding: $0.value, as: UTF8.self) }
+    }
+
+    private static func digest(_ method: String, _ request: some SwiftProtobuf.Message) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: Array(method.utf8))
+        hasher.update(data: [0])
+        hasher.update(data: (try? request.serializedBytes() as [UInt8]) ?? [])
+        return Array(hasher.finalize())
+    }
+}
+
+/// What a mutation answered: a response message or a failure status, storable as bytes.
+struct Outcome {
+    enum Kind {
+        case success([UInt8])
+        case failure(CallStatus)
+    }
+
+    let kind: Kind
+
+    init<Response: SwiftProtobuf.Message>(_ result: Result<Response, APIFailure>) {
+        switch result {
+        case .success(let response):
+            if let bytes: [UInt8] = try? response.serializedBytes() {
+                kind = .success(bytes)
+            } else {
+                kind = .failure(CallStatus(code: .internal, message: "cannot encode \(Response.protoMessageName)"))
+            }
+        case .failure(let failure):
+            kind = .failure(failure.status)
+        }
+    }
+
+    init(failure: CallStatus) {
+        kind = .failure(failure)
+    }
+
+    /// The stored form: a `home.v1.StoredOutcome`.
+    var stored: [UInt8] {
+        var message = Home_V1_StoredOutcome()
+        switch kind {
+        case .success(let bytes):
+            message.response = Data(bytes)
+        case .failure(let status):
+            message.statusCode = UInt32(status.code.rawValue)
+            message.statusMessage = status.message
+            message.details = Data(status.details)
+        }
+        return (try? message.serializedBytes()) ?? []
+    }
+
+    init(stored bytes: [UInt8]) {
+        guard let message = try? Home_V1_StoredOutcome(serializedBytes: bytes) else {
+            kind = .failure(CallStatus(code: .dataLoss, message: "the remembered outcome cannot be read"))
+            return
+        }
+        if message.statusCode == 0 {
+            kind = .success([UInt8](message.response))
+        } else {
+            kind = .failure(
+                CallStatus(
+                    code: StatusCode(rawValue: UInt16(clamping: message.statusCode)),
+                    message: message.statusMessage,
+                    details: [UInt8](message.details)
+                )
+            )
+        }
+    }
+}

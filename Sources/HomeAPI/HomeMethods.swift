@@ -1,0 +1,513 @@
+import Foundation
+import HomeProto
+import HomeService
+
+/// `home.v1.HomeService`: every operation of HOMEKIT.md's table.
+enum HomeMethods {
+    static let service = "home.v1.HomeService/"
+
+    static var all: [APIMethod] {
+        homes + roomsAndZones + accessories + characteristics + groups + actionSets + triggers + users
+    }
+
+    // MARK: Homes
+
+    static let homes: [APIMethod] = [
+        .read(service + "ListHomes", Home_V1_ListHomesRequest.self, Home_V1_ListHomesResponse.self, role: .anyAccount) {
+            api,
+            _,
+            caller throws(APIFailure) in
+            var response = Home_V1_ListHomesResponse()
+            response.homes = api.store.homes(of: caller.account).map { api.homeSummary($0, caller) }
+            return response
+        },
+        .read(service + "GetHome", Home_V1_GetHomeRequest.self, Home_V1_GetHomeResponse.self, role: .member) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let id = try api.homeID(request.homeID)
+            let view = try attempt(object: id.raw) { () throws(HomeServiceError) in
+                try api.store.view(of: id, as: caller.account)
+            }
+            var response = Home_V1_GetHomeResponse()
+            response.home = ProtoEncoding.home(view, caller: caller.account)
+            return response
+        },
+        .mutation(service + "AddHome", Home_V1_AddHomeRequest.self, Home_V1_AddHomeResponse.self, role: .anyAccount) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try attempt(field: "name") { () throws(HomeServiceError) in
+                try api.store.addHome(named: request.name, as: caller.account)
+            }
+            var response = Home_V1_AddHomeResponse()
+            response.home = api.homeSummary(home, caller)
+            return response
+        },
+        .mutation(
+            service + "RemoveHome",
+            Home_V1_RemoveHomeRequest.self,
+            Home_V1_RemoveHomeResponse.self,
+            role: .member
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let id = try api.homeID(request.homeID)
+            let removal = try attempt(object: id.raw) { () throws(HomeServiceError) in
+                try api.store.removeHome(id, as: caller.account)
+            }
+            var response = Home_V1_RemoveHomeResponse()
+            response.removed = removal == .removed
+            return response
+        },
+        .mutation(
+            service + "RenameHome",
+            Home_V1_RenameHomeRequest.self,
+            Home_V1_RenameHomeResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let id = try api.homeID(request.homeID)
+            try attempt(object: id.raw, field: "name") { () throws(HomeServiceError) in
+                try api.store.renameHome(id, to: request.name, as: caller.account)
+            }
+            var response = Home_V1_RenameHomeResponse()
+            response.home = api.homeSummary(
+                try attempt { () throws(HomeServiceError) in try api.store.home(id, as: caller.account) },
+                caller
+            )
+            return response
+        },
+        .mutation(
+            service + "SetPrimaryHome",
+            Home_V1_SetPrimaryHomeRequest.self,
+            Home_V1_SetPrimaryHomeResponse.self,
+            role: .member
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let id = try api.homeID(request.homeID)
+            try attempt(object: id.raw) { () throws(HomeServiceError) in
+                try api.store.setPrimaryHome(id, as: caller.account)
+            }
+            return Home_V1_SetPrimaryHomeResponse()
+        },
+        .mutation(
+            service + "SetHomeTimeZone",
+            Home_V1_SetHomeTimeZoneRequest.self,
+            Home_V1_SetHomeTimeZoneResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let id = try api.homeID(request.homeID)
+            try attempt(object: id.raw, field: "time_zone") { () throws(HomeServiceError) in
+                try api.store.setTimeZone(of: id, to: request.timeZone, as: caller.account)
+            }
+            return Home_V1_SetHomeTimeZoneResponse()
+        },
+    ]
+
+    // MARK: Rooms and zones
+
+    static let roomsAndZones: [APIMethod] = [
+        .mutation(service + "AddRoom", Home_V1_AddRoomRequest.self, Home_V1_AddRoomResponse.self, role: .administrator)
+        {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let room = try attempt(field: "name") { () throws(HomeServiceError) in
+                try api.store.addRoom(named: request.name, to: home, as: caller.account)
+            }
+            var response = Home_V1_AddRoomResponse()
+            response.room = ProtoEncoding.room(room)
+            return response
+        },
+        .mutation(
+            service + "RemoveRoom",
+            Home_V1_RemoveRoomRequest.self,
+            Home_V1_RemoveRoomResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let room: RoomID = try api.object(request.roomID, "room_id", in: home, caller)
+            try attempt(object: room.raw) { () throws(HomeServiceError) in
+                try api.store.removeRoom(room, as: caller.account)
+            }
+            return Home_V1_RemoveRoomResponse()
+        },
+        .mutation(
+            service + "RenameRoom",
+            Home_V1_RenameRoomRequest.self,
+            Home_V1_RenameRoomResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let room: RoomID = try api.object(request.roomID, "room_id", in: home, caller)
+            try attempt(object: room.raw, field: "name") { () throws(HomeServiceError) in
+                try api.store.renameRoom(room, to: request.name, as: caller.account)
+            }
+            var response = Home_V1_RenameRoomResponse()
+            response.room = try api.roomMessage(room, caller)
+            return response
+        },
+        .mutation(service + "AddZone", Home_V1_AddZoneRequest.self, Home_V1_AddZoneResponse.self, role: .administrator)
+        {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let zone = try attempt(field: "name") { () throws(HomeServiceError) in
+                try api.store.addZone(named: request.name, to: home, as: caller.account)
+            }
+            var response = Home_V1_AddZoneResponse()
+            response.zone = ProtoEncoding.zone(zone)
+            return response
+        },
+        .mutation(
+            service + "RemoveZone",
+            Home_V1_RemoveZoneRequest.self,
+            Home_V1_RemoveZoneResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let zone: ZoneID = try api.object(request.zoneID, "zone_id", in: home, caller)
+            try attempt(object: zone.raw) { () throws(HomeServiceError) in
+                try api.store.removeZone(zone, as: caller.account)
+            }
+            return Home_V1_RemoveZoneResponse()
+        },
+        .mutation(
+            service + "RenameZone",
+            Home_V1_RenameZoneRequest.self,
+            Home_V1_RenameZoneResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let zone: ZoneID = try api.object(request.zoneID, "zone_id", in: home, caller)
+            try attempt(object: zone.raw, field: "name") { () throws(HomeServiceError) in
+                try api.store.renameZone(zone, to: request.name, as: caller.account)
+            }
+            var response = Home_V1_RenameZoneResponse()
+            response.zone = try api.zoneMessage(zone, caller)
+            return response
+        },
+        .mutation(
+            service + "AddRoomToZone",
+            Home_V1_AddRoomToZoneRequest.self,
+            Home_V1_AddRoomToZoneResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let zone: ZoneID = try api.object(request.zoneID, "zone_id", in: home, caller)
+            let room: RoomID = try api.object(request.roomID, "room_id", in: home, caller)
+            try attempt(object: room.raw, field: "room_id") { () throws(HomeServiceError) in
+                try api.store.addRoom(room, toZone: zone, as: caller.account)
+            }
+            var response = Home_V1_AddRoomToZoneResponse()
+            response.zone = try api.zoneMessage(zone, caller)
+            return response
+        },
+        .mutation(
+            service + "RemoveRoomFromZone",
+            Home_V1_RemoveRoomFromZoneRequest.self,
+            Home_V1_RemoveRoomFromZoneResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let zone: ZoneID = try api.object(request.zoneID, "zone_id", in: home, caller)
+            let room: RoomID = try ProtoDecoding.id(request.roomID, "room_id")
+            try attempt(object: room.raw, field: "room_id") { () throws(HomeServiceError) in
+                try api.store.removeRoom(room, fromZone: zone, as: caller.account)
+            }
+            var response = Home_V1_RemoveRoomFromZoneResponse()
+            response.zone = try api.zoneMessage(zone, caller)
+            return response
+        },
+    ]
+
+    // MARK: Accessories and services
+
+    static let accessories: [APIMethod] = [
+        .mutation(
+            service + "AddAccessory",
+            Home_V1_AddAccessoryRequest.self,
+            Home_V1_AddAccessoryResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let description = try ProtoDecoding.accessory(request.accessory, "accessory")
+            let added = try attempt(field: "accessory") { () throws(HomeServiceError) in
+                try api.store.addAccessory(description, to: home, as: caller.account)
+            }
+            var response = Home_V1_AddAccessoryResponse()
+            for accessory in added { response.accessories.append(try api.accessoryMessage(accessory.id, caller)) }
+            return response
+        },
+        .mutation(
+            service + "RemoveAccessory",
+            Home_V1_RemoveAccessoryRequest.self,
+            Home_V1_RemoveAccessoryResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let accessory: AccessoryID = try api.object(request.accessoryID, "accessory_id", in: home, caller)
+            try attempt(object: accessory.raw) { () throws(HomeServiceError) in
+                try api.store.removeAccessory(accessory, as: caller.account)
+            }
+            return Home_V1_RemoveAccessoryResponse()
+        },
+        .mutation(
+            service + "RenameAccessory",
+            Home_V1_RenameAccessoryRequest.self,
+            Home_V1_RenameAccessoryResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let accessory: AccessoryID = try api.object(request.accessoryID, "accessory_id", in: home, caller)
+            try attempt(object: accessory.raw, field: "name") { () throws(HomeServiceError) in
+                try api.store.renameAccessory(accessory, to: request.name, as: caller.account)
+            }
+            var response = Home_V1_RenameAccessoryResponse()
+            response.accessory = try api.accessoryMessage(accessory, caller)
+            return response
+        },
+        .mutation(
+            service + "AssignAccessoryToRoom",
+            Home_V1_AssignAccessoryToRoomRequest.self,
+            Home_V1_AssignAccessoryToRoomResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let accessory: AccessoryID = try api.object(request.accessoryID, "accessory_id", in: home, caller)
+            let room: RoomID = try api.object(request.roomID, "room_id", in: home, caller)
+            try attempt(object: room.raw, field: "room_id") { () throws(HomeServiceError) in
+                try api.store.assignAccessory(accessory, to: room, as: caller.account)
+            }
+            var response = Home_V1_AssignAccessoryToRoomResponse()
+            response.accessory = try api.accessoryMessage(accessory, caller)
+            return response
+        },
+        .read(
+            service + "IdentifyAccessory",
+            Home_V1_IdentifyAccessoryRequest.self,
+            Home_V1_IdentifyAccessoryResponse.self,
+            role: .member
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let accessory: AccessoryID = try api.object(request.accessoryID, "accessory_id", in: home, caller)
+            try attempt(object: accessory.raw) { () throws(HomeServiceError) in
+                try api.store.identifyAccessory(accessory, as: caller.account)
+            }
+            // Identify requests go to the accessory over its own connection; until accessories
+            // connect to the server (the accessory face), none is connected to take it.
+            throw APIFailure(try notConnected(accessory, api, caller), object: accessory.raw)
+        },
+        .mutation(
+            service + "UnblockAccessory",
+            Home_V1_UnblockAccessoryRequest.self,
+            Home_V1_UnblockAccessoryResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let accessory: AccessoryID = try api.object(request.accessoryID, "accessory_id", in: home, caller)
+            try attempt(object: accessory.raw) { () throws(HomeServiceError) in
+                try api.store.unblockAccessory(accessory, as: caller.account)
+            }
+            var response = Home_V1_UnblockAccessoryResponse()
+            response.accessory = try api.accessoryMessage(accessory, caller)
+            return response
+        },
+        .mutation(
+            service + "RenameService",
+            Home_V1_RenameServiceRequest.self,
+            Home_V1_RenameServiceResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let serviceID: ServiceID = try api.object(request.serviceID, "service_id", in: home, caller)
+            try attempt(object: serviceID.raw, field: "name") { () throws(HomeServiceError) in
+                try api.store.renameService(serviceID, to: request.name, as: caller.account)
+            }
+            var response = Home_V1_RenameServiceResponse()
+            response.service = try api.serviceMessage(serviceID, caller)
+            return response
+        },
+        .mutation(
+            service + "UpdateAssociatedServiceType",
+            Home_V1_UpdateAssociatedServiceTypeRequest.self,
+            Home_V1_UpdateAssociatedServiceTypeResponse.self,
+            role: .administrator
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let serviceID: ServiceID = try api.object(request.serviceID, "service_id", in: home, caller)
+            try attempt(object: serviceID.raw, field: "associated_type") { () throws(HomeServiceError) in
+                try api.store.updateAssociatedServiceType(
+                    serviceID,
+                    to: request.associatedType.isEmpty ? nil : request.associatedType,
+                    as: caller.account
+                )
+            }
+            var response = Home_V1_UpdateAssociatedServiceTypeResponse()
+            response.service = try api.serviceMessage(serviceID, caller)
+            return response
+        },
+        .read(
+            service + "ListServicesWithTypes",
+            Home_V1_ListServicesWithTypesRequest.self,
+            Home_V1_ListServicesWithTypesResponse.self,
+            role: .member
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let found = try attempt(object: home.raw) { () throws(HomeServiceError) in
+                try api.store.services(ofTypes: request.types, in: home, as: caller.account)
+            }
+            var response = Home_V1_ListServicesWithTypesResponse()
+            response.services = found.map { ProtoEncoding.service($0) { api.characteristicState($0, caller) } }
+            return response
+        },
+    ]
+
+    /// The error for an accessory the server has no connection to: 4, or 88 behind a bridge.
+    static func notConnected(_ id: AccessoryID, _ api: HomeAPI, _ caller: Caller) throws(APIFailure) -> HomeServiceError
+    {
+        let accessory = try attempt(object: id.raw) { () throws(HomeServiceError) in
+            try api.store.accessory(id, as: caller.account)
+        }
+        return accessory.isBridged
+            ? HomeServiceError(
+                .bridgedAccessoryNotReachable,
+                "bridged accessory \"\(accessory.name)\" is not connected to the server"
+            )
+            : HomeServiceError(.accessoryNotReachable, "accessory \"\(accessory.name)\" is not connected to the server")
+    }
+
+    // MARK: Characteristics
+
+    static let characteristics: [APIMethod] = [
+        .read(
+            service + "ReadCharacteristic",
+            Home_V1_ReadCharacteristicRequest.self,
+            Home_V1_ReadCharacteristicResponse.self,
+            role: .member
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let id: CharacteristicID = try api.object(request.characteristicID, "characteristic_id", in: home, caller)
+            let reading = try attempt(object: id.raw) { () throws(HomeServiceError) in
+                try api.store.readValue(id, as: caller.account)
+            }
+            var response = Home_V1_ReadCharacteristicResponse()
+            if let value = reading.value { response.value = ProtoEncoding.value(value) }
+            response.valueTimeMs = reading.updatedAt
+            response.reachable = reading.isReachable
+            return response
+        },
+        .mutation(
+            service + "WriteCharacteristic",
+            Home_V1_WriteCharacteristicRequest.self,
+            Home_V1_WriteCharacteristicResponse.self,
+            role: .member
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let id: CharacteristicID = try api.object(request.characteristicID, "characteristic_id", in: home, caller)
+            let value = try ProtoDecoding.value(request.value, "value")
+            let entry = try attempt(object: id.raw, field: "value") { () throws(HomeServiceError) in
+                try api.store.writeValue(id, value, as: caller.account)
+            }
+            var response = Home_V1_WriteCharacteristicResponse()
+            response.valueTimeMs = entry.updatedAt
+            return response
+        },
+        .read(
+            service + "EnableNotification",
+            Home_V1_EnableNotificationRequest.self,
+            Home_V1_EnableNotificationResponse.self,
+            role: .member
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let id: CharacteristicID = try api.object(request.characteristicID, "characteristic_id", in: home, caller)
+            try attempt(object: id.raw) { () throws(HomeServiceError) in
+                try api.store.enableNotification(id, request.enable, as: caller.account)
+            }
+            return Home_V1_EnableNotificationResponse()
+        },
+        .read(
+            service + "ReadCharacteristicMetadata",
+            Home_V1_ReadCharacteristicMetadataRequest.self,
+            Home_V1_ReadCharacteristicMetadataResponse.self,
+            role: .member
+        ) {
+            api,
+            request,
+            caller throws(APIFailure) in
+            let home = try api.homeID(request.homeID)
+            let id: CharacteristicID = try api.object(request.characteristicID, "characteristic_id", in: home, caller)
+            let state = try attempt(object: id.raw) { () throws(HomeServiceError) in
+                try api.store.characteristicState(id, as: caller.account)
+            }
+            var response = Home_V1_ReadCharacteristicMetadataResponse()
+            response.characteristic = ProtoEncoding.characteristic(state)
+            return response
+        },
+    ]
+}

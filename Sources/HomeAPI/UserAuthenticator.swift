@@ -1,0 +1,35 @@
+public import HomeService
+public import RPCServer
+
+/// A connection authenticated as a user account, through one of its tokens.
+public final class UserPrincipal: Principal {
+    public let account: AccountID
+    /// The token it authenticated with: revoking it ends the connection's rights at its next call.
+    public let token: AccessTokenID
+    /// Identifies the connection in change events (its own changes can be told apart).
+    public let session: SessionID
+
+    init(account: AccountID, token: AccessTokenID, session: SessionID) {
+        self.account = account
+        self.token = token
+        self.session = session
+    }
+
+    public var displayName: String { "account \(account)" }
+}
+
+/// Resolves bearer tokens through the store (hashed lookup, constant-time digest comparison).
+public final class UserAuthenticator: Authenticator {
+    private let store: HomeStore
+    private var nextSession: UInt64 = 1
+
+    public init(store: HomeStore) {
+        self.store = store
+    }
+
+    public func principal(forToken token: String) -> (any Principal)? {
+        guard let found = store.token(forSecret: token) else { return nil }
+        defer { nextSession += 1 }
+        return UserPrincipal(account: found.account, token: found.id, session: SessionID(nextSession))
+    }
+}

@@ -1,0 +1,102 @@
+/// Idempotency keys: a client that retries a mutation (after UNAVAILABLE or a dropped connection)
+/// with the same key gets the first outcome again, and nothing changes twice. A record is written in
+/// the same commit as the change it answers for, so it survives a restart exactly when the change
+/// does. Outcomes are opaque bytes to the store (the API edge encodes them).
+extension HomeStore {
+    /// One remembered outcome.
+    public struct IdempotencyRecord: Sendable {
+        public let account: AccountID
+        public let key: String
+        /// A digest of the request (method and message), to refuse a different request under a used key.
+        public let requestDigest: [UInt8]
+        public let outcome: [UInt8]
+        /// Milliseconds since the Unix epoch.
+        public let createdAt: Int64
+        /// Names the commit the record (and its change) went into.
+        public internal(set) var ticket: CommitTicket
+    }
+
+    /// How long a key is remembered: 24 hours.
+    public static let idempotencyWindow: Int64 = 24 * 3600 * 1000
+    /// The longest key accepted, in UTF-8 bytes.
+    public static let maximumIdempotencyKeyLength = 128
+    /// Keys remembered per account; past it the oldest are forgotten first, so no client can grow
+    /// the server without bound.
+    public static let idempotencyKeysPerAccount = 10_000
+
+    struct IdempotencyKey: Hashable {
+        let account: AccountID
+        let key: String
+    }
+
+    /// The outcome remembered for `key`, or `nil` when there is none within the window.
+    public func idempotencyRecord(for account: AccountID, key: String) -> IdempotencyRecord? {
+        guard let record = idempotency[IdempotencyKey(account: account, key: key)],
+            now - record.createdAt < Self.idempotencyWindow
+        else { return nil }
+        return record
+    }
+
+    /// Remembers `outcome` for `key`, in the current mutation's commit (call it inside
+    /// ``write(from:_:)``).
+    /// - Throws: 3 for an empty key or one over 128 bytes.
+    public func recordIdempotency(
+        for account: AccountID,
+        key: String,
+        requestDigest: [UInt8],
+        outcome: [UInt8]
+    ) throws(HomeServiceError) {
+        try Self.checkIdempotencyKey(key)
+        try beginMutation()
+        defer { endMutation() }
+        forgetIdempotencyKeys(of: account, keepingRoomForOne: true)
+        let id = IdempotencyKey(account: account, key: key)
+        idempotency[id] = IdempotencyRecord(
+            account: account,
+            key: key,
+            requestDigest: requestDigest,
+            outcome: outcome,
+            createdAt: now,
+            ticket: CommitTicket(batch: 0)
+        )
+        idempotencyOrder[account, default: FrontDroppingArray()].append(id)
+        pendingIdempotency.append(id)
+        touch(.idempotency(account, key))
+    }
+
+    /// - Throws: 3 for an empty key or one over 128 bytes.
+    public static func checkIdempotencyKey(_ key: String) throws(HomeServiceError) {
+        guard !key.isEmpty, key.utf8.count <= maximumIdempotencyKeyLength else {
+            throw HomeServiceError(
+                .invalidParameter,
+                "an idempotency key must be 1 to \(maximumIdempotencyKeyLength) bytes, not \(key.utf8.count)"
+            )
+        }
+    }
+
+    /// Drops the account's keys that are past the window or over the count (oldest first).
+    func forgetIdempotencyKeys(of account: AccountID, keepingRoomForOne: Bool) {
+        guard var order = idempotencyOrder[account] else { return }
+        let limit = Self.idempotencyKeysPerAccount - (keepingRoomForOne ? 1 : 0)
+        let cutoff = now - Self.idempotencyWindow
+        var excess = max(0, order.count - limit)
+        let dropped = order.removeFirst { id in
+            if excess > 0 {
+                excess -= 1
+                return true
+            }
+            return (idempotency[id]?.createdAt ?? .min) <= cutoff
+        }
+        for id in dropped {
+            idempotency[id] = nil
+            touch(.idempotency(id.account, id.key))
+        }
+        idempotencyOrder[account] = order.isEmpty ? nil : order
+    }
+
+    /// Gives the records made by the batch just submitted their ticket.
+    func stampIdempotencyRecords(batch: UInt64) {
+        for key in pendingIdempotency { idempotency[key]?.ticket = CommitTicket(batch: batch) }
+        pendingIdempotency.removeAll(keepingCapacity: true)
+    }
+}

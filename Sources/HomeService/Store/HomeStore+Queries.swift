@@ -1,0 +1,195 @@
+/// Checked reads for callers outside the domain (the API edge): every one checks that the caller is
+/// a member of the home, and reports an object of a home they cannot see exactly like a missing one.
+extension HomeStore {
+    /// A home and everything in it, as one member sees it.
+    public struct HomeView: Sendable {
+        public let home: Home
+        /// The caller's role.
+        public let role: HomeRole
+        public let isPrimary: Bool
+        /// The room for the entire home first, then the others in the order they were added.
+        public let rooms: [Room]
+        public let zones: [Zone]
+        public let accessories: [Accessory]
+        public let services: [ServiceID: Service]
+        public let characteristics: [CharacteristicID: CharacteristicState]
+        public let serviceGroups: [ServiceGroup]
+        public let actionSets: [ActionSet]
+        public let triggers: [TimerTrigger]
+        public let users: [HomeUser]
+        /// The revision of the latest committed change.
+        public let committedRevision: UInt64
+    }
+
+    /// A characteristic with its cached value, as one caller sees it.
+    public struct CharacteristicState: Sendable {
+        public let characteristic: Characteristic
+        public let entry: CharacteristicCache.Entry
+        public let notificationEnabled: Bool
+    }
+
+    /// A member of a home.
+    public struct HomeUser: Hashable, Sendable {
+        public let account: AccountID
+        public let name: String
+        public let role: HomeRole
+        public let isOwner: Bool
+    }
+
+    /// How much the store holds, for logs and server info.
+    public struct Counts: Sendable {
+        public let accounts: Int
+        public let homes: Int
+        public let accessories: Int
+        public let characteristics: Int
+    }
+
+    public var counts: Counts {
+        Counts(
+            accounts: accounts.count,
+            homes: homes.count,
+            accessories: accessories.count,
+            characteristics: characteristics.count
+        )
+    }
+
+    /// The home with all its objects.
+    public func view(of id: HomeID, as account: AccountID) throws(HomeServiceError) -> HomeView {
+        let home = try home(id, for: account, .readHome)
+        let accessoryList = home.accessories.compactMap { accessories[$0] }
+        var serviceTable: [ServiceID: Service] = [:]
+        var characteristicTable: [CharacteristicID: CharacteristicState] = [:]
+        for accessory in accessoryList {
+            for serviceID in accessory.services {
+                guard let service = services[serviceID] else { continue }
+                serviceTable[serviceID] = service
+                for characteristicID in service.characteristics {
+                    characteristicTable[characteristicID] = state(of: characteristics[characteristicID]!, for: account)
+                }
+            }
+        }
+        return HomeView(
+            home: home,
+            role: home.members[account]!,
+            isPrimary: accounts[account]?.primaryHome == id,
+            rooms: ([home.roomForEntireHome] + home.rooms).compactMap { rooms[$0] },
+            zones: home.zones.compactMap { zones[$0] },
+            accessories: accessoryList,
+            services: serviceTable,
+            characteristics: characteristicTable,
+            serviceGroups: home.serviceGroups.compactMap { serviceGroups[$0] },
+            actionSets: home.actionSets.compactMap { actionSets[$0] },
+            triggers: home.triggers.compactMap { triggers[$0] },
+            users: users(of: home),
+            committedRevision: logs[id]?.currentRevision ?? home.revision
+        )
+    }
+
+    /// Whether `id` is the caller's primary home (after checking they may see it).
+    public func isPrimaryHome(_ id: HomeID, for account: AccountID) -> Bool {
+        accounts[account]?.primaryHome == id
+    }
+
+    /// The revision of the home's latest committed change.
+    public func committedRevision(of id: HomeID) -> UInt64 {
+        logs[id]?.currentRevision ?? 0
+    }
+
+    /// Checks that object `id` (of any kind) is in home `homeID` and the caller may see that home.
+    /// - Throws: 2 for a missing object, one in a home the caller cannot see, or a home they cannot
+    ///   see; 11 for an object of another home the caller is a member of.
+    public func checkObject(_ id: UniqueIdentifier, isIn homeID: HomeID, as account: AccountID) throws(HomeServiceError)
+    {
+        guard let home = homes[homeID], home.members[account] != nil else { throw AccessRules.noSuchHome }
+        guard let objectHome = homeOfObject(id) else { throw HomeServiceError(.notFound, "no such object \(id)") }
+        guard objectHome == homeID else {
+            if homes[objectHome]?.members[account] != nil {
+                throw HomeServiceError(
+                    .objectAssociatedToAnotherHome,
+                    "object \(id) belongs to another home than \"\(home.name)\""
+                )
+            }
+            throw HomeServiceError(.notFound, "no such object \(id)")
+        }
+    }
+
+    /// The home an object of any kind belongs to (characteristics first: the hot path).
+    private func homeOfObject(_ id: UniqueIdentifier) -> HomeID? {
+        characteristics[CharacteristicID(id)]?.home ?? accessories[AccessoryID(id)]?.home
+            ?? services[ServiceID(id)]?.home ?? rooms[RoomID(id)]?.home ?? zones[ZoneID(id)]?.home
+            ?? serviceGroups[ServiceGroupID(id)]?.home ?? actionSets[ActionSetID(id)]?.home
+            ?? triggers[TriggerID(id)]?.home
+    }
+
+    public func room(_ id: RoomID, as account: AccountID) throws(HomeServiceError) -> Room {
+        try object(id, in: rooms, kind: "room", home: \.home, for: account, .readHome).0
+    }
+
+    public func zone(_ id: ZoneID, as account: AccountID) throws(HomeServiceError) -> Zone {
+        try object(id, in: zones, kind: "zone", home: \.home, for: account, .readHome).0
+    }
+
+    public func accessory(_ id: AccessoryID, as account: AccountID) throws(HomeServiceError) -> Accessory {
+        try object(id, in: accessories, kind: "accessory", home: \.home, for: account, .readHome).0
+    }
+
+    public func service(_ id: ServiceID, as account: AccountID) throws(HomeServiceError) -> Service {
+        try service(id, for: account, .readHome).0
+    }
+
+    public func serviceGroup(_ id: ServiceGroupID, as account: AccountID) throws(HomeServiceError) -> ServiceGroup {
+        try object(id, in: serviceGroups, kind: "service group", home: \.home, for: account, .readHome).0
+    }
+
+    public func actionSet(_ id: ActionSetID, as account: AccountID) throws(HomeServiceError) -> ActionSet {
+        try object(id, in: actionSets, kind: "action set", home: \.home, for: account, .readHome).0
+    }
+
+    public func trigger(_ id: TriggerID, as account: AccountID) throws(HomeServiceError) -> TimerTrigger {
+        try object(id, in: triggers, kind: "trigger", home: \.home, for: account, .readHome).0
+    }
+
+    /// A characteristic with its cached value, whatever its properties (for its metadata).
+    public func characteristicState(
+        _ id: CharacteristicID,
+        as account: AccountID
+    ) throws(HomeServiceError) -> CharacteristicState {
+        state(of: try characteristic(id, for: account, .readCharacteristic).0, for: account)
+    }
+
+    /// The members of a home.
+    public func users(in id: HomeID, as account: AccountID) throws(HomeServiceError) -> [HomeUser] {
+        users(of: try home(id, for: account, .readHome))
+    }
+
+    /// The accounts the owner can add to homes. Owner only.
+    public func allAccounts(by caller: AccountID) throws(HomeServiceError) -> [Account] {
+        guard accounts[caller]?.isOwner == true else {
+            throw HomeServiceError(.insufficientPrivileges, "only the owner lists accounts")
+        }
+        return accounts.values.sorted { $0.sequence < $1.sequence }
+    }
+
+    /// The account itself (for "who am I").
+    public func account(_ id: AccountID) -> Account? {
+        accounts[id]
+    }
+
+    private func users(of home: Home) -> [HomeUser] {
+        home.members.compactMap { account, role in
+            accounts[account].map {
+                HomeUser(account: account, name: $0.name, role: role, isOwner: account == home.owner)
+            }
+        }
+        .sorted { (accounts[$0.account]!.sequence, $0.account) < (accounts[$1.account]!.sequence, $1.account) }
+    }
+
+    private func state(of characteristic: Characteristic, for account: AccountID) -> CharacteristicState {
+        CharacteristicState(
+            characteristic: characteristic,
+            entry: characteristic.properties.contains(.readable)
+                ? cache[characteristic.slot] : CharacteristicCache.Entry(value: nil, updatedAt: 0),
+            notificationEnabled: notificationsEnabled[characteristic.id]?.contains(account) ?? false
+        )
+    }
+}
