@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "HomeProto", targets: ["HomeProto"]),
         .library(name: "HomeService", targets: ["HomeService"]),
         .library(name: "HomeAPI", targets: ["HomeAPI"]),
+        .library(name: "HomeClient", targets: ["HomeClient"]),
         // The decoder's invariant checks, for the fuzzer in fuzz/.
         .library(name: "WireTesting", targets: ["WireTesting"]),
     ],
@@ -86,6 +87,14 @@ let package = Package(
                 "HomeService", "HomeProto", "RPCServer", "RPCServices", "Wire",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The Swift SDK: typed async calls for every method, over RPCClient.
+        .target(
+            name: "HomeClient",
+            dependencies: [
+                "RPCClient", "HomeProto", "UV", "Wire", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSettings
         ),
@@ -153,6 +162,15 @@ let package = Package(
             name: "RPCServerTests",
             dependencies: [
                 "RPCServer", "RPCClient", "UV", "Wire", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // End to end: a real homed process, through the SDK.
+        .testTarget(
+            name: "HomeAPITests",
+            dependencies: [
+                "HomeClient", "HomeAPI", "HomeProto", "RPCClient", "UV", "Wire", "homed",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSettings
         ),

@@ -29,6 +29,12 @@ public final class SignalWatcher {
         retainWhileOpen(handle.asHandle)
         do {
             try uvCheck(uv_signal_start(handle, Trampolines.signalled, signal))
+            // A process may start with the signal blocked (children of a thread pool that blocks
+            // signals, such as libdispatch's, inherit the mask): then it would never arrive.
+            var unblocked = sigset_t()
+            sigemptyset(&unblocked)
+            sigaddset(&unblocked, signal)
+            pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         } catch {
             close()
             throw error

@@ -1,0 +1,136 @@
+import Foundation
+import HomeProto
+import RPCClient
+public import SwiftProtobuf
+public import UV
+import Wire
+
+/// A typed client for `home.v1.HomeService` and `home.v1.AccountService`.
+///
+/// ```swift
+/// let client = HomeClient(endpoint: .tcp(host: "127.0.0.1", port: 7420), token: token)
+/// let home = try await client.addHome(named: "My Home")
+/// let bedroom = try await client.home(home.id.uuid).addRoom(named: "卧室")
+/// ```
+///
+/// It connects on the first call and again after the connection drops (the call that was in
+/// flight fails; new calls reconnect). Every mutation carries a fresh idempotency key and is retried
+/// with that same key when the connection failed or the server was draining, so a retried change
+/// is applied once. Calls may run concurrently.
+public actor HomeClient {
+    public let endpoint: Endpoint
+    private let token: String
+    /// The deadline of each call, enforced by the server.
+    public let timeout: Duration?
+    /// How many times a mutation is retried after a transport failure.
+    public let retries: Int
+    private var client: RPCClient?
+    private var connecting: Task<RPCClient, any Error>?
+
+    /// - Parameters:
+    ///   - token: the bearer token (`hrt_...`): the owner's token file, or one issued to the account.
+    ///   - timeout: each call's deadline (`nil`: none).
+    ///   - retries: how often a mutation is retried, with the same idempotency key, after the
+    ///     connection failed or the server drained.
+    public init(endpoint: Endpoint, token: String, timeout: Duration? = .seconds(30), retries: Int = 3) {
+        self.endpoint = endpoint
+        self.token = token
+        self.timeout = timeout
+        self.retries = retries
+    }
+
+    /// Closes the connection; a later call opens a new one.
+    public func close() async {
+        let current = client
+        client = nil
+        await current?.close()
+    }
+
+    // MARK: Calling
+
+    /// Calls a read (or any method) once.
+    public func call<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ method: String,
+        _ request: Request,
+        returning: Response.Type = Response.self,
+        idempotencyKey: String? = nil
+    ) async throws(HomeClientError) -> Response {
+        let bytes: [UInt8]
+        do {
+            bytes = try request.serializedBytes()
+        } catch {
+            throw HomeClientError(
+                status: .invalidArgument,
+                message: "cannot encode \(Request.protoMessageName): \(error)"
+            )
+        }
+        var metadata = [MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))]
+        if let idempotencyKey {
+            metadata.append(MetadataEntry(key: "idempotency-key", value: Array(idempotencyKey.utf8)))
+        }
+        let rpc = try await connection()
+        let answer: [UInt8]
+        do {
+            answer = try await rpc.unary(method, request: bytes, timeout: timeout, metadata: metadata)
+        } catch {
+            // A transport failure (no HomeKit details): the next call reconnects.
+            if error.code == .unavailable && error.details.isEmpty { dropConnection(rpc) }
+            throw HomeClientError(error)
+        }
+        do {
+            return try Response(serializedBytes: answer)
+        } catch {
+            throw HomeClientError(status: .internal, message: "cannot decode \(Response.protoMessageName): \(error)")
+        }
+    }
+
+    /// Calls a mutation with a fresh idempotency key, retrying with the same key after a transport
+    /// failure or a drain: the change is applied at most once, and the answer is the first outcome.
+    public func mutate<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ method: String,
+        _ request: Request,
+        returning: Response.Type = Response.self
+    ) async throws(HomeClientError) -> Response {
+        let key = UUID().uuidString
+        var attempt = 0
+        while true {
+            do {
+                return try await call(method, request, returning: Response.self, idempotencyKey: key)
+            } catch {
+                attempt += 1
+                guard error.status == .unavailable, error.homeKitCode == nil, attempt <= retries else { throw error }
+                try? await Task.sleep(for: .milliseconds(50 << min(attempt, 5)))
+            }
+        }
+    }
+
+    private func connection() async throws(HomeClientError) -> RPCClient {
+        if let client { return client }
+        let task: Task<RPCClient, any Error>
+        if let connecting {
+            task = connecting
+        } else {
+            let endpoint = self.endpoint
+            task = Task { try await RPCClient.connect(to: endpoint) }
+            connecting = task
+        }
+        do {
+            let made = try await task.value
+            if connecting == task { connecting = nil }
+            if client == nil { client = made }
+            return client!
+        } catch let error as RPCError {
+            if connecting == task { connecting = nil }
+            throw HomeClientError(error)
+        } catch {
+            if connecting == task { connecting = nil }
+            throw HomeClientError(status: .unavailable, message: "\(error)")
+        }
+    }
+
+    private func dropConnection(_ rpc: RPCClient) {
+        guard client === rpc else { return }
+        client = nil
+        Task { await rpc.close() }
+    }
+}

@@ -1,0 +1,74 @@
+public import Foundation
+public import HomeProto
+import RPCClient
+import SwiftProtobuf
+public import Wire
+
+/// Why a call failed: the status, and for a domain failure the HomeKit code with the object and
+/// request field it concerns.
+public struct HomeClientError: Error, Sendable, CustomStringConvertible {
+    public var status: StatusCode
+    public var message: String
+    /// HomeKit's HMErrorCode number (e.g. 17 InsufficientPrivileges); `nil` for protocol or
+    /// transport failures.
+    public var homeKitCode: Int32?
+    /// HomeKit's name for the code, e.g. "InsufficientPrivileges".
+    public var homeKitName: String?
+    /// The object the failure concerns, when the server named one.
+    public var objectID: UUID?
+    /// The request field that carried the bad input, e.g. "name".
+    public var field: String?
+    /// Per-item results of a call on many objects (an action set's writes).
+    public var itemResults: [Home_V1_ItemResult]
+    /// Whether the call had no effect and may be retried as is.
+    public var isRetryable: Bool
+
+    init(_ error: RPCError) {
+        status = error.code
+        message = error.message
+        isRetryable = error.isRetryable
+        itemResults = []
+        guard !error.details.isEmpty, let details = try? Home_V1_ErrorDetails(serializedBytes: error.details) else {
+            return
+        }
+        homeKitCode = details.homekitCode
+        homeKitName = details.homekitName.isEmpty ? nil : details.homekitName
+        objectID = details.objectID.count == 16 ? UUID(data: details.objectID) : nil
+        field = details.field.isEmpty ? nil : details.field
+        itemResults = details.itemResults
+    }
+
+    init(status: StatusCode, message: String) {
+        self.status = status
+        self.message = message
+        itemResults = []
+        isRetryable = false
+    }
+
+    public var description: String {
+        var text = "\(status.name): \(message)"
+        if let homeKitCode { text += " [HomeKit \(homeKitCode) \(homeKitName ?? "")]" }
+        if let field { text += " (field \(field))" }
+        return text
+    }
+}
+
+extension UUID {
+    /// The 16 bytes the protocol carries.
+    public var data: Data {
+        withUnsafeBytes(of: uuid) { Data($0) }
+    }
+
+    /// The identifier in 16 bytes, or `nil` for any other length.
+    public init?(data: Data) {
+        guard data.count == 16 else { return nil }
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { $0.copyBytes(from: data) }
+        self.init(uuid: bytes)
+    }
+}
+
+extension Data {
+    /// The 16-byte identifier these bytes hold (a zero UUID for any other length).
+    public var uuid: UUID { UUID(data: self) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import HomeClient
+import HomeProto
+
+/// Advertised accessories for the end-to-end tests.
+enum Advertised {
+    static let lightbulb = "00000043-0000-1000-8000-0026BB765291"
+    static let on = "00000025-0000-1000-8000-0026BB765291"
+    static let brightness = "00000008-0000-1000-8000-0026BB765291"
+    static let outlet = "00000047-0000-1000-8000-0026BB765291"
+    static let outletInUse = "00000026-0000-1000-8000-0026BB765291"
+    static let temperatureSensor = "0000008A-0000-1000-8000-0026BB765291"
+    static let currentTemperature = "00000011-0000-1000-8000-0026BB765291"
+
+    static func characteristic(_ type: String, _ value: CharacteristicValue? = nil) -> Home_V1_CharacteristicDescription
+    {
+        var description = Home_V1_CharacteristicDescription()
+        description.type = type
+        if let value { description.value = value }
+        return description
+    }
+
+    static func service(
+        _ type: String,
+        _ characteristics: [Home_V1_CharacteristicDescription]
+    ) -> Home_V1_ServiceDescription {
+        var service = Home_V1_ServiceDescription()
+        service.type = type
+        service.primary = true
+        service.characteristics = characteristics
+        return service
+    }
+
+    /// A dimmable bulb: On and Brightness.
+    static func bulb(_ name: String) -> AccessoryDescription {
+        var accessory = AccessoryDescription()
+        accessory.name = name
+        accessory.category = 5
+        accessory.manufacturer = "Acme"
+        accessory.model = "Bulb"
+        accessory.supportsIdentify = true
+        accessory.services = [
+            service(lightbulb, [characteristic(on, .bool(false)), characteristic(brightness, .int(50))])
+        ]
+        return accessory
+    }
+
+    /// An outlet (to associate) and a temperature sensor (read-only) in one accessory.
+    static func outletWithSensor(_ name: String) -> AccessoryDescription {
+        var accessory = AccessoryDescription()
+        accessory.name = name
+        accessory.category = 7
+        accessory.services = [
+            service(outlet, [characteristic(on, .bool(false)), characteristic(outletInUse, .bool(false))]),
+            service(temperatureSensor, [characteristic(currentTemperature, .float(20))]),
+        ]
+        return accessory
+    }
+
+    static func bridge(_ name: String, behind: [AccessoryDescription]) -> AccessoryDescription {
+        var accessory = AccessoryDescription()
+        accessory.name = name
+        accessory.category = 2
+        accessory.bridgedAccessories = behind
+        return accessory
+    }
+}
+
+extension Accessory {
+    /// The characteristic of `type` on this accessory.
+    func characteristic(_ type: String) -> Characteristic {
+        services.flatMap(\.characteristics).first { $0.type == type }!
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import HomeClient
+import Testing
+import UV
+
+/// A real `homed` process on a Unix socket (and a free TCP port) in a temporary directory, with its
+/// store kept across restarts.
+final class HomedProcess {
+    let directory: URL
+    private var process: Process?
+    private(set) var ownerToken = ""
+    private let extraArguments: [String]
+
+    var socketPath: String { directory.appendingPathComponent("homed.sock").path }
+    var storePath: String { directory.appendingPathComponent("homed.sqlite").path }
+    var endpoint: Endpoint { .unix(path: socketPath) }
+    var pid: Int32 { process?.processIdentifier ?? 0 }
+
+    /// The server executable, built beside this test bundle.
+    static var executablePath: String {
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("homed").path
+    }
+
+    init(arguments: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("homed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        extraArguments = arguments
+        try start()
+    }
+
+    deinit {
+        if let process, process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Starts the server and waits until it answers on its socket.
+    func start() throws {
+        try? FileManager.default.removeItem(atPath: socketPath)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executablePath)
+        process.arguments =
+            [
+                "--port", "0", "--unix-socket", socketPath, "--store", storePath,
+                "--owner-token-file", directory.appendingPathComponent("owner.token").path, "--log-level", "error",
+                "--drain-grace-period", "5",
+            ] + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: socketPath) {
+            guard process.isRunning, Date() < deadline else {
+                throw HomedFailure(message: "homed did not start (exit \(process.terminationStatus))")
+            }
+            usleep(10_000)
+        }
+        if ownerToken.isEmpty {
+            ownerToken = try String(contentsOf: directory.appendingPathComponent("owner.token"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// SIGTERM: drains and exits; returns its exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        guard let process else { return -1 }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            Issue.record("homed did not stop within 20 s of SIGTERM")
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        self.process = nil
+        return process.terminationStatus
+    }
+
+    /// SIGKILL at once.
+    func crash() {
+        guard let process else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    func restart() throws {
+        stop()
+        try start()
+    }
+
+    /// A client as the owner (or with another token).
+    func client(token: String? = nil) -> HomeClient {
+        HomeClient(endpoint: endpoint, token: token ?? ownerToken, timeout: .seconds(20))
+    }
+}
+
+struct HomedFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
