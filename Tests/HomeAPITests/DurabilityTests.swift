@@ -1,0 +1,225 @@
+import Foundation
+import HomeClient
+import HomeProto
+import RPCClient
+import SwiftProtobuf
+import Testing
+import Wire
+
+/// What the network side promises: acknowledged means durable through kill -9, a drain leaves no
+/// call hanging, a retried mutation is applied once, and bad input gets a precise error.
+@Suite struct DurabilityTests {
+    @Test func acknowledgedMutationsSurviveSIGKILLAndRefusedOnesNeverAppear() async throws {
+        let server = try HomedProcess()
+        let setup = server.client()
+        let homeID = try await setup.addHome(named: "Crash Home").id.uuid
+        await setup.close()
+        let (endpoint, token) = (server.endpoint, server.ownerToken)
+        var acknowledgedInAll = 0
+        for cycle in 1...20 {
+            let writers = (0..<4).map { writer in
+                Task { () -> [String] in
+                    let client = HomeClient(endpoint: endpoint, token: token, timeout: .seconds(5), retries: 0)
+                    let home = client.home(homeID)
+                    var acknowledged: [String] = []
+                    for number in 0..<10_000 {
+                        let name = "Room \(cycle) \(writer) \(number)"
+                        do {
+                            _ = try await home.addRoom(named: name)
+                            acknowledged.append(name)
+                        } catch {
+                            break
+                        }
+                        // The same name again must be refused (31) and never stored.
+                        if (try? await home.addRoom(named: name.uppercased())) != nil {
+                            acknowledged.append("DUPLICATE \(name)")
+                        }
+                    }
+                    await client.close()
+                    return acknowledged
+                }
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20...300)))
+            server.crash()
+            var acknowledged: [String] = []
+            for writer in writers { acknowledged += await writer.value }
+            #expect(!acknowledged.contains { $0.hasPrefix("DUPLICATE") }, "a similar name was accepted")
+            try server.start()
+            let client = server.client()
+            let home = try await client.home(homeID).get()
+            let present = Set(home.rooms.map(\.name))
+            let missing = acknowledged.filter { !present.contains($0) }
+            #expect(missing.isEmpty, "cycle \(cycle): \(missing.count) acknowledged rooms lost")
+            let keys = Set(present.map { $0.lowercased() })
+            #expect(keys.count == present.count, "cycle \(cycle): two rooms with similar names")
+            acknowledgedInAll += acknowledged.count
+            await client.close()
+        }
+        #expect(acknowledgedInAll > 20)
+    }
+
+    @Test func aDrainUnderWriteLoadAnswersEveryCall() async throws {
+        let server = try HomedProcess()
+        let setup = server.client()
+        let homeID = try await setup.addHome(named: "Drain Home").id.uuid
+        var lamps: [UUID] = []
+        for index in 0..<4 {
+            let lamp = try await setup.home(homeID).addAccessory(Advertised.bulb("Lamp \(index)"))[0]
+            lamps.append(lamp.characteristic(Advertised.brightness).id.uuid)
+        }
+        await setup.close()
+        let (endpoint, token) = (server.endpoint, server.ownerToken)
+        let writers = lamps.map { characteristic in
+            Task { () -> (last: Int64?, unexpected: [String]) in
+                let client = HomeClient(endpoint: endpoint, token: token, timeout: .seconds(10), retries: 0)
+                var last: Int64?
+                var unexpected: [String] = []
+                for value in Int64(1)... {
+                    do {
+                        try await client.home(homeID).writeCharacteristic(characteristic, .int(value % 101))
+                        last = value % 101
+                    } catch {
+                        // Refused during the drain (retryable) or cut when the server went away.
+                        if (error as? HomeClientError)?.status != .unavailable { unexpected.append("\(error)") }
+                        break
+                    }
+                }
+                await client.close()
+                return (last, unexpected)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let status = server.stop()
+        #expect(status == 0)
+        var results: [(Int64?, [String])] = []
+        for writer in writers { results.append(await writer.value) }
+        #expect(results.allSatisfy { $0.1.isEmpty }, "\(results.flatMap(\.1))")
+        try server.start()
+        let client = server.client()
+        for (characteristic, result) in zip(lamps, results) {
+            guard let last = result.0 else { continue }
+            let read = try await client.home(homeID).readCharacteristic(characteristic)
+            #expect(read.value.signedValue == last, "an acknowledged write was lost in the drain")
+        }
+        await client.close()
+    }
+
+    @Test func aRetriedMutationReturnsTheFirstOutcomeAcrossARestart() async throws {
+        let server = try HomedProcess()
+        let client = server.client()
+        let homeID = try await client.addHome(named: "Home").id
+        let add = Home_V1_AddRoomRequest.with {
+            $0.homeID = homeID
+            $0.name = "Den"
+        }
+        let first = try await client.call(
+            "home.v1.HomeService/AddRoom",
+            add,
+            returning: Home_V1_AddRoomResponse.self,
+            idempotencyKey: "key-1"
+        )
+        let refused = Home_V1_AddRoomRequest.with {
+            $0.homeID = homeID
+            $0.name = "DEN"
+        }
+        await expectFailure(.alreadyExists, 31) {
+            _ = try await client.call(
+                "home.v1.HomeService/AddRoom",
+                refused,
+                returning: Home_V1_AddRoomResponse.self,
+                idempotencyKey: "key-2"
+            )
+        }
+        await client.close()
+        try server.restart()
+        let again = server.client()
+        let retried = try await again.call(
+            "home.v1.HomeService/AddRoom",
+            add,
+            returning: Home_V1_AddRoomResponse.self,
+            idempotencyKey: "key-1"
+        )
+        #expect(retried.room.id == first.room.id)
+        // The refusal is remembered too, even though the name is now free.
+        try await again.home(homeID.uuid).renameRoom(first.room.id.uuid, to: "Study")
+        await expectFailure(.alreadyExists, 31) {
+            _ = try await again.call(
+                "home.v1.HomeService/AddRoom",
+                refused,
+                returning: Home_V1_AddRoomResponse.self,
+                idempotencyKey: "key-2"
+            )
+        }
+        // A different request under a used key is refused.
+        let other = Home_V1_AddRoomRequest.with {
+            $0.homeID = homeID
+            $0.name = "Hall"
+        }
+        await expectFailure(.invalidArgument) {
+            _ = try await again.call(
+                "home.v1.HomeService/AddRoom",
+                other,
+                returning: Home_V1_AddRoomResponse.self,
+                idempotencyKey: "key-1"
+            )
+        }
+        let home = try await again.home(homeID.uuid).get()
+        #expect(home.rooms.map(\.name) == ["Study"])
+        await again.close()
+    }
+
+    @Test func badInputGetsAPreciseErrorAndTheServerKeepsServing() async throws {
+        let server = try HomedProcess()
+        let client = server.client()
+        let created = try await client.addHome(named: "Home")
+        let home = client.home(created.id.uuid)
+        let lamp = try await home.addAccessory(Advertised.bulb("Lamp"))[0]
+        let brightness = lamp.characteristic(Advertised.brightness).id.uuid
+        await expectFailure(.invalidArgument, 43, "wrong value type") {
+            try await home.writeCharacteristic(brightness, .bool(true))
+        }
+        await expectFailure(.invalidArgument, 45, "above maximum") {
+            try await home.writeCharacteristic(brightness, .int(101))
+        }
+        await expectFailure(.invalidArgument, 44, "below minimum") {
+            try await home.writeCharacteristic(brightness, .int(-1))
+        }
+        await expectFailure(.invalidArgument, 35, "prohibited character") { _ = try await home.addRoom(named: "Room!") }
+        await expectFailure(.invalidArgument, 36, "bad first character") {
+            _ = try await home.addRoom(named: "-Garage")
+        }
+        await expectFailure(.invalidArgument, 46, "too long") {
+            _ = try await home.addRoom(named: String(repeating: "a", count: 10_000))
+        }
+        await expectFailure(.notFound, 2, "unknown id") { try await home.removeRoom(UUID()) }
+        await expectFailure(.notFound, 2, "unknown home") { _ = try await client.home(UUID()).get() }
+        do {
+            _ = try await client.call(
+                "home.v1.HomeService/GetHome",
+                Home_V1_GetHomeRequest.with { $0.homeID = Data([1, 2, 3]) },
+                returning: Home_V1_GetHomeResponse.self
+            )
+            Issue.record("a 3-byte id was accepted")
+        } catch {
+            #expect(error.status == .invalidArgument && error.homeKitCode == 3 && error.field == "home_id")
+        }
+        let badToken = HomeClient(endpoint: server.endpoint, token: "not-a-token")
+        await expectFailure(.unauthenticated, nil, "token of the wrong shape") { _ = try await badToken.listHomes() }
+        await badToken.close()
+        // Bytes that are not the request message.
+        let raw = try await RPCClient.connect(to: server.endpoint)
+        do {
+            _ = try await raw.unary(
+                "home.v1.HomeService/ListHomes",
+                request: [0xFF, 0xFF, 0xFF],
+                metadata: [MetadataEntry(key: "authorization", value: Array("Bearer \(server.ownerToken)".utf8))]
+            )
+            Issue.record("an undecodable request was accepted")
+        } catch {
+            #expect(error.code == .invalidArgument)
+        }
+        await raw.close()
+        #expect(try await client.listHomes().count == 1)
+        await client.close()
+    }
+}

@@ -1,0 +1,435 @@
+import Foundation
+import HomeAPI
+import HomeClient
+import HomeProto
+import SwiftProtobuf
+import Testing
+import Wire
+
+/// Every method × {owner, administrator, guest, non-member, unauthenticated} over RPC, each cell
+/// against a fresh home. The expected answer comes from the method's role in `HomeAPI.methods`.
+@Suite(.serialized) struct PermissionMatrixTests {
+    enum Caller: String, CaseIterable, Sendable {
+        case owner, administrator, guest, nonMember, unauthenticated
+    }
+
+    /// Accounts shared by every cell, and one home per cell.
+    final class Fixture: @unchecked Sendable {
+        let server: HomedProcess
+        let owner: HomeClient
+        var clients: [Caller: HomeClient] = [:]
+        var accounts: [Caller: UUID] = [:]
+        var homeCount = 0
+
+        init() async throws {
+            server = try HomedProcess(arguments: ["--max-homes-per-account", "100000"])
+            owner = server.client()
+            clients[.owner] = owner
+            accounts[.owner] = try await owner.whoAmI().id.uuid
+            for caller in [Caller.administrator, .guest, .nonMember] {
+                let account = try await owner.createAccount(named: caller.rawValue)
+                let (_, secret) = try await owner.issueToken(for: account.id.uuid)
+                clients[caller] = server.client(token: secret)
+                accounts[caller] = account.id.uuid
+            }
+            clients[.unauthenticated] = server.client(token: "hrt_" + String(repeating: "0", count: 64))
+        }
+
+        /// A home with one of everything, the administrator and the guest as members.
+        func home() async throws -> Objects {
+            homeCount += 1
+            let home = owner.home(try await owner.addHome(named: "Home \(homeCount)").id.uuid)
+            try await home.addUser(accounts[.administrator]!, administrator: true)
+            try await home.addUser(accounts[.guest]!)
+            let room = try await home.addRoom(named: "Den")
+            let zone = try await home.addZone(named: "Upstairs")
+            try await home.addRoom(room.id.uuid, toZone: zone.id.uuid)
+            let lamp = try await home.addAccessory(Advertised.bulb("Lamp"))[0]
+            let bridge = try await home.addAccessory(Advertised.bridge("Hub", behind: [Advertised.bulb("Porch")]))[0]
+            let plug = try await home.addAccessory(Advertised.outletWithSensor("Plug"))[0]
+            let group = try await home.addServiceGroup(named: "Lights")
+            try await home.addService(lamp.services[0].id.uuid, toGroup: group.id.uuid)
+            let actionSet = try await home.addActionSet(named: "Evening")
+            let action = UUID()
+            try await home.addAction(
+                writing: .bool(true),
+                to: lamp.characteristic(Advertised.on).id.uuid,
+                in: actionSet.id.uuid,
+                actionID: action
+            )
+            let fireDate = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.up) * 60 + 3600)
+            let trigger = try await home.addTrigger(named: "Dusk", fireDate: fireDate, recurrence: Recurrence(1, .day))
+            try await home.addActionSet(actionSet.id.uuid, toTrigger: trigger.id.uuid)
+            let extra = try await owner.createAccount(named: "Extra \(homeCount)")
+            return Objects(
+                home: home.id.data,
+                room: room.id,
+                zone: zone.id,
+                lamp: lamp,
+                bridge: bridge,
+                plug: plug,
+                group: group.id,
+                actionSet: actionSet.id,
+                action: action.data,
+                trigger: trigger.id,
+                fireDate: Int64(fireDate.timeIntervalSince1970 * 1000),
+                extraAccount: extra.id
+            )
+        }
+    }
+
+    struct Objects {
+        let home: Data
+        let room: Data
+        let zone: Data
+        let lamp: Accessory
+        let bridge: Accessory
+        let plug: Accessory
+        let group: Data
+        let actionSet: Data
+        let action: Data
+        let trigger: Data
+        let fireDate: Int64
+        let extraAccount: Data
+        var on: Data { lamp.characteristic(Advertised.on).id }
+        var brightness: Data { lamp.characteristic(Advertised.brightness).id }
+    }
+
+    /// A valid request for each method, for the given caller.
+    static func request(
+        for method: String,
+        _ o: Objects,
+        caller: Caller,
+        _ f: Fixture
+    ) async throws -> any SwiftProtobuf.Message {
+        switch method {
+        case "ListHomes": return Home_V1_ListHomesRequest()
+        case "GetHome": return Home_V1_GetHomeRequest.with { $0.homeID = o.home }
+        case "AddHome": return Home_V1_AddHomeRequest.with { $0.name = "New \(UUID().uuidString.prefix(8))" }
+        case "RemoveHome": return Home_V1_RemoveHomeRequest.with { $0.homeID = o.home }
+        case "RenameHome":
+            return Home_V1_RenameHomeRequest.with {
+                $0.homeID = o.home
+                $0.name = "Renamed \(f.homeCount)"
+            }
+        case "SetPrimaryHome": return Home_V1_SetPrimaryHomeRequest.with { $0.homeID = o.home }
+        case "SetHomeTimeZone":
+            return Home_V1_SetHomeTimeZoneRequest.with {
+                $0.homeID = o.home
+                $0.timeZone = "Asia/Tokyo"
+            }
+        case "AddRoom":
+            return Home_V1_AddRoomRequest.with {
+                $0.homeID = o.home
+                $0.name = "Hall"
+            }
+        case "RemoveRoom":
+            return Home_V1_RemoveRoomRequest.with {
+                $0.homeID = o.home
+                $0.roomID = o.room
+            }
+        case "RenameRoom":
+            return Home_V1_RenameRoomRequest.with {
+                $0.homeID = o.home
+                $0.roomID = o.room
+                $0.name = "Study"
+            }
+        case "AddZone":
+            return Home_V1_AddZoneRequest.with {
+                $0.homeID = o.home
+                $0.name = "Downstairs"
+            }
+        case "RemoveZone":
+            return Home_V1_RemoveZoneRequest.with {
+                $0.homeID = o.home
+                $0.zoneID = o.zone
+            }
+        case "RenameZone":
+            return Home_V1_RenameZoneRequest.with {
+                $0.homeID = o.home
+                $0.zoneID = o.zone
+                $0.name = "Top"
+            }
+        case "AddRoomToZone":
+            let room = try await f.owner.home(o.home.uuid).addRoom(named: "Loft")
+            return Home_V1_AddRoomToZoneRequest.with {
+                $0.homeID = o.home
+                $0.zoneID = o.zone
+                $0.roomID = room.id
+            }
+        case "RemoveRoomFromZone":
+            return Home_V1_RemoveRoomFromZoneRequest.with {
+                $0.homeID = o.home
+                $0.zoneID = o.zone
+                $0.roomID = o.room
+            }
+        case "AddAccessory":
+            return Home_V1_AddAccessoryRequest.with {
+                $0.homeID = o.home
+                $0.accessory = Advertised.bulb("Desk")
+            }
+        case "RemoveAccessory":
+            return Home_V1_RemoveAccessoryRequest.with {
+                $0.homeID = o.home
+                $0.accessoryID = o.lamp.id
+            }
+        case "RenameAccessory":
+            return Home_V1_RenameAccessoryRequest.with {
+                $0.homeID = o.home
+                $0.accessoryID = o.lamp.id
+                $0.name = "Torch"
+            }
+        case "AssignAccessoryToRoom":
+            return Home_V1_AssignAccessoryToRoomRequest.with {
+                $0.homeID = o.home
+                $0.accessoryID = o.lamp.id
+                $0.roomID = o.room
+            }
+        case "IdentifyAccessory":
+            return Home_V1_IdentifyAccessoryRequest.with {
+                $0.homeID = o.home
+                $0.accessoryID = o.lamp.id
+            }
+        case "UnblockAccessory":
+            return Home_V1_UnblockAccessoryRequest.with {
+                $0.homeID = o.home
+                $0.accessoryID = o.bridge.id
+            }
+        case "RenameService":
+            return Home_V1_RenameServiceRequest.with {
+                $0.homeID = o.home
+                $0.serviceID = o.lamp.services[0].id
+                $0.name = "Glow"
+            }
+        case "UpdateAssociatedServiceType":
+            return Home_V1_UpdateAssociatedServiceTypeRequest.with {
+                $0.homeID = o.home
+                $0.serviceID = o.plug.services[0].id
+                $0.associatedType = Advertised.lightbulb
+            }
+        case "ListServicesWithTypes":
+            return Home_V1_ListServicesWithTypesRequest.with {
+                $0.homeID = o.home
+                $0.types = [Advertised.lightbulb]
+            }
+        case "ReadCharacteristic":
+            return Home_V1_ReadCharacteristicRequest.with {
+                $0.homeID = o.home
+                $0.characteristicID = o.brightness
+            }
+        case "WriteCharacteristic":
+            return Home_V1_WriteCharacteristicRequest.with {
+                $0.homeID = o.home
+                $0.characteristicID = o.brightness
+                $0.value = .int(60)
+            }
+        case "EnableNotification":
+            return Home_V1_EnableNotificationRequest.with {
+                $0.homeID = o.home
+                $0.characteristicID = o.brightness
+                $0.enable = true
+            }
+        case "ReadCharacteristicMetadata":
+            return Home_V1_ReadCharacteristicMetadataRequest.with {
+                $0.homeID = o.home
+                $0.characteristicID = o.brightness
+            }
+        case "AddServiceGroup":
+            return Home_V1_AddServiceGroupRequest.with {
+                $0.homeID = o.home
+                $0.name = "Fans"
+            }
+        case "RemoveServiceGroup":
+            return Home_V1_RemoveServiceGroupRequest.with {
+                $0.homeID = o.home
+                $0.serviceGroupID = o.group
+            }
+        case "RenameServiceGroup":
+            return Home_V1_RenameServiceGroupRequest.with {
+                $0.homeID = o.home
+                $0.serviceGroupID = o.group
+                $0.name = "Glows"
+            }
+        case "AddServiceToGroup":
+            return Home_V1_AddServiceToGroupRequest.with {
+                $0.homeID = o.home
+                $0.serviceGroupID = o.group
+                $0.serviceID = o.plug.services[0].id
+            }
+        case "RemoveServiceFromGroup":
+            return Home_V1_RemoveServiceFromGroupRequest.with {
+                $0.homeID = o.home
+                $0.serviceGroupID = o.group
+                $0.serviceID = o.lamp.services[0].id
+            }
+        case "AddActionSet":
+            return Home_V1_AddActionSetRequest.with {
+                $0.homeID = o.home
+                $0.name = "Morning Run"
+            }
+        case "RemoveActionSet":
+            return Home_V1_RemoveActionSetRequest.with {
+                $0.homeID = o.home
+                $0.actionSetID = o.actionSet
+            }
+        case "RenameActionSet":
+            return Home_V1_RenameActionSetRequest.with {
+                $0.homeID = o.home
+                $0.actionSetID = o.actionSet
+                $0.name = "Late"
+            }
+        case "AddAction":
+            return Home_V1_AddActionRequest.with {
+                $0.homeID = o.home
+                $0.actionSetID = o.actionSet
+                $0.action.characteristicID = o.brightness
+                $0.action.targetValue = .int(5)
+            }
+        case "RemoveAction":
+            return Home_V1_RemoveActionRequest.with {
+                $0.homeID = o.home
+                $0.actionSetID = o.actionSet
+                $0.actionID = o.action
+            }
+        case "UpdateActionTargetValue":
+            return Home_V1_UpdateActionTargetValueRequest.with {
+                $0.homeID = o.home
+                $0.actionSetID = o.actionSet
+                $0.actionID = o.action
+                $0.targetValue = .bool(false)
+            }
+        case "ExecuteActionSet":
+            return Home_V1_ExecuteActionSetRequest.with {
+                $0.homeID = o.home
+                $0.actionSetID = o.actionSet
+            }
+        case "AddTrigger":
+            return Home_V1_AddTriggerRequest.with {
+                $0.homeID = o.home
+                $0.name = "Dawn"
+                $0.fireDateMs = o.fireDate
+            }
+        case "RemoveTrigger":
+            return Home_V1_RemoveTriggerRequest.with {
+                $0.homeID = o.home
+                $0.triggerID = o.trigger
+            }
+        case "RenameTrigger":
+            return Home_V1_RenameTriggerRequest.with {
+                $0.homeID = o.home
+                $0.triggerID = o.trigger
+                $0.name = "Twilight"
+            }
+        case "EnableTrigger":
+            return Home_V1_EnableTriggerRequest.with {
+                $0.homeID = o.home
+                $0.triggerID = o.trigger
+                $0.enable = true
+            }
+        case "UpdateTriggerFireDate":
+            return Home_V1_UpdateTriggerFireDateRequest.with {
+                $0.homeID = o.home
+                $0.triggerID = o.trigger
+                $0.fireDateMs = o.fireDate + 60_000
+            }
+        case "UpdateTriggerRecurrence":
+            return Home_V1_UpdateTriggerRecurrenceRequest.with {
+                $0.homeID = o.home
+                $0.triggerID = o.trigger
+                $0.recurrence = Recurrence(2, .hour)
+            }
+        case "AddActionSetToTrigger":
+            let spare = try await f.owner.home(o.home.uuid).addActionSet(named: "Spare")
+            return Home_V1_AddActionSetToTriggerRequest.with {
+                $0.homeID = o.home
+                $0.triggerID = o.trigger
+                $0.actionSetID = spare.id
+            }
+        case "RemoveActionSetFromTrigger":
+            return Home_V1_RemoveActionSetFromTriggerRequest.with {
+                $0.homeID = o.home
+                $0.triggerID = o.trigger
+                $0.actionSetID = o.actionSet
+            }
+        case "ListUsers": return Home_V1_ListUsersRequest.with { $0.homeID = o.home }
+        case "AddUser":
+            return Home_V1_AddUserRequest.with {
+                $0.homeID = o.home
+                $0.accountID = o.extraAccount
+            }
+        case "RemoveUser":
+            try await f.owner.home(o.home.uuid).addUser(o.extraAccount.uuid)
+            return Home_V1_RemoveUserRequest.with {
+                $0.homeID = o.home
+                $0.accountID = o.extraAccount
+            }
+        case "UpdateUserAccess":
+            try await f.owner.home(o.home.uuid).addUser(o.extraAccount.uuid)
+            return Home_V1_UpdateUserAccessRequest.with {
+                $0.homeID = o.home
+                $0.accountID = o.extraAccount
+                $0.administrator = true
+            }
+        case "WhoAmI": return Home_V1_WhoAmIRequest()
+        case "CreateAccount": return Home_V1_CreateAccountRequest.with { $0.name = "Newcomer" }
+        case "ListAccounts": return Home_V1_ListAccountsRequest()
+        case "IssueToken": return Home_V1_IssueTokenRequest()
+        case "RevokeToken":
+            // The caller's own spare token (the owner issues it, for every caller alike).
+            let account = f.accounts[caller] ?? f.accounts[.owner]!
+            let (token, _) = try await f.owner.issueToken(for: account)
+            return Home_V1_RevokeTokenRequest.with { $0.tokenID = token.id }
+        case "ListTokens": return Home_V1_ListTokensRequest()
+        default: throw HomedFailure(message: "no request for \(method)")
+        }
+    }
+
+    /// What a caller gets: `nil` for success, else the status and HomeKit code.
+    static func expected(_ method: APIMethod, _ caller: Caller) -> (StatusCode, Int32?)? {
+        if caller == .unauthenticated { return (.unauthenticated, nil) }
+        let short = String(method.name.split(separator: "/").last!)
+        let denied: (StatusCode, Int32?)? =
+            switch (method.role, caller) {
+            case (.anyAccount, _): nil
+            case (.serverOwner, .owner): nil
+            case (.serverOwner, _): (.permissionDenied, 17)
+            case (_, .nonMember): (.notFound, 2)
+            case (.administrator, .guest): (.permissionDenied, 17)
+            default: nil
+            }
+        if denied != nil { return denied }
+        // Allowed, but no accessory is connected to take the request yet.
+        if short == "IdentifyAccessory" { return (.unavailable, 4) }
+        if short == "ExecuteActionSet" { return (.aborted, 63) }
+        return nil
+    }
+
+    @Test func everyMethodForEveryCaller() async throws {
+        let fixture = try await Fixture()
+        var cells = 0
+        for method in HomeAPI.methods {
+            let short = String(method.name.split(separator: "/").last!)
+            for caller in Caller.allCases {
+                let objects = try await fixture.home()
+                let request = try await Self.request(for: short, objects, caller: caller, fixture)
+                let client = fixture.clients[caller]!
+                var outcome: (StatusCode, Int32?)?
+                do {
+                    _ = try await client.call(method.name, request, returning: Google_Protobuf_Empty.self)
+                } catch {
+                    outcome = (error.status, error.homeKitCode)
+                }
+                let expected = Self.expected(method, caller)
+                let matches =
+                    outcome?.0 == expected?.0 && (expected?.1 == nil || outcome?.1 == expected?.1)
+                #expect(
+                    matches,
+                    "\(short) as \(caller): got \(outcome.map { "\($0.0.name) \($0.1 ?? 0)" } ?? "OK"), expected \(expected.map { "\($0.0.name) \($0.1 ?? 0)" } ?? "OK")"
+                )
+                cells += 1
+            }
+        }
+        #expect(cells == HomeAPI.methods.count * Caller.allCases.count)
+        for client in fixture.clients.values { await client.close() }
+    }
+}
