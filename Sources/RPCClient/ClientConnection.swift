@@ -162,6 +162,18 @@ public final class ClientConnection: ConnectionDelegate {
             complete(call, error: closeError)
             return streamID
         }
+        // After a GOAWAY the server takes no new call: it would never answer this one.
+        if let goAway {
+            complete(
+                call,
+                error: RPCError(
+                    code: .unavailable,
+                    message: "server going away: \(goAway.message)",
+                    isRetryable: true
+                )
+            )
+            return streamID
+        }
         calls[streamID] = call
         let start = CallStart(method: method, timeoutMilliseconds: timeoutMilliseconds, metadata: metadata)
         FrameEncoder.encode(.callStart(streamID, start), into: &outbound)
@@ -332,7 +344,10 @@ public final class ClientConnection: ConnectionDelegate {
             outbound.removeAll(keepingCapacity: outbound.capacity <= 64 * 1024)
         } catch {
             outbound.removeAll()
-            fail(RPCError(code: .resourceExhausted, message: "cannot write to the server: \(error)"))
+            // Only a full outbound buffer is a limit; anything else (EPIPE, a reset) means the
+            // connection is gone, which a caller may retry on a new one.
+            let code: StatusCode = error == .noBufferSpace ? .resourceExhausted : .unavailable
+            fail(RPCError(code: code, message: "cannot write to the server: \(error)"))
         }
     }
 }
