@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "rpc-client",
             dependencies: [
-                "RPCClient", "HomeProto", "UV", "Wire",
+                "RPCClient", "HomeClient", "HomeProto", "UV", "Wire",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HomeClient
 import RPCClient
 import UV
 import Wire
@@ -19,13 +20,45 @@ extension ConnectionOptions {
 
     var timeoutDuration: Duration { .milliseconds(Int(timeout * 1000)) }
 
+    /// The bearer token: --token-file, else $HOMERPC_TOKEN, else ./homed-owner.token.
+    var token: String {
+        get throws {
+            if tokenFile == nil, let token = ProcessInfo.processInfo.environment["HOMERPC_TOKEN"], !token.isEmpty {
+                return token
+            }
+            let path = tokenFile ?? "homed-owner.token"
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ValidationError("cannot read the token file \(path): pass --token-file or set HOMERPC_TOKEN")
+            }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// The authorization metadata for raw calls.
+    var authorization: [MetadataEntry] {
+        get throws { [MetadataEntry(key: "authorization", value: Array("Bearer \(try token)".utf8))] }
+    }
+
+    /// A typed client; runs `body` and closes it. Call failures print their status and exit 1.
+    func withHomeClient<Result>(_ body: (HomeClient) async throws -> Result) async throws -> Result {
+        let client = HomeClient(endpoint: try parsedEndpoint, token: try token, timeout: timeoutDuration)
+        do {
+            let result = try await body(client)
+            await client.close()
+            return result
+        } catch let error as HomeClientError {
+            await client.close()
+            throw CallFailed(message: error.description)
+        }
+    }
+
     /// Connects, runs `body`, closes; RPC errors become a message and exit code 1.
     func withClient<Result>(_ body: (RPCClient) async throws -> Result) async throws -> Result {
         let client: RPCClient
         do {
             client = try await RPCClient.connect(to: try parsedEndpoint)
         } catch let error as RPCError {
-            throw CallFailed(error: error)
+            throw CallFailed(message: "\(error.code.name): \(error.message)")
         }
         do {
             let result = try await body(client)
@@ -33,13 +66,13 @@ extension ConnectionOptions {
             return result
         } catch let error as RPCError {
             await client.close()
-            throw CallFailed(error: error)
+            throw CallFailed(message: "\(error.code.name): \(error.message)")
         }
     }
 }
 
-/// An RPC error, printed as `error: CODE: message` with exit code 1.
+/// A failed call, printed as `Error: CODE: message [HomeKit code]` with exit code 1.
 struct CallFailed: Error, CustomStringConvertible {
-    var error: RPCError
-    var description: String { "\(error.code.name): \(error.message)" }
+    var message: String
+    var description: String { message }
 }

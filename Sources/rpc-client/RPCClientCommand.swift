@@ -6,7 +6,15 @@ struct RPCClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rpc-client",
         abstract: "Call a HomeRPC server.",
-        subcommands: [Health.self, Info.self]
+        discussion: """
+            Exit codes: 0 success, 64 usage error, 1 the call failed (the server's status is printed),
+            2 health: not serving.
+            """,
+        subcommands: [
+            HomeCommand.self, RoomCommand.self, ZoneCommand.self, AccessoryCommand.self,
+            CharacteristicCommand.self, UserCommand.self, AccountCommand.self, Call.self, Methods.self,
+            Health.self, Info.self,
+        ]
     )
 }
 
@@ -17,4 +25,15 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(help: "Seconds to wait for the answer.")
     var timeout = 5.0
+
+    @Option(
+        help: """
+            File holding the bearer token. Default: $HOMERPC_TOKEN if set, else homed-owner.token in \
+            the working directory (the file the server writes on its first start).
+            """
+    )
+    var tokenFile: String?
+
+    @Flag(help: "Print JSON (protobuf's JSON mapping) instead of tables.")
+    var json = false
 }

@@ -433,3 +433,15 @@ import Wire
         for client in fixture.clients.values { await client.close() }
     }
 }
+
+/// The SDK's method table (what `rpc-client call` uses) matches the server's.
+@Suite struct MethodTableTests {
+    @Test func theClientKnowsEveryServerMethodWithItsTypes() {
+        let server = HomeAPI.methods.map { "\($0.name) \($0.requestType) \($0.responseType)" }
+        let client = MethodTypes.all.filter {
+            $0.name.hasPrefix("home.v1.HomeService/") || $0.name.hasPrefix("home.v1.AccountService/")
+        }
+        .map { "\($0.name) \($0.request.protoMessageName) \($0.response.protoMessageName)" }
+        #expect(client == server)
+    }
+}

@@ -9,16 +9,18 @@ struct Info: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Flag(help: "Print JSON instead of protobuf text format.")
-    var json = false
-
     func run() async throws {
         let request: [UInt8] = try Home_V1_ServerInfoRequest().serializedBytes()
         let reply = try await connection.withClient { client in
-            try await client.unary("home.v1.ServerInfo/Get", request: request, timeout: connection.timeoutDuration)
+            try await client.unary(
+                "home.v1.ServerInfo/Get",
+                request: request,
+                timeout: connection.timeoutDuration,
+                metadata: try connection.authorization
+            )
         }
         let info = try Home_V1_ServerInfoResponse(serializedBytes: reply)
-        if json {
+        if connection.json {
             print(try info.jsonString())
         } else {
             let text = info.textFormatString()

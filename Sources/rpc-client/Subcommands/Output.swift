@@ -1,0 +1,81 @@
+import Foundation
+import HomeClient
+import HomeProto
+import SwiftProtobuf
+
+/// Printing results: a table for people, protobuf's JSON mapping for scripts.
+enum Output {
+    static func table(_ headers: [String], _ rows: [[String]]) {
+        let widths = headers.indices.map { column in
+            ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
+        }
+        func line(_ cells: [String]) -> String {
+            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }
+        print(line(headers))
+        for row in rows { print(line(row)) }
+    }
+
+    static func json(_ message: some SwiftProtobuf.Message) throws {
+        var options = JSONEncodingOptions()
+        options.alwaysPrintEnumsAsInts = false
+        print(try message.jsonString(options: options))
+    }
+
+    static func id(_ data: Data) -> String { data.uuid.uuidString }
+
+    static func value(_ value: CharacteristicValue?) -> String {
+        guard let value, let kind = value.kind else { return "-" }
+        switch kind {
+        case .boolValue(let bool): return "\(bool)"
+        case .signedValue(let int): return "\(int)"
+        case .unsignedValue(let int): return "\(int)"
+        case .floatValue(let float): return "\(float)"
+        case .stringValue(let string): return "\"\(string)\""
+        case .dataValue(let data): return "\(data.count) bytes"
+        }
+    }
+}
+
+/// Finding objects by what a person types: an id, or a name compared like HomeKit compares names
+/// (case, spaces and apostrophes ignored).
+enum Resolve {
+    static func key(_ name: String) -> String {
+        name.lowercased().filter { $0 != " " && $0 != "'" && $0 != "\u{2019}" }
+    }
+
+    static func pick<T>(_ text: String, _ what: String, in items: [T], id: (T) -> Data, name: (T) -> String) throws -> T
+    {
+        if let uuid = UUID(uuidString: text), let found = items.first(where: { id($0).uuid == uuid }) { return found }
+        let matches = items.filter { key(name($0)) == key(text) }
+        guard let found = matches.first else {
+            throw CallFailed(
+                message: "no \(what) named \"\(text)\" (known: \(items.map(name).joined(separator: ", ")))"
+            )
+        }
+        return found
+    }
+
+    static func home(_ text: String, _ client: HomeClient) async throws -> Home {
+        let homes = try await client.listHomes()
+        let summary = try pick(text, "home", in: homes, id: \.id, name: \.name)
+        return try await client.home(summary.id.uuid).get()
+    }
+
+    static func room(_ text: String, in home: Home) throws -> Room {
+        try pick(text, "room", in: [home.roomForEntireHome] + home.rooms, id: \.id, name: \.name)
+    }
+
+    static func accessory(_ text: String, in home: Home) throws -> Accessory {
+        try pick(text, "accessory", in: home.accessories, id: \.id, name: \.name)
+    }
+
+    /// An account by id or name: the home's users first, then (for the owner) every account.
+    static func account(_ text: String, in home: Home?, _ client: HomeClient) async throws -> Data {
+        if let uuid = UUID(uuidString: text) { return uuid.data }
+        if let user = home?.users.first(where: { key($0.name) == key(text) }) { return user.id }
+        let accounts = try await client.listAccounts()
+        return try pick(text, "account", in: accounts, id: \.id, name: \.name).id
+    }
+}

@@ -1,0 +1,177 @@
+import ArgumentParser
+import Foundation
+import HomeClient
+import HomeProto
+
+/// `rpc-client user …`
+struct UserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user",
+        abstract: "A home's users: list, add (as guest or administrator), change access, remove.",
+        subcommands: [List.self, Add.self, SetAccess.self, Remove.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The home's users.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+
+        func run() async throws {
+            let found = try await connection.withHomeClient { try await Resolve.home(home, $0) }
+            if connection.json {
+                var response = Home_V1_ListUsersResponse()
+                response.users = found.users
+                try Output.json(response)
+                return
+            }
+            Output.table(
+                ["NAME", "ACCESS", "ID"],
+                found.users.map {
+                    [$0.name, $0.owner ? "owner" : $0.administrator ? "administrator" : "guest", Output.id($0.id)]
+                }
+            )
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an account to the home (a guest unless --administrator)."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The account's name or id.") var account: String
+        @Flag(help: "Make the user an administrator.") var administrator = false
+
+        func run() async throws {
+            let user = try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                let id = try await Resolve.account(account, in: nil, client)
+                return try await client.home(found.id.uuid).addUser(id.uuid, administrator: administrator)
+            }
+            if connection.json {
+                try Output.json(user)
+            } else {
+                print("added \(user.name) as \(user.administrator ? "administrator" : "guest")")
+            }
+        }
+    }
+
+    struct SetAccess: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-access",
+            abstract: "Make a user an administrator or a guest."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The user's name or id.") var account: String
+        @Argument(help: "administrator or guest") var access: String
+
+        func validate() throws {
+            guard access == "administrator" || access == "guest" else {
+                throw ValidationError("access must be administrator or guest")
+            }
+        }
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                let id = try await Resolve.account(account, in: found, client)
+                _ = try await client.home(found.id.uuid).updateUserAccess(
+                    id.uuid,
+                    administrator: access == "administrator"
+                )
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a user from the home.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The user's name or id.") var account: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                try await client.home(found.id.uuid).removeUser(
+                    try await Resolve.account(account, in: found, client).uuid
+                )
+            }
+        }
+    }
+}
+
+/// `rpc-client account …`
+struct AccountCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "account",
+        abstract: "Who you are; the owner creates accounts and issues their tokens.",
+        subcommands: [WhoAmI.self, Create.self, List.self, IssueToken.self]
+    )
+
+    struct WhoAmI: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "whoami",
+            abstract: "The account the token belongs to."
+        )
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            let account = try await connection.withHomeClient { try await $0.whoAmI() }
+            if connection.json {
+                try Output.json(account)
+            } else {
+                print("\(account.name) \(Output.id(account.id))\(account.owner ? " (owner)" : "")")
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an account (owner only).")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "Its name.") var name: String
+
+        func run() async throws {
+            let account = try await connection.withHomeClient { try await $0.createAccount(named: name) }
+            if connection.json {
+                try Output.json(account)
+            } else {
+                print("created account \(account.name) \(Output.id(account.id))")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every account (owner only).")
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            let accounts = try await connection.withHomeClient { try await $0.listAccounts() }
+            if connection.json {
+                var response = Home_V1_ListAccountsResponse()
+                response.accounts = accounts
+                try Output.json(response)
+                return
+            }
+            Output.table(["NAME", "OWNER", "ID"], accounts.map { [$0.name, $0.owner ? "yes" : "", Output.id($0.id)] })
+        }
+    }
+
+    struct IssueToken: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "issue-token",
+            abstract: "Issue a bearer token (for yourself, or as the owner for any account); shown once."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The account's name or id (default: yours).") var account: String?
+
+        func run() async throws {
+            let secret = try await connection.withHomeClient { client in
+                var id: UUID?
+                if let account { id = try await Resolve.account(account, in: nil, client).uuid }
+                return try await client.issueToken(for: id).secret
+            }
+            print(secret)
+        }
+    }
+}
