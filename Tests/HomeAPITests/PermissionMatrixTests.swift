@@ -445,3 +445,19 @@ import Wire
         #expect(client == server)
     }
 }
+
+/// docs/API.md names every method with the role the server enforces.
+@Suite struct APIDocumentTests {
+    @Test func everyMethodIsDocumentedWithItsRole() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("docs/API.md"), encoding: .utf8)
+        for method in HomeAPI.methods {
+            let short = method.name.split(separator: "/").last!
+            let row = text.split(separator: "\n").first { $0.hasPrefix("| `\(short)` |") }
+            #expect(row != nil, "docs/API.md has no row for \(short)")
+            let role = method.role == .member ? "member" : method.role.rawValue
+            #expect(row?.contains("| \(role) |") == true, "docs/API.md gives \(short) another role than \(role)")
+        }
+    }
+}
