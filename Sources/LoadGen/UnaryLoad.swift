@@ -35,6 +35,9 @@ struct UnaryLoad: ParsableCommand {
     @Option(help: "Request payload as hex (default: an empty message).")
     var requestHex = ""
 
+    @Option(help: "File with the bearer token each connection authenticates with (its first call carries it).")
+    var tokenFile: String?
+
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
@@ -54,8 +57,16 @@ struct UnaryLoad: ParsableCommand {
 
     func run() throws {
         let request = try Self.bytes(fromHex: requestHex)
+        var authorization: [MetadataEntry] = []
+        if let tokenFile {
+            guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw ValidationError("cannot read --token-file \(tokenFile)")
+            }
+            let bearer = "Bearer " + token.trimmingCharacters(in: .whitespacesAndNewlines)
+            authorization = [MetadataEntry(key: "authorization", value: Array(bearer.utf8))]
+        }
         let loop = try EventLoop()
-        let driver = UnaryDriver(method: method, request: request, depth: depth)
+        let driver = UnaryDriver(method: method, request: request, depth: depth, authorization: authorization)
         var connected: [ClientConnection] = []
         var failures: [RPCError] = []
         for _ in 0..<connections {
@@ -142,10 +153,15 @@ final class UnaryDriver {
     private var measureStart = ContinuousClock.now
     private var measureEnd = ContinuousClock.now
 
-    init(method: String, request: [UInt8], depth: Int) {
+    /// Sent with each connection's first call only: it authenticates the connection.
+    let authorization: [MetadataEntry]
+    private var authenticated: Set<ObjectIdentifier> = []
+
+    init(method: String, request: [UInt8], depth: Int, authorization: [MetadataEntry]) {
         self.method = method
         self.request = request
         self.depth = depth
+        self.authorization = authorization
     }
 
     var measuredSeconds: Double {
@@ -170,7 +186,8 @@ final class UnaryDriver {
     private func call(on connection: ClientConnection) {
         guard !isStopping, connection.isOpen else { return }
         let start = ContinuousClock.now
-        connection.unary(method, request: request) { [unowned self] result in
+        let metadata = authenticated.insert(ObjectIdentifier(connection)).inserted ? authorization : []
+        connection.unary(method, request: request, metadata: metadata) { [unowned self] result in
             if self.isMeasuring {
                 _ = self.latency.record(start.duration(to: .now).wholeMicroseconds)
                 if case .failure = result { self.errors += 1 } else { self.completed += 1 }

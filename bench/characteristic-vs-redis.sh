@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The characteristic path through the whole home API against Redis, side by side in one run, on
+# loopback: a cached read (home.v1.HomeService/ReadCharacteristic) against GET, and a durable write
+# (WriteCharacteristic, answered after its fsynced commit) against SET with appendfsync always and
+# everysec; 1 and 50 connections, pipeline depth 1 and 16. Servers on CPU 0, load on CPU 1.
+# Run from the repository root:  bench/characteristic-vs-redis.sh > /tmp/characteristic.md
+#
+# Environment: SECONDS_PER_RUN (default 5), REPEATS (default 3; the median is reported).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_RUN="${SECONDS_PER_RUN:-5}"
+REPEATS="${REPEATS:-3}"
+HOMED_PORT=7432
+REDIS_PORT=6392
+
+scripts/install-packages.sh
+if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+fi
+for product in homed loadgen rpc-client; do swift build -c release --product "$product" >&2; done
+BIN="$(swift build -c release --show-bin-path)"
+WORK="$(mktemp -d)"
+
+cleanup() {
+    kill "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+(cd "$WORK" && exec taskset -c 0 "$BIN/homed" --port "$HOMED_PORT" --log-level warning --max-connections 1000) &
+HOMED_PID=$!
+sleep 1
+RC=("$BIN/rpc-client" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token")
+home=$("${RC[@]}" home add Bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+accessory=$(
+    "${RC[@]}" call home.v1.HomeService/AddAccessory "{\"homeId\": \"$home\", \"accessory\": {\"name\": \"Lamp\",
+        \"services\": [{\"type\": \"00000043-0000-1000-8000-0026BB765291\", \"characteristics\": [
+        {\"type\": \"00000025-0000-1000-8000-0026BB765291\"},
+        {\"type\": \"00000008-0000-1000-8000-0026BB765291\", \"value\": {\"signedValue\": \"50\"}}]}]}}"
+)
+# The requests' bytes: home_id (field 1) and characteristic_id (field 2), 16 bytes each; a write
+# adds value (field 3) = { signed_value (field 2): 50 }.
+read -r READ_HEX WRITE_HEX < <(python3 - "$home" "$accessory" <<'PY'
+import base64, json, sys
+home = base64.b64decode(sys.argv[1])
+accessory = json.loads(sys.argv[2])["accessories"][0]
+brightness = next(c for c in accessory["services"][0]["characteristics"] if c["type"].startswith("00000008"))
+characteristic = base64.b64decode(brightness["id"])
+read = b"\x0a\x10" + home + b"\x12\x10" + characteristic
+print(read.hex(), (read + b"\x1a\x02\x10\x32").hex())
+PY
+)
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+homed_rate() {  # method request-hex connections depth
+    for _ in $(seq "$REPEATS"); do
+        out=$(taskset -c 1 "$BIN/loadgen" unary --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token" \
+            --method "home.v1.HomeService/$1" --request-hex "$2" --connections "$3" --depth "$4" \
+            --duration "$SECONDS_PER_RUN" --warmup 1 --json)
+        if ! grep -q '"errors": 0,' <<<"$out"; then echo "loadgen reported errors: $out" >&2; exit 1; fi
+        sed -E 's/.*"calls_per_second": ([0-9]+).*/\1/' <<<"$out"
+    done | median
+}
+
+start_redis() {  # extra redis-server arguments
+    kill "${REDIS_PID:-}" 2>/dev/null || true
+    wait "${REDIS_PID:-}" 2>/dev/null || true
+    rm -rf "$WORK/redis" && mkdir -p "$WORK/redis"
+    taskset -c 0 redis-server --port "$REDIS_PORT" --dir "$WORK/redis" --save "" --daemonize no --loglevel warning "$@" >/dev/null &
+    REDIS_PID=$!
+    sleep 1
+}
+
+redis_rate() {  # test connections depth requests-per-second-guess
+    local requests=$(( $4 * SECONDS_PER_RUN ))
+    for _ in $(seq "$REPEATS"); do
+        taskset -c 1 redis-benchmark -p "$REDIS_PORT" -t "$1" -c "$2" -P "$3" -n "$requests" -q --csv \
+            | awk -F'","' 'NR > 0 && /"(GET|SET)"/ { gsub(/"/, "", $2); print int($2) }'
+    done | median
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+echo "| workload | connections | depth | homed calls/s | redis ops/s | ratio |"
+echo "|---|---:|---:|---:|---:|---:|"
+start_redis --appendonly no
+for connections in 1 50; do
+    for depth in 1 16; do
+        guess=$(( connections * depth * 20000 )); [ "$guess" -gt 1500000 ] && guess=1500000
+        ours=$(homed_rate ReadCharacteristic "$READ_HEX" "$connections" "$depth")
+        theirs=$(redis_rate get "$connections" "$depth" "$guess")
+        echo "| cached read vs GET | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") |"
+    done
+done
+for fsync in always everysec; do
+    start_redis --appendonly yes --appendfsync "$fsync"
+    for connections in 1 50; do
+        for depth in 1 16; do
+            guess=$(( connections * depth * 5000 )); [ "$guess" -gt 400000 ] && guess=400000
+            ours=$(homed_rate WriteCharacteristic "$WRITE_HEX" "$connections" "$depth")
+            theirs=$(redis_rate set "$connections" "$depth" "$guess")
+            echo "| durable write vs SET (appendfsync $fsync) | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") |"
+        done
+    done
+done
