@@ -30,10 +30,10 @@ trap cleanup EXIT
 (cd "$WORK" && exec taskset -c 0 "$BIN/homed" --port "$HOMED_PORT" --log-level warning --max-connections 1000) &
 HOMED_PID=$!
 sleep 1
-RC=("$BIN/rpc-client" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token")
-home=$("${RC[@]}" home add Bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+rc() { "$BIN/rpc-client" "$@" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token"; }
+home=$(rc home add Bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 accessory=$(
-    "${RC[@]}" call home.v1.HomeService/AddAccessory "{\"homeId\": \"$home\", \"accessory\": {\"name\": \"Lamp\",
+    rc call home.v1.HomeService/AddAccessory "{\"homeId\": \"$home\", \"accessory\": {\"name\": \"Lamp\",
         \"services\": [{\"type\": \"00000043-0000-1000-8000-0026BB765291\", \"characteristics\": [
         {\"type\": \"00000025-0000-1000-8000-0026BB765291\"},
         {\"type\": \"00000008-0000-1000-8000-0026BB765291\", \"value\": {\"signedValue\": \"50\"}}]}]}}"

@@ -10,7 +10,7 @@ import Wire
 /// call hanging, a retried mutation is applied once, and bad input gets a precise error.
 @Suite struct DurabilityTests {
     @Test func acknowledgedMutationsSurviveSIGKILLAndRefusedOnesNeverAppear() async throws {
-        let server = try HomedProcess()
+        let server = try await HomedProcess.launch()
         let setup = server.client()
         let homeID = try await setup.addHome(named: "Crash Home").id.uuid
         await setup.close()
@@ -44,7 +44,7 @@ import Wire
             var acknowledged: [String] = []
             for writer in writers { acknowledged += await writer.value }
             #expect(!acknowledged.contains { $0.hasPrefix("DUPLICATE") }, "a similar name was accepted")
-            try server.start()
+            try await server.start()
             let client = server.client()
             let home = try await client.home(homeID).get()
             let present = Set(home.rooms.map(\.name))
@@ -59,7 +59,7 @@ import Wire
     }
 
     @Test func aDrainUnderWriteLoadAnswersEveryCall() async throws {
-        let server = try HomedProcess()
+        let server = try await HomedProcess.launch()
         let setup = server.client()
         let homeID = try await setup.addHome(named: "Drain Home").id.uuid
         var lamps: [UUID] = []
@@ -94,7 +94,7 @@ import Wire
         var results: [(Int64?, [String])] = []
         for writer in writers { results.append(await writer.value) }
         for unexpected in results.flatMap(\.1) { Issue.record("a call during the drain failed with \(unexpected)") }
-        try server.start()
+        try await server.start()
         let client = server.client()
         for (characteristic, result) in zip(lamps, results) {
             guard let last = result.0 else { continue }
@@ -105,7 +105,7 @@ import Wire
     }
 
     @Test func aRetriedMutationReturnsTheFirstOutcomeAcrossARestart() async throws {
-        let server = try HomedProcess()
+        let server = try await HomedProcess.launch()
         let client = server.client()
         let homeID = try await client.addHome(named: "Home").id
         let add = Home_V1_AddRoomRequest.with {
@@ -131,7 +131,7 @@ import Wire
             )
         }
         await client.close()
-        try server.restart()
+        try await server.restart()
         let again = server.client()
         let retried = try await again.call(
             "home.v1.HomeService/AddRoom",
@@ -169,7 +169,7 @@ import Wire
     }
 
     @Test func badInputGetsAPreciseErrorAndTheServerKeepsServing() async throws {
-        let server = try HomedProcess()
+        let server = try await HomedProcess.launch()
         let client = server.client()
         let created = try await client.addHome(named: "Home")
         let home = client.home(created.id.uuid)

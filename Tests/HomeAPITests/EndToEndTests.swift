@@ -9,7 +9,7 @@ import Wire
 /// bring back exactly what was acknowledged.
 @Suite struct EndToEndTests {
     @Test func everyMethodWorksAndWhatWasAcknowledgedSurvivesARestart() async throws {
-        let server = try HomedProcess()
+        let server = try await HomedProcess.launch()
         let owner = server.client()
         var covered: Set<String> = []
         func did(_ method: String) { covered.insert(method) }
@@ -196,7 +196,7 @@ import Wire
         var before = try await home.get()
         before.accessories = before.accessories.map(Self.withoutNotifications)
         await owner.close()
-        try server.restart()
+        try await server.restart()
         let again = server.client()
         let after = try await again.home(created.id.uuid).get()
         #expect(after == before)

@@ -1,5 +1,6 @@
 import Foundation
 import HomeClient
+import RPCClient
 import Testing
 import UV
 
@@ -23,11 +24,17 @@ final class HomedProcess {
         return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("homed").path
     }
 
-    init(arguments: [String] = []) throws {
+    private init(arguments: [String]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("homed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         extraArguments = arguments
-        try start()
+    }
+
+    /// A new server on a new store, answering.
+    static func launch(arguments: [String] = []) async throws -> HomedProcess {
+        let server = try HomedProcess(arguments: arguments)
+        try await server.start()
+        return server
     }
 
     deinit {
@@ -39,7 +46,7 @@ final class HomedProcess {
     }
 
     /// Starts the server and waits until it answers on its socket.
-    func start() throws {
+    func start() async throws {
         try? FileManager.default.removeItem(atPath: socketPath)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executablePath)
@@ -58,6 +65,19 @@ final class HomedProcess {
                 throw HomedFailure(message: "homed did not start (exit \(process.terminationStatus))")
             }
             usleep(10_000)
+        }
+        // The socket file appears at bind, a moment before the server listens: wait for an answer.
+        while true {
+            do {
+                let probe = try await RPCClient.connect(to: endpoint)
+                await probe.close()
+                break
+            } catch {
+                guard process.isRunning, Date() < deadline else {
+                    throw HomedFailure(message: "homed does not answer: \(error)")
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
         }
         if ownerToken.isEmpty {
             ownerToken = try String(contentsOf: directory.appendingPathComponent("owner.token"), encoding: .utf8)
@@ -89,9 +109,9 @@ final class HomedProcess {
         self.process = nil
     }
 
-    func restart() throws {
+    func restart() async throws {
         stop()
-        try start()
+        try await start()
     }
 
     /// A client as the owner (or with another token).

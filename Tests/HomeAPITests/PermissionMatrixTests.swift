@@ -22,7 +22,7 @@ import Wire
         var homeCount = 0
 
         init() async throws {
-            server = try HomedProcess(arguments: ["--max-homes-per-account", "100000"])
+            server = try await HomedProcess.launch(arguments: ["--max-homes-per-account", "100000"])
             owner = server.client()
             clients[.owner] = owner
             accounts[.owner] = try await owner.whoAmI().id.uuid
