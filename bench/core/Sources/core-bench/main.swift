@@ -188,7 +188,7 @@ case "load" where arguments.count >= 3:
     print(
         String(
             format: "loaded %d homes, %d accessories, %d characteristics in %.2f s; file %.1f MB; RSS %.0f MB (%.0f MB before)",
-            store!.homes.count, store!.accessories.count, store!.characteristics.count, seconds(elapsed),
+            store!.counts.homes, store!.counts.accessories, store!.counts.characteristics, seconds(elapsed),
             Double(fileSize(path)) / 1e6, residentMegabytes(), before))
 default:
     print("usage: core-bench cache [--characteristics N] | commit [--seconds S] | build PATH [--accessories N] | load PATH")
