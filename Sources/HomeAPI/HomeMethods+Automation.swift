@@ -268,14 +268,27 @@ extension HomeMethods {
             let home = try api.homeID(request.homeID)
             let recurrence =
                 request.hasRecurrence ? try ProtoDecoding.recurrence(request.recurrence, "recurrence") : nil
-            let trigger = try attempt(field: "name") { () throws(HomeServiceError) in
-                try api.store.addTrigger(
+            try attempt(field: "fire_date_ms") { () throws(HomeServiceError) in
+                try TriggerRules.checkDate(request.fireDateMs, "fire date")
+            }
+            let trigger: TimerTrigger
+            do throws(HomeServiceError) {
+                trigger = try api.store.addTrigger(
                     named: request.name,
                     fireDate: request.fireDateMs,
                     recurrence: recurrence,
                     to: home,
                     as: caller.account
                 )
+            } catch {
+                // Name the field the refused input came in.
+                let field: String =
+                    switch error.code {
+                    case .dateMustBeOnSpecifiedBoundaries, .fireDateInPast: "fire_date_ms"
+                    case .recurrenceMustBeOnSpecifiedBoundaries, .recurrenceTooSmall, .recurrenceTooLarge: "recurrence"
+                    default: "name"
+                    }
+                throw APIFailure(error, field: field)
             }
             var response = Home_V1_AddTriggerResponse()
             response.trigger = ProtoEncoding.trigger(trigger)

@@ -12,7 +12,8 @@ struct RPCClientCommand: AsyncParsableCommand {
             """,
         subcommands: [
             HomeCommand.self, RoomCommand.self, ZoneCommand.self, AccessoryCommand.self,
-            CharacteristicCommand.self, UserCommand.self, AccountCommand.self, Call.self, Methods.self,
+            CharacteristicCommand.self, ServiceGroupCommand.self, ActionSetCommand.self, TriggerCommand.self,
+            UserCommand.self, AccountCommand.self, Call.self, Methods.self,
             Health.self, Info.self,
         ]
     )

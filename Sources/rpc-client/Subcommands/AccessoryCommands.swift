@@ -127,6 +127,14 @@ struct CharacteristicCommand: AsyncParsableCommand {
     }
 
     struct Write: AsyncParsableCommand {
+        /// true/false, an integer, a decimal, or else text.
+        static func parse(_ value: String) -> CharacteristicValue {
+            if value == "true" || value == "false" { return .bool(value == "true") }
+            if let int = Int64(value) { return .int(int) }
+            if let double = Double(value) { return .float(double) }
+            return .string(value)
+        }
+
         static let configuration = CommandConfiguration(
             abstract: "Write a value: true/false, an integer, a decimal or text."
         )

@@ -1,0 +1,340 @@
+import ArgumentParser
+import Foundation
+import HomeClient
+import HomeProto
+
+/// `rpc-client service-group …`
+struct ServiceGroupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "service-group",
+        abstract: "List, add and remove service groups; put services in them.",
+        subcommands: [List.self, Add.self, Remove.self, AddService.self]
+    )
+
+    static func group(_ text: String, in home: Home) throws -> ServiceGroup {
+        try Resolve.pick(text, "service group", in: home.serviceGroups, id: \.id, name: \.name)
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The home's service groups.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+
+        func run() async throws {
+            let found = try await connection.withHomeClient { try await Resolve.home(home, $0) }
+            if connection.json {
+                var response = Home_V1_GetHomeResponse()
+                response.home.serviceGroups = found.serviceGroups
+                try Output.json(response)
+                return
+            }
+            Output.table(
+                ["NAME", "SERVICES", "ID"],
+                found.serviceGroups.map { [$0.name, "\($0.serviceIds.count)", Output.id($0.id)] }
+            )
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a service group.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "Its name.") var name: String
+
+        func run() async throws {
+            let group = try await connection.withHomeClient { client in
+                try await client.home(try await Resolve.home(home, client).id.uuid).addServiceGroup(named: name)
+            }
+            if connection.json {
+                try Output.json(group)
+            } else {
+                print("added service group \"\(group.name)\" \(Output.id(group.id))")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a service group.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The group's name or id.") var group: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                try await client.home(found.id.uuid).removeServiceGroup(
+                    try ServiceGroupCommand.group(group, in: found).id.uuid
+                )
+            }
+        }
+    }
+
+    struct AddService: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-service",
+            abstract: "Put an accessory's services (all, or one by name) in a group."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The group's name or id.") var group: String
+        @Argument(help: "The accessory's name or id.") var accessory: String
+        @Option(help: "Only the service with this name or id.") var service: String?
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                let groupID = try ServiceGroupCommand.group(group, in: found).id.uuid
+                let services = try Resolve.accessory(accessory, in: found).services
+                let chosen =
+                    try service.map { [try Resolve.pick($0, "service", in: services, id: \.id, name: \.name)] }
+                    ?? services
+                for item in chosen {
+                    _ = try await client.home(found.id.uuid).addService(item.id.uuid, toGroup: groupID)
+                }
+            }
+        }
+    }
+}
+
+/// `rpc-client action-set …`
+struct ActionSetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "action-set",
+        abstract: "List, add, remove and execute action sets; add writes to them.",
+        subcommands: [List.self, Add.self, Remove.self, AddAction.self, Execute.self]
+    )
+
+    static func actionSet(_ text: String, in home: Home) throws -> ActionSet {
+        try Resolve.pick(text, "action set", in: home.actionSets, id: \.id, name: \.name)
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The home's action sets.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+
+        func run() async throws {
+            let found = try await connection.withHomeClient { try await Resolve.home(home, $0) }
+            if connection.json {
+                var response = Home_V1_GetHomeResponse()
+                response.home.actionSets = found.actionSets
+                try Output.json(response)
+                return
+            }
+            Output.table(
+                ["NAME", "ACTIONS", "ID"],
+                found.actionSets.map { [$0.name, "\($0.actions.count)", Output.id($0.id)] }
+            )
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an action set.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "Its name.") var name: String
+
+        func run() async throws {
+            let actionSet = try await connection.withHomeClient { client in
+                try await client.home(try await Resolve.home(home, client).id.uuid).addActionSet(named: name)
+            }
+            if connection.json {
+                try Output.json(actionSet)
+            } else {
+                print("added action set \"\(actionSet.name)\" \(Output.id(actionSet.id))")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an action set (not a built-in one).")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                try await client.home(found.id.uuid).removeActionSet(
+                    try ActionSetCommand.actionSet(actionSet, in: found).id.uuid
+                )
+            }
+        }
+    }
+
+    struct AddAction: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-action",
+            abstract: "Add \"write VALUE to a characteristic\" (ids from `accessory list`) to an action set."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+        @Argument(help: "The characteristic's id.") var characteristic: String
+        @Argument(help: "The value: true/false, an integer, a decimal or text.") var value: String
+
+        func run() async throws {
+            guard let id = UUID(uuidString: characteristic) else {
+                throw ValidationError("the characteristic id must be a UUID")
+            }
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                _ = try await client.home(found.id.uuid).addAction(
+                    writing: CharacteristicCommand.Write.parse(value),
+                    to: id,
+                    in: try ActionSetCommand.actionSet(actionSet, in: found).id.uuid
+                )
+            }
+        }
+    }
+
+    struct Execute: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run an action set's writes.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                try await client.home(found.id.uuid).executeActionSet(
+                    try ActionSetCommand.actionSet(actionSet, in: found).id.uuid
+                )
+            }
+        }
+    }
+}
+
+/// `rpc-client trigger …`
+struct TriggerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trigger",
+        abstract: "List, add, enable, disable and remove timer triggers.",
+        subcommands: [List.self, Add.self, Enable.self, Disable.self, Remove.self]
+    )
+
+    static func trigger(_ text: String, in home: Home) throws -> TimerTrigger {
+        try Resolve.pick(text, "trigger", in: home.triggers, id: \.id, name: \.name)
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The home's timer triggers.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+
+        func run() async throws {
+            let found = try await connection.withHomeClient { try await Resolve.home(home, $0) }
+            if connection.json {
+                var response = Home_V1_GetHomeResponse()
+                response.home.triggers = found.triggers
+                try Output.json(response)
+                return
+            }
+            let formatter = ISO8601DateFormatter()
+            Output.table(
+                ["NAME", "ENABLED", "FIRE DATE (UTC)", "REPEATS", "ID"],
+                found.triggers.map {
+                    [
+                        $0.name, $0.enabled ? "yes" : "no",
+                        formatter.string(from: Date(timeIntervalSince1970: Double($0.fireDateMs) / 1000)),
+                        $0.hasRecurrence ? "every \($0.recurrence.count) \($0.recurrence.unit)" : "once",
+                        Output.id($0.id),
+                    ]
+                }
+            )
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a disabled trigger for one or more action sets.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "Its name.") var name: String
+        @Option(help: "When it first fires: ISO 8601, on a whole minute, e.g. 2027-01-15T07:00:00Z.") var at: String
+        @Option(help: "Repeat: COUNT minute|hour|day|week, e.g. \"1 day\".") var every: String?
+        @Option(parsing: .upToNextOption, help: "Action sets it runs (names or ids).") var actionSets: [String] = []
+
+        func run() async throws {
+            guard let date = ISO8601DateFormatter().date(from: at) else {
+                throw ValidationError("--at must be ISO 8601, e.g. 2027-01-15T07:00:00Z")
+            }
+            var recurrence: Recurrence?
+            if let every {
+                let parts = every.split(separator: " ")
+                let units: [String: Recurrence.Unit] = ["minute": .minute, "hour": .hour, "day": .day, "week": .week]
+                var word = parts.count == 2 ? parts[1].lowercased() : ""
+                if word.hasSuffix("s") { word.removeLast() }  // "days" as well as "day"
+                guard parts.count == 2, let count = Int64(parts[0]), let unit = units[word]
+                else { throw ValidationError("--every must be COUNT minute|hour|day|week, e.g. \"1 day\"") }
+                recurrence = Recurrence(count, unit)
+            }
+            let trigger = try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                let handle = client.home(found.id.uuid)
+                let trigger = try await handle.addTrigger(named: name, fireDate: date, recurrence: recurrence)
+                for actionSet in actionSets {
+                    _ = try await handle.addActionSet(
+                        try ActionSetCommand.actionSet(actionSet, in: found).id.uuid,
+                        toTrigger: trigger.id.uuid
+                    )
+                }
+                return trigger
+            }
+            if connection.json {
+                try Output.json(trigger)
+            } else {
+                print("added trigger \"\(trigger.name)\" \(Output.id(trigger.id)) (disabled)")
+            }
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enable a trigger.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The trigger's name or id.") var trigger: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                _ = try await client.home(found.id.uuid).enableTrigger(
+                    try TriggerCommand.trigger(trigger, in: found).id.uuid,
+                    true
+                )
+            }
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disable a trigger.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The trigger's name or id.") var trigger: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                _ = try await client.home(found.id.uuid).enableTrigger(
+                    try TriggerCommand.trigger(trigger, in: found).id.uuid,
+                    false
+                )
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a trigger.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The trigger's name or id.") var trigger: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                try await client.home(found.id.uuid).removeTrigger(
+                    try TriggerCommand.trigger(trigger, in: found).id.uuid
+                )
+            }
+        }
+    }
+}
