@@ -25,9 +25,10 @@ extension HomeAPI {
     }
 
     func roomMessage(_ id: RoomID, _ caller: Caller) throws(APIFailure) -> Home_V1_Room {
-        let room = try attempt(object: id.raw) { () throws(HomeServiceError) in try store.room(id, as: caller.account) }
-        let view = try attempt { () throws(HomeServiceError) in try store.view(of: room.home, as: caller.account) }
-        return ProtoEncoding.room(room, accessories: view.accessories)
+        let (room, accessories) = try attempt(object: id.raw) { () throws(HomeServiceError) in
+            (try store.room(id, as: caller.account), try store.accessories(inRoom: id, as: caller.account))
+        }
+        return ProtoEncoding.room(room, accessories: accessories)
     }
 
     func zoneMessage(_ id: ZoneID, _ caller: Caller) throws(APIFailure) -> Home_V1_Zone {

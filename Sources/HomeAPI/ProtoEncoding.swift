@@ -19,11 +19,11 @@ enum ProtoEncoding {
         return message
     }
 
-    static func room(_ room: Room, accessories: [Accessory] = []) -> Home_V1_Room {
+    static func room(_ room: Room, accessories: [AccessoryID] = []) -> Home_V1_Room {
         var message = Home_V1_Room()
         message.id = data(room.id)
         message.name = room.name
-        message.accessoryIds = accessories.filter { $0.room == room.id }.map { data($0.id) }
+        message.accessoryIds = accessories.map(data)
         return message
     }
 
@@ -230,8 +230,10 @@ enum ProtoEncoding {
             revision: view.committedRevision,
             owned: view.home.owner == caller
         )
-        message.roomForEntireHome = room(view.rooms[0], accessories: view.accessories)
-        message.rooms = view.rooms.dropFirst().map { room($0, accessories: view.accessories) }
+        // Grouped once: filtering every accessory per room is rooms × accessories.
+        let accessoriesByRoom = Dictionary(grouping: view.accessories, by: \.room).mapValues { $0.map(\.id) }
+        message.roomForEntireHome = room(view.rooms[0], accessories: accessoriesByRoom[view.rooms[0].id] ?? [])
+        message.rooms = view.rooms.dropFirst().map { room($0, accessories: accessoriesByRoom[$0.id] ?? []) }
         message.zones = view.zones.map(zone)
         message.accessories = view.accessories.map {
             accessory($0, services: { view.services[$0] }, characteristics: { view.characteristics[$0] })

@@ -125,6 +125,12 @@ extension HomeStore {
         try object(id, in: rooms, kind: "room", home: \.home, for: account, .readHome).0
     }
 
+    /// The accessories in a room, in the order they were added (without building the whole home).
+    public func accessories(inRoom id: RoomID, as account: AccountID) throws(HomeServiceError) -> [AccessoryID] {
+        let (room, home) = try object(id, in: rooms, kind: "room", home: \.home, for: account, .readHome)
+        return home.accessories.filter { accessories[$0]?.room == room.id }
+    }
+
     public func zone(_ id: ZoneID, as account: AccountID) throws(HomeServiceError) -> Zone {
         try object(id, in: zones, kind: "zone", home: \.home, for: account, .readHome).0
     }
