@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "homed",
             dependencies: [
-                "RPCServer", "RPCServices", "UV", "HomeService", "HomeAPI",
+                "RPCServer", "RPCServices", "UV", "Wire", "HomeService", "HomeAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

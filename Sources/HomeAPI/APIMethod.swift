@@ -15,9 +15,11 @@ public enum RequiredRole: String, Sendable, CaseIterable {
     case serverOwner = "server owner"
 }
 
-/// The caller of a method: the account, and the connection's session.
+/// The caller of a method: the account, the token it authenticated with, and the connection's
+/// session.
 struct Caller {
     let account: AccountID
+    let token: AccessTokenID
     let session: SessionID
 }
 
@@ -31,6 +33,8 @@ public struct APIMethod: Sendable {
     public let role: RequiredRole
     /// Whether it changes anything (answered after its commit; accepts an idempotency key).
     public let isMutation: Bool
+    /// Whether it answers with a stream of messages (of `responseType`) rather than one.
+    public let isStreaming: Bool
     let register: @Sendable (HomeAPI, inout MethodRegistry) -> Void
 
     /// A method that reads from memory and answers at once.
@@ -46,7 +50,8 @@ public struct APIMethod: Sendable {
             requestType: Request.protoMessageName,
             responseType: Response.protoMessageName,
             role: role,
-            isMutation: false
+            isMutation: false,
+            isStreaming: false
         ) { api, registry in
             registry.registerUnary(name, request: Request.self) { call, request in
                 api.answerRead(call, request, body)
@@ -67,10 +72,33 @@ public struct APIMethod: Sendable {
             requestType: Request.protoMessageName,
             responseType: Response.protoMessageName,
             role: role,
-            isMutation: true
+            isMutation: true,
+            isStreaming: false
         ) { api, registry in
             registry.registerUnary(name, request: Request.self) { call, request in
                 api.answerMutation(call, request, body)
+            }
+        }
+    }
+
+    /// A server-streaming method: `body` checks the request and starts the stream, or throws.
+    static func stream<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ name: String,
+        _ request: Request.Type,
+        _ response: Response.Type,
+        role: RequiredRole,
+        _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
+    ) -> APIMethod {
+        APIMethod(
+            name: name,
+            requestType: Request.protoMessageName,
+            responseType: Response.protoMessageName,
+            role: role,
+            isMutation: false,
+            isStreaming: true
+        ) { api, registry in
+            registry.registerServerStreaming(name, request: Request.self) { call, request in
+                api.answerStream(call, request, body)
             }
         }
     }

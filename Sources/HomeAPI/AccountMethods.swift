@@ -79,6 +79,8 @@ enum AccountMethods {
             try attempt(object: token.raw, field: "token_id") { () throws(HomeServiceError) in
                 try api.store.revokeToken(token, by: caller.account)
             }
+            // Its streams end now, like its next call would fail.
+            api.subscriptions.endRevoked()
             return Home_V1_RevokeTokenResponse()
         },
         .read(

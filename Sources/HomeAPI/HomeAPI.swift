@@ -5,7 +5,7 @@ public import HomeService
 public import RPCServer
 import RPCServices
 import SwiftProtobuf
-import Wire
+public import Wire
 
 /// The controller face of HomeKit over RPC: `home.v1.HomeService` and `home.v1.AccountService`,
 /// bound to one store. Runs on the store's loop thread.
@@ -16,16 +16,32 @@ import Wire
 /// 24 hours) gets that outcome again without changing anything.
 public final class HomeAPI {
     let store: HomeStore
+    /// The open change streams; the store's change observer feeds them.
+    private(set) var subscriptions: SubscriptionHub!
 
     /// The metadata key a client sends to make a mutation safe to retry.
     public static let idempotencyKeyMetadata = "idempotency-key"
 
-    public init(store: HomeStore) {
+    /// - Parameter maxPendingEventsPerSubscription: how many layout events may wait for one
+    ///   subscriber before it is resynchronised instead (docs/API.md, "Slow subscribers").
+    public init(store: HomeStore, maxPendingEventsPerSubscription: Int = 4096) {
         self.store = store
+        let hub = SubscriptionHub(api: self, maxPendingLayoutEvents: maxPendingEventsPerSubscription)
+        subscriptions = hub
+        store.changeObserver = { [unowned hub] change in hub.publish(change) }
     }
 
+    /// Ends every change stream with `status`: call it when a drain begins, so that subscribers
+    /// reconnect (and resume) instead of holding the drain open.
+    public func endSubscriptions(_ status: CallStatus) {
+        subscriptions.endAll(status)
+    }
+
+    /// Change streams open now.
+    public var subscriptionCount: Int { subscriptions.count }
+
     /// Every method, in the order docs/API.md lists them.
-    public static var methods: [APIMethod] { HomeMethods.all + AccountMethods.all }
+    public static var methods: [APIMethod] { HomeMethods.all + [SubscribeMethod.method] + AccountMethods.all }
 
     /// Registers every method; the registry's handlers keep this object alive.
     public func register(in registry: inout MethodRegistry) {
@@ -125,6 +141,19 @@ public final class HomeAPI {
     }
 
     /// The authenticated caller, or `nil` after failing the call (no principal, or a revoked token).
+    func answerStream<Request>(
+        _ call: ServerCall,
+        _ request: Request,
+        _ body: (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
+    ) {
+        guard let caller = caller(of: call) else { return }
+        do {
+            try body(self, call, request, caller)
+        } catch {
+            call.fail(error.status)
+        }
+    }
+
     private func caller(of call: ServerCall) -> Caller? {
         guard let principal = call.principal as? UserPrincipal, store.isTokenLive(principal.token) else {
             call.fail(
@@ -132,7 +161,7 @@ public final class HomeAPI {
             )
             return nil
         }
-        return Caller(account: principal.account, session: principal.session)
+        return Caller(account: principal.account, token: principal.token, session: principal.session)
     }
 
     private static func idempotencyKey(of call: ServerCall) -> String? {

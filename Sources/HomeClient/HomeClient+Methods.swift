@@ -4,8 +4,8 @@ import SwiftProtobuf
 
 // Typed calls for every method. Failures throw ``HomeClientError``; mutations answer once durable.
 
-private let homeService = "home.v1.HomeService/"
-private let accountService = "home.v1.AccountService/"
+let homeService = "home.v1.HomeService/"
+let accountService = "home.v1.AccountService/"
 
 extension HomeClient {
     // MARK: Homes

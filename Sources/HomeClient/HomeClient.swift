@@ -64,7 +64,7 @@ public actor HomeClient {
                 message: "cannot encode \(Request.protoMessageName): \(error)"
             )
         }
-        var metadata = [MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))]
+        var metadata = [authorization]
         if let idempotencyKey {
             metadata.append(MetadataEntry(key: "idempotency-key", value: Array(idempotencyKey.utf8)))
         }
@@ -102,6 +102,33 @@ public actor HomeClient {
                 try? await Task.sleep(for: .milliseconds(50 << min(attempt, 5)))
             }
         }
+    }
+
+    /// Opens a server stream on the current connection (connecting first if needed).
+    func openStream<Request: SwiftProtobuf.Message>(
+        _ method: String,
+        _ request: Request
+    ) async throws(HomeClientError) -> ResponseStream {
+        let bytes: [UInt8]
+        do {
+            bytes = try request.serializedBytes()
+        } catch {
+            throw HomeClientError(
+                status: .invalidArgument,
+                message: "cannot encode \(Request.protoMessageName): \(error)"
+            )
+        }
+        let rpc = try await connection()
+        return rpc.serverStream(method, request: bytes, metadata: [authorization])
+    }
+
+    /// A stream failed for a transport reason: the next call or stream connects afresh.
+    func connectionFailed() {
+        if let client { dropConnection(client) }
+    }
+
+    private var authorization: MetadataEntry {
+        MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))
     }
 
     private func connection() async throws(HomeClientError) -> RPCClient {

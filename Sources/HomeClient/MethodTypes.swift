@@ -8,6 +8,8 @@ public enum MethodTypes {
         public let name: String
         public let request: any SwiftProtobuf.Message.Type
         public let response: any SwiftProtobuf.Message.Type
+        /// Whether the server answers with a stream of `response` messages.
+        public var isStreaming = false
     }
 
     private static func entry(
@@ -207,6 +209,12 @@ public enum MethodTypes {
             "UpdateUserAccess",
             Home_V1_UpdateUserAccessRequest.self,
             Home_V1_UpdateUserAccessResponse.self
+        ),
+        Entry(
+            name: "home.v1.HomeService/Subscribe",
+            request: Home_V1_SubscribeRequest.self,
+            response: Home_V1_Event.self,
+            isStreaming: true
         ),
         entry("AccountService", "WhoAmI", Home_V1_WhoAmIRequest.self, Home_V1_WhoAmIResponse.self),
         entry("AccountService", "CreateAccount", Home_V1_CreateAccountRequest.self, Home_V1_CreateAccountResponse.self),

@@ -11,7 +11,26 @@ extension MethodRegistry {
         request: Request.Type,
         handler: @escaping (ServerCall, Request) -> Void
     ) {
-        register(name, kind: .unary) { call, bytes in
+        register(name, kind: .unary, handler: Self.decoding(Request.self, handler))
+    }
+
+    /// Registers a server-streaming method with a protobuf request type: an undecodable request
+    /// fails with INVALID_ARGUMENT before `handler` runs. The handler sends with
+    /// ``RPCServer/ServerCall/send(_:)`` under the client's credit and ends with
+    /// ``RPCServer/ServerCall/finish(_:)``.
+    public mutating func registerServerStreaming<Request: SwiftProtobuf.Message>(
+        _ name: String,
+        request: Request.Type,
+        handler: @escaping (ServerCall, Request) -> Void
+    ) {
+        register(name, kind: .serverStreaming, handler: Self.decoding(Request.self, handler))
+    }
+
+    private static func decoding<Request: SwiftProtobuf.Message>(
+        _: Request.Type,
+        _ handler: @escaping (ServerCall, Request) -> Void
+    ) -> CallHandler {
+        { call, bytes in
             guard let request = try? Request(serializedBytes: bytes) else {
                 call.fail(CallStatus(code: .invalidArgument, message: "cannot decode \(Request.protoMessageName)"))
                 return

@@ -6,6 +6,7 @@ import Logging
 import RPCServer
 import RPCServices
 import UV
+import Wire
 
 /// The HomeRPC server: serves the built-in services on TCP (and optionally a Unix socket) until
 /// SIGTERM or SIGINT, then drains gracefully. A second signal stops at once.
@@ -49,6 +50,11 @@ struct Homed: ParsableCommand {
     @Option(help: "Seconds in-flight calls may run after a drain starts.")
     var drainGracePeriod = 10
 
+    @Option(
+        help: "Layout events that may wait for one slow subscriber before it gets a Resync instead (values coalesce)."
+    )
+    var maxPendingEventsPerSubscription = 4096
+
     @Option(help: "The SQLite store (created on first start, with WAL files beside it).")
     var store = "homed.sqlite"
 
@@ -67,6 +73,9 @@ struct Homed: ParsableCommand {
         }
         guard maxConnections > 0, maxConcurrentStreams > 0 else {
             throw ValidationError("--max-connections and --max-concurrent-streams must be positive")
+        }
+        guard maxPendingEventsPerSubscription > 0 else {
+            throw ValidationError("--max-pending-events-per-subscription must be positive")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -131,7 +140,8 @@ struct Homed: ParsableCommand {
         var registry = MethodRegistry()
         health.register(in: &registry)
         info.register(in: &registry)
-        HomeAPI(store: homeStore).register(in: &registry)
+        let api = HomeAPI(store: homeStore, maxPendingEventsPerSubscription: maxPendingEventsPerSubscription)
+        api.register(in: &registry)
         // Every connection authenticates with a bearer token on its first call (health checks aside).
         let server = RPCServer(
             loop: loop,
@@ -158,6 +168,14 @@ struct Homed: ParsableCommand {
                     }
                     logger.info("signal received: draining", metadata: ["signal": "\(signal)"])
                     health.markAllNotServing()
+                    // Change streams never end on their own: end them with a retryable status so
+                    // subscribers resume elsewhere or after the restart, and the drain is not held open.
+                    api.endSubscriptions(
+                        CallStatus(
+                            code: .unavailable,
+                            message: "the server is shutting down; resume from your last revision"
+                        )
+                    )
                     server.beginGracefulShutdown { loop.stop() }
                 }
             )

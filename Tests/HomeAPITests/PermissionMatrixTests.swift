@@ -437,11 +437,11 @@ import Wire
 /// The SDK's method table (what `rpc-client call` uses) matches the server's.
 @Suite struct MethodTableTests {
     @Test func theClientKnowsEveryServerMethodWithItsTypes() {
-        let server = HomeAPI.methods.map { "\($0.name) \($0.requestType) \($0.responseType)" }
+        let server = HomeAPI.methods.map { "\($0.name) \($0.requestType) \($0.responseType) \($0.isStreaming)" }
         let client = MethodTypes.all.filter {
             $0.name.hasPrefix("home.v1.HomeService/") || $0.name.hasPrefix("home.v1.AccountService/")
         }
-        .map { "\($0.name) \($0.request.protoMessageName) \($0.response.protoMessageName)" }
+        .map { "\($0.name) \($0.request.protoMessageName) \($0.response.protoMessageName) \($0.isStreaming)" }
         #expect(client == server)
     }
 }

@@ -90,6 +90,17 @@ extension HomeStore {
         accounts[account]?.primaryHome == id
     }
 
+    /// Whether `account` enabled notifications on the characteristic (its own setting: no home check).
+    public func notificationEnabled(on id: CharacteristicID, for account: AccountID) -> Bool {
+        notificationsEnabled[id]?.contains(account) ?? false
+    }
+
+    /// The revision of the home's latest change in memory: the state the queries show. Changes up
+    /// to it are committed once ``currentTicket`` is.
+    public func revision(of id: HomeID, as account: AccountID) throws(HomeServiceError) -> UInt64 {
+        try home(id, for: account, .readHome).revision
+    }
+
     /// The revision of the home's latest committed change.
     public func committedRevision(of id: HomeID) -> UInt64 {
         logs[id]?.currentRevision ?? 0

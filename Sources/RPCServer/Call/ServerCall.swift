@@ -104,6 +104,13 @@ public final class ServerCall {
         return true
     }
 
+    /// Asks for ``onWritable`` once the call may send again, when ``isWritable`` is false now (a
+    /// sender that checks before it builds a message, instead of trying ``send(_:)``).
+    public func notifyWhenWritable() {
+        guard !hasEnded, !isWritable, let connection else { return }
+        connection.callIsWaitingForWritability(self)
+    }
+
     /// Ends a streaming call.
     public func finish(_ status: CallStatus = .ok) {
         end(with: status)

@@ -39,6 +39,18 @@ struct Call: AsyncParsableCommand {
             metadata.append(MetadataEntry(key: "idempotency-key", value: Array(idempotencyKey.utf8)))
         }
         let bytes: [UInt8] = try message.serializedBytes()
+        if entry.isStreaming {
+            // One JSON line per message, until the stream ends (or Ctrl-C).
+            try await connection.withClient { client in
+                // A stream runs until it ends: no deadline.
+                let stream = client.serverStream(method, request: bytes, metadata: metadata)
+                for try await reply in stream {
+                    let line = try entry.response.init(serializedBytes: reply).jsonString() + "\n"
+                    FileHandle.standardOutput.write(Data(line.utf8))
+                }
+            }
+            return
+        }
         let reply = try await connection.withClient { client in
             try await client.unary(method, request: bytes, timeout: connection.timeoutDuration, metadata: metadata)
         }

@@ -1,0 +1,265 @@
+import Foundation
+import HomeProto
+import HomeService
+import SwiftProtobuf
+
+/// Change events as `home.v1.Event` messages, as one subscriber sees them.
+///
+/// An event carries the objects it concerns in full, looked up when it is delivered: an object
+/// changed again since is given in its newer state (the later events say so again), and one removed
+/// since is given by what the event itself recorded (its id, and its name for additions).
+extension HomeAPI {
+    func eventMessage(_ change: HomeChange, skipped: UInt64, for caller: Caller) -> Home_V1_Event {
+        var message = Home_V1_Event()
+        message.homeID = ProtoEncoding.data(change.home)
+        message.revision = change.revision
+        message.timeMs = change.time
+        message.initiator = Self.initiator(change.initiator)
+        message.own = change.session == caller.session
+        message.payload = payload(of: change, skipped: skipped, for: caller)
+        return message
+    }
+
+    /// A home's full state as a subscriber sees it, with the revision it is at (in memory: it is
+    /// committed once the store's current ticket is).
+    func homeState(_ id: HomeID, for caller: Caller) -> Home_V1_Home? {
+        guard let view = try? store.view(of: id, as: caller.account) else { return nil }
+        var home = ProtoEncoding.home(view, caller: caller.account)
+        home.revision = view.home.revision
+        return home
+    }
+
+    static func initiator(_ initiator: Initiator) -> Home_V1_Initiator {
+        var message = Home_V1_Initiator()
+        switch initiator {
+        case .account(let id): message.accountID = ProtoEncoding.data(id)
+        case .accessory(let id): message.accessoryID = ProtoEncoding.data(id)
+        case .server: message.server = true
+        }
+        return message
+    }
+
+    // The switch names every kind the store emits; the ones it never emits (HomeKit callbacks this
+    // server has no cause for, docs/API.md) have no payload.
+    private func payload(of change: HomeChange, skipped: UInt64, for caller: Caller) -> Home_V1_Event.OneOf_Payload? {
+        let event = change.event
+        let object = event.object.map(ProtoEncoding.data) ?? Data()
+        let container = event.container.map(ProtoEncoding.data) ?? Data()
+        let name = event.name ?? ""
+        switch event.kind {
+        case .primaryHomeUpdated:
+            return .primaryHomeUpdated(.with { $0.homeID = object })
+        case .homeAdded:
+            let home = homeState(change.home, for: caller) ?? .with { $0.id = object }
+            return .homeAdded(.with { $0.home = home })
+        case .homeRemoved:
+            return .homeRemoved(.with { $0.homeID = object })
+        case .homeNameUpdated:
+            return .homeNameUpdated(.with { $0.name = name })
+        case .homeTimeZoneUpdated:
+            return .homeTimeZoneUpdated(.with { $0.timeZone = name })
+        case .accessControlUpdated, .userAdded:
+            let user =
+                event.object.flatMap { try? userMessage(AccountID($0), in: change.home, caller) }
+                ?? .with {
+                    $0.id = object
+                    $0.administrator = event.flag ?? false
+                }
+            return event.kind == .userAdded
+                ? .userAdded(.with { $0.user = user }) : .accessControlUpdated(.with { $0.user = user })
+        case .userRemoved:
+            return .userRemoved(.with { $0.userID = object })
+        case .accessoryAdded:
+            let accessory =
+                event.object.flatMap { try? accessoryMessage(AccessoryID($0), caller) }
+                ?? .with {
+                    $0.id = object
+                    $0.name = name
+                }
+            return .accessoryAdded(.with { $0.accessory = accessory })
+        case .accessoryRemoved:
+            return .accessoryRemoved(.with { $0.accessoryID = object })
+        case .accessoryNameUpdated:
+            return .accessoryNameUpdated(
+                .with {
+                    $0.accessoryID = object
+                    $0.name = name
+                }
+            )
+        case .accessoryUnblocked:
+            return .accessoryUnblocked(.with { $0.accessoryID = object })
+        case .roomForAccessoryUpdated:
+            return .roomForAccessoryUpdated(
+                .with {
+                    $0.accessoryID = object
+                    $0.roomID = container
+                }
+            )
+        case .roomAdded:
+            let room =
+                event.object.flatMap { try? roomMessage(RoomID($0), caller) }
+                ?? .with {
+                    $0.id = object
+                    $0.name = name
+                }
+            return .roomAdded(.with { $0.room = room })
+        case .roomRemoved:
+            return .roomRemoved(.with { $0.roomID = object })
+        case .roomNameUpdated:
+            return .roomNameUpdated(
+                .with {
+                    $0.roomID = object
+                    $0.name = name
+                }
+            )
+        case .zoneAdded:
+            let zone =
+                event.object.flatMap { try? zoneMessage(ZoneID($0), caller) }
+                ?? .with {
+                    $0.id = object
+                    $0.name = name
+                }
+            return .zoneAdded(.with { $0.zone = zone })
+        case .zoneRemoved:
+            return .zoneRemoved(.with { $0.zoneID = object })
+        case .zoneNameUpdated:
+            return .zoneNameUpdated(
+                .with {
+                    $0.zoneID = object
+                    $0.name = name
+                }
+            )
+        case .roomAddedToZone:
+            return .roomAddedToZone(
+                .with {
+                    $0.roomID = object
+                    $0.zoneID = container
+                }
+            )
+        case .roomRemovedFromZone:
+            return .roomRemovedFromZone(
+                .with {
+                    $0.roomID = object
+                    $0.zoneID = container
+                }
+            )
+        case .serviceGroupAdded:
+            let group =
+                event.object.flatMap { try? serviceGroupMessage(ServiceGroupID($0), caller) }
+                ?? .with {
+                    $0.id = object
+                    $0.name = name
+                }
+            return .serviceGroupAdded(.with { $0.serviceGroup = group })
+        case .serviceGroupRemoved:
+            return .serviceGroupRemoved(.with { $0.serviceGroupID = object })
+        case .serviceGroupNameUpdated:
+            return .serviceGroupNameUpdated(
+                .with {
+                    $0.serviceGroupID = object
+                    $0.name = name
+                }
+            )
+        case .serviceAddedToGroup:
+            return .serviceAddedToGroup(
+                .with {
+                    $0.serviceID = object
+                    $0.serviceGroupID = container
+                }
+            )
+        case .serviceRemovedFromGroup:
+            return .serviceRemovedFromGroup(
+                .with {
+                    $0.serviceID = object
+                    $0.serviceGroupID = container
+                }
+            )
+        case .actionSetAdded, .actionSetActionsUpdated:
+            let actionSet =
+                event.object.flatMap { try? actionSetMessage(ActionSetID($0), caller) }
+                ?? .with {
+                    $0.id = object
+                    $0.name = name
+                }
+            return event.kind == .actionSetAdded
+                ? .actionSetAdded(.with { $0.actionSet = actionSet })
+                : .actionSetActionsUpdated(.with { $0.actionSet = actionSet })
+        case .actionSetRemoved:
+            return .actionSetRemoved(.with { $0.actionSetID = object })
+        case .actionSetNameUpdated:
+            return .actionSetNameUpdated(
+                .with {
+                    $0.actionSetID = object
+                    $0.name = name
+                }
+            )
+        case .triggerAdded, .triggerUpdated:
+            let trigger =
+                event.object.flatMap { try? triggerMessage(TriggerID($0), caller) }
+                ?? .with {
+                    $0.id = object
+                    $0.name = name
+                    $0.enabled = event.flag ?? false
+                }
+            return event.kind == .triggerAdded
+                ? .triggerAdded(.with { $0.trigger = trigger })
+                : .triggerUpdated(.with { $0.trigger = trigger })
+        case .triggerRemoved:
+            return .triggerRemoved(.with { $0.triggerID = object })
+        case .triggerNameUpdated:
+            return .triggerNameUpdated(
+                .with {
+                    $0.triggerID = object
+                    $0.name = name
+                }
+            )
+        case .serviceNameUpdated:
+            return .serviceNameUpdated(
+                .with {
+                    $0.serviceID = object
+                    $0.accessoryID = container
+                    $0.name = name
+                }
+            )
+        case .associatedServiceTypeUpdated:
+            return .associatedServiceTypeUpdated(
+                .with {
+                    $0.serviceID = object
+                    $0.accessoryID = container
+                    $0.associatedType = name
+                }
+            )
+        case .reachabilityUpdated:
+            return .reachabilityUpdated(
+                .with {
+                    $0.accessoryID = object
+                    $0.reachable = event.flag ?? false
+                }
+            )
+        case .characteristicValueUpdated:
+            let service = event.object.flatMap {
+                try? store.characteristicState(CharacteristicID($0), as: caller.account).characteristic.service
+            }
+            return .characteristicValueUpdated(
+                .with {
+                    $0.characteristicID = object
+                    $0.accessoryID = container
+                    if let service { $0.serviceID = ProtoEncoding.data(service) }
+                    if let value = event.value { $0.value = ProtoEncoding.value(value) }
+                    $0.skippedUpdates = skipped
+                }
+            )
+        case .firmwareVersionUpdated:
+            return .firmwareVersionUpdated(
+                .with {
+                    $0.accessoryID = object
+                    $0.firmwareVersion = name
+                }
+            )
+        case .homesUpdated, .authorizationStatusUpdated, .addAccessoryRequest, .errorForAccessory,
+            .homeHubStateUpdated, .supportedFeaturesUpdated, .servicesUpdated, .profileAdded, .profileRemoved,
+            .newAccessoryFound, .newAccessoryRemoved:
+            return nil
+        }
+    }
+}

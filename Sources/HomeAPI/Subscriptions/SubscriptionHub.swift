@@ -1,0 +1,239 @@
+import Foundation
+import HomeProto
+import HomeService
+import RPCServer
+import SwiftProtobuf
+import Wire
+
+/// Every open `Subscribe` stream, fed with each change once it is committed.
+///
+/// A stream starts in each home from a committed point: a resume revision, or the state it reads
+/// now (a snapshot), sent only once the store's current ticket is durable. From there it replays the
+/// home's log and then takes live changes, so there is no gap and no duplicate. What cannot be sent
+/// yet waits in the subscription's bounded queue (``PendingEvents``); past its bound the subscriber is
+/// resynchronised with the home's state. Nothing here blocks: a subscriber that does not read only
+/// costs its own queue.
+final class SubscriptionHub {
+    /// How a stream starts in one home.
+    enum Start {
+        /// With the changes after this revision.
+        case after(UInt64)
+        /// With the home's state, then the changes after it.
+        case snapshot
+        /// With a Resync carrying the home's state, then the changes after it.
+        case resync(Home_V1_Resync.Reason)
+        /// With a HomeAdded carrying the home's state (the account was just added to it).
+        case joined(Initiator)
+    }
+
+    /// The kinds that have an event message (the others are HomeKit callbacks this server has no
+    /// cause for; docs/API.md says why).
+    static let deliverableKinds: Set<ChangeKind> = Set(
+        Home_V1_EventKind.allCases.compactMap { ChangeKind(rawValue: UInt8(clamping: $0.rawValue)) }
+    )
+
+    private unowned let api: HomeAPI
+    private var store: HomeStore { api.store }
+    let maxPendingLayoutEvents: Int
+    private var subscriptions: [ObjectIdentifier: Subscription] = [:]
+
+    init(api: HomeAPI, maxPendingLayoutEvents: Int) {
+        self.api = api
+        self.maxPendingLayoutEvents = maxPendingLayoutEvents
+    }
+
+    /// Open streams (for server info and tests).
+    var count: Int { subscriptions.count }
+
+    // MARK: Opening
+
+    /// Starts a stream for a checked request: `starts` says where it begins in each home.
+    func open(_ subscription: Subscription, starts: [(HomeID, Start)]) {
+        subscriptions[ObjectIdentifier(subscription)] = subscription
+        subscription.call.onCancel = { [weak self, weak subscription] in
+            guard let self, let subscription else { return }
+            self.forget(subscription)
+        }
+        subscription.call.onWritable = { [weak self, weak subscription] in
+            guard let self, let subscription else { return }
+            self.flush(subscription)
+        }
+        for (home, start) in starts { begin(home, in: subscription, start) }
+        if !subscription.followsEveryHome && subscription.homes.isEmpty { subscription.endsWhenDrained = true }
+        flush(subscription)
+    }
+
+    /// Starts (or restarts) the stream in one home from `start`, once its starting point is durable.
+    private func begin(_ home: HomeID, in subscription: Subscription, _ start: Start) {
+        subscription.openings += 1
+        let opening = subscription.openings
+        subscription.homes[home] = .opening(opening)
+        let after: UInt64
+        var prepared: [UInt8]?
+        if case .after(let revision) = start {
+            after = revision
+        } else {
+            guard let state = api.homeState(home, for: subscription.caller) else {
+                stopFollowing(home, in: subscription)
+                return
+            }
+            after = state.revision
+            prepared = Self.stateEvent(state, start)
+        }
+        // The state read now may include changes still being committed: send nothing of this home
+        // before they are durable, so a revision the subscriber sees can never be taken back.
+        store.whenCommitted(store.currentTicket) { [weak self, weak subscription] failure in
+            guard let self, let subscription, !subscription.isClosed,
+                case .opening(opening)? = subscription.homes[home]
+            else { return }
+            if let failure {
+                self.end(subscription, CallStatus(code: .internal, message: "the store stopped: \(failure)"))
+                return
+            }
+            if let prepared { subscription.pending.append(encoded: prepared, for: home) }
+            subscription.homes[home] = .live(after: after)
+            self.replay(home, after: after, in: subscription)
+            self.flush(subscription)
+        }
+    }
+
+    /// Queues the home's retained changes after `revision`, or resynchronises when they are gone.
+    private func replay(_ home: HomeID, after revision: UInt64, in subscription: Subscription) {
+        let replay: HomeStore.ChangeReplay
+        do {
+            replay = try store.changes(in: home, after: revision, as: subscription.caller.account)
+        } catch {
+            stopFollowing(home, in: subscription)
+            return
+        }
+        switch replay {
+        case .changes(let changes):
+            for change in changes {
+                // An overflow restarts the home: the rest of the replay is superseded.
+                guard case .live? = subscription.homes[home] else { return }
+                consider(change, for: subscription)
+            }
+        case .resyncNeeded:
+            begin(home, in: subscription, .resync(.resumePointNotRetained))
+        }
+    }
+
+    private static func stateEvent(_ state: Home_V1_Home, _ start: Start) -> [UInt8] {
+        var event = Home_V1_Event()
+        event.homeID = state.id
+        event.revision = state.revision
+        event.timeMs = HomeStore.wallClock()
+        switch start {
+        case .after, .snapshot:
+            event.snapshot = .with { $0.home = state }
+        case .resync(let reason):
+            event.resync = .with {
+                $0.reason = reason
+                $0.home = state
+            }
+        case .joined(let initiator):
+            event.initiator = HomeAPI.initiator(initiator)
+            event.homeAdded = .with { $0.home = state }
+        }
+        return (try? event.serializedBytes()) ?? []
+    }
+
+    // MARK: Delivering
+
+    /// The store's change observer: every committed change, in revision order per home.
+    func publish(_ change: HomeChange) {
+        guard !subscriptions.isEmpty else { return }
+        for subscription in subscriptions.values {
+            consider(change, for: subscription)
+            flush(subscription)
+        }
+    }
+
+    /// Queues `change` for the subscriber if it follows the home and asked for it.
+    private func consider(_ change: HomeChange, for subscription: Subscription) {
+        let account = subscription.caller.account
+        guard let progress = subscription.homes[change.home] else {
+            guard subscription.followsEveryHome else { return }
+            if change.event.kind == .homeAdded, change.initiator == .account(account) {
+                subscription.homes[change.home] = .live(after: change.revision - 1)
+                consider(change, for: subscription)
+            } else if change.event.kind == .userAdded, change.event.object == account.raw {
+                begin(change.home, in: subscription, .joined(change.initiator))
+            }
+            return
+        }
+        guard case .live(let after) = progress, change.revision > after else { return }
+        subscription.homes[change.home] = .live(after: change.revision)
+        let leaves = subscription.endsMembership(change)
+        let wanted = subscription.wants(change) { [store] in store.notificationEnabled(on: $0, for: account) }
+        if leaves || wanted, subscription.pending.append(change, always: leaves) == .overflow {
+            resynchronise(subscription)
+            return
+        }
+        if leaves { stopFollowing(change.home, in: subscription) }
+    }
+
+    /// The subscriber fell too far behind: what waits is dropped, and every home it follows
+    /// restarts with a Resync.
+    private func resynchronise(_ subscription: Subscription) {
+        subscription.pending.removeAll()
+        for home in Array(subscription.homes.keys) {
+            begin(home, in: subscription, .resync(.subscriberTooSlow))
+        }
+    }
+
+    private func stopFollowing(_ home: HomeID, in subscription: Subscription) {
+        subscription.homes[home] = nil
+        if !subscription.followsEveryHome && subscription.homes.isEmpty { subscription.endsWhenDrained = true }
+    }
+
+    /// Sends what waits while the client's credit and the connection allow.
+    private func flush(_ subscription: Subscription) {
+        let call = subscription.call
+        while !subscription.isClosed, !subscription.pending.isEmpty {
+            guard call.isWritable else {
+                call.notifyWhenWritable()
+                return
+            }
+            guard let entry = subscription.pending.popFirst() else { break }
+            switch entry {
+            case .encoded(_, let bytes):
+                call.send(bytes)
+            case .change(let change, let skipped):
+                let event = api.eventMessage(change, skipped: skipped, for: subscription.caller)
+                call.send((try? event.serializedBytes()) ?? [])
+            }
+            // A message over the peer's frame size ends the call.
+            if call.hasEnded { forget(subscription) }
+        }
+        if subscription.endsWhenDrained && subscription.pending.isEmpty { end(subscription, .ok) }
+    }
+
+    // MARK: Ending
+
+    /// Ends every stream (the server is draining: the client resubscribes elsewhere or later).
+    func endAll(_ status: CallStatus) {
+        for subscription in Array(subscriptions.values) { end(subscription, status) }
+    }
+
+    /// Ends the streams whose token was revoked.
+    func endRevoked() {
+        for subscription in Array(subscriptions.values) where !store.isTokenLive(subscription.caller.token) {
+            end(
+                subscription,
+                CallStatus(code: .unauthenticated, message: "the token this stream authenticated with was revoked")
+            )
+        }
+    }
+
+    private func end(_ subscription: Subscription, _ status: CallStatus) {
+        forget(subscription)
+        subscription.call.finish(status)
+    }
+
+    private func forget(_ subscription: Subscription) {
+        subscription.isClosed = true
+        subscription.pending.removeAll()
+        subscriptions[ObjectIdentifier(subscription)] = nil
+    }
+}
