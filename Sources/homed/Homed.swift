@@ -55,6 +55,12 @@ struct Homed: ParsableCommand {
     )
     var maxPendingEventsPerSubscription = 4096
 
+    @Option(help: "Changes kept per home for subscribers that resume; older resume points get a Resync.")
+    var maxEventsPerHome = 10_000
+
+    @Option(help: "Hours a change is kept for subscribers that resume.")
+    var eventRetentionHours = 24
+
     @Option(help: "The SQLite store (created on first start, with WAL files beside it).")
     var store = "homed.sqlite"
 
@@ -73,6 +79,9 @@ struct Homed: ParsableCommand {
         }
         guard maxConnections > 0, maxConcurrentStreams > 0 else {
             throw ValidationError("--max-connections and --max-concurrent-streams must be positive")
+        }
+        guard maxEventsPerHome > 0, eventRetentionHours > 0 else {
+            throw ValidationError("--max-events-per-home and --event-retention-hours must be positive")
         }
         guard maxPendingEventsPerSubscription > 0 else {
             throw ValidationError("--max-pending-events-per-subscription must be positive")
@@ -118,7 +127,13 @@ struct Homed: ParsableCommand {
         let previousMask = umask(0o077)
         let homeStore = try HomeStore.open(
             .file(path: store),
-            configuration: HomeStore.Configuration(limits: limits.objectLimits)
+            configuration: HomeStore.Configuration(
+                retention: EventRetention(
+                    maxEvents: maxEventsPerHome,
+                    maxAgeMilliseconds: Int64(min(eventRetentionHours, 1_000_000)) * 3_600_000
+                ),
+                limits: limits.objectLimits
+            )
         ) { report in _ = commits.send(report) }
         umask(previousMask)
         storeHolder.store = homeStore

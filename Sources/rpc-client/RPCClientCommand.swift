@@ -13,7 +13,7 @@ struct RPCClientCommand: AsyncParsableCommand {
         subcommands: [
             HomeCommand.self, RoomCommand.self, ZoneCommand.self, AccessoryCommand.self,
             CharacteristicCommand.self, ServiceGroupCommand.self, ActionSetCommand.self, TriggerCommand.self,
-            UserCommand.self, AccountCommand.self, Call.self, Methods.self,
+            UserCommand.self, AccountCommand.self, Watch.self, Call.self, Methods.self,
             Health.self, Info.self,
         ]
     )

@@ -184,6 +184,12 @@ import Wire
         // A revoked token stops working at once, on a connection that is already authenticated too.
         let aliceClient = server.client(token: aliceSecret)
         #expect(try await aliceClient.listHomes().map(\.name) == ["My Home"])
+        // Alice follows the home: its state, then the owner's next change (SubscriptionTests covers
+        // every event kind).
+        var changes = try await opened(aliceClient, ChangeOptions(homes: [home.id]))
+        _ = try await home.addRoom(named: "Pantry")
+        #expect(try await changes.next()?.roomAdded.room.name == "Pantry")
+        did("Subscribe")
         try await owner.revokeToken(aliceToken.id.uuid)
         did("RevokeToken")
         await expectFailure(.unauthenticated) { _ = try await aliceClient.listHomes() }

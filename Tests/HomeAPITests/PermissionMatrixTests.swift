@@ -380,6 +380,11 @@ import Wire
             let (token, _) = try await f.owner.issueToken(for: account)
             return Home_V1_RevokeTokenRequest.with { $0.tokenID = token.id }
         case "ListTokens": return Home_V1_ListTokensRequest()
+        case "Subscribe":
+            return Home_V1_SubscribeRequest.with {
+                $0.homeIds = [o.home]
+                $0.snapshot = true
+            }
         default: throw HomedFailure(message: "no request for \(method)")
         }
     }
@@ -415,8 +420,15 @@ import Wire
                 let client = fixture.clients[caller]!
                 var outcome: (StatusCode, Int32?)?
                 do {
-                    _ = try await client.call(method.name, request, returning: Google_Protobuf_Empty.self)
-                } catch {
+                    if method.isStreaming {
+                        // The stream's first message (the home's snapshot) or its failure.
+                        var stream = client.changes(ChangeOptions(homes: [objects.home.uuid], snapshot: true))
+                            .makeAsyncIterator()
+                        _ = try await stream.next()
+                    } else {
+                        _ = try await client.call(method.name, request, returning: Google_Protobuf_Empty.self)
+                    }
+                } catch let error as HomeClientError {
                     outcome = (error.status, error.homeKitCode)
                 }
                 let expected = Self.expected(method, caller)
