@@ -112,7 +112,8 @@ let package = Package(
         .executableTarget(
             name: "LoadGen",
             dependencies: [
-                "RPCClient", "UV", "Wire",
+                "RPCClient", "UV", "Wire", "HomeProto",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

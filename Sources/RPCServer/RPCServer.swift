@@ -50,6 +50,32 @@ public final class RPCServer {
     /// Connections currently open.
     public var connectionCount: Int { connections.count }
 
+    /// Nesting depth of ``batchingOutput(_:)``.
+    private var outputBatchDepth = 0
+    /// Connections with output held back by the batch in progress, flushed when it ends.
+    private var connectionsToFlush: [ServerConnection] = []
+
+    /// Runs `body` and writes the output it produced on every connection once, at the end: for work
+    /// that answers many calls at once outside a read (a commit that acknowledges a batch of
+    /// mutations and publishes their events), so each connection gets one write, not one per
+    /// message. Loop thread only.
+    public func batchingOutput(_ body: () -> Void) {
+        outputBatchDepth += 1
+        body()
+        outputBatchDepth -= 1
+        guard outputBatchDepth == 0, !connectionsToFlush.isEmpty else { return }
+        let pending = connectionsToFlush
+        connectionsToFlush.removeAll(keepingCapacity: true)
+        for connection in pending { connection.flushHeldOutput() }
+    }
+
+    /// Whether output should wait for the batch in progress; registers `connection` to be flushed.
+    func holdOutput(of connection: ServerConnection) -> Bool {
+        guard outputBatchDepth > 0 else { return false }
+        connectionsToFlush.append(connection)
+        return true
+    }
+
     /// Starts accepting on `endpoint`.
     /// - Returns: the bound endpoint (with the real port when `endpoint` asked for port 0).
     @discardableResult

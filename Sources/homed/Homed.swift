@@ -120,7 +120,10 @@ struct Homed: ParsableCommand {
         // The writer thread reports commits through a waker; the store handles them on the loop.
         let storeHolder = StoreHolder()
         let commits = try Waker<CommitReport>(loop: loop) { reports in
-            for report in reports { storeHolder.store?.handle(report) }
+            // A commit acknowledges many mutations and publishes their events: one write per
+            // connection for all of it.
+            let handle = { for report in reports { storeHolder.store?.handle(report) } }
+            if let server = storeHolder.server { server.batchingOutput(handle) } else { handle() }
         }
         // The store holds every home's layout: only its owner may read it (SQLite gives the WAL
         // files the database's mode).
@@ -165,6 +168,7 @@ struct Homed: ParsableCommand {
             authenticator: UserAuthenticator(store: homeStore)
         )
         info.server = server
+        storeHolder.server = server
 
         try server.listen(on: .tcp(host: host, port: port))
         if let unixSocket {
@@ -226,7 +230,8 @@ struct Homed: ParsableCommand {
     }
 }
 
-/// Lets the commit waker reach the store, which is opened after the waker exists.
+/// Lets the commit waker reach the store and the server, which are made after the waker exists.
 private final class StoreHolder {
     var store: HomeStore?
+    var server: RPCServer?
 }

@@ -163,7 +163,7 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         var echoing = try await opened(setup.adminAgain, ChangeOptions(homes: [home.id], includeOwnChanges: true))
         // Ada's change through `admin` (the quiet stream's connection), then one through `adminAgain`.
         _ = try await home.addRoom(named: "Mine")
-        try await setup.adminAgain.home(home.id).addRoom(named: "Other Connection")
+        _ = try await setup.adminAgain.home(home.id).addRoom(named: "Other Connection")
         let quietEvents = try await take(1, from: &quiet)
         #expect(quietEvents.map { $0.roomAdded.room.name } == ["Other Connection"])
         #expect(quietEvents.first?.own == false)
@@ -256,6 +256,24 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         }
         #expect(revision == final.revision)
         #expect(model == HomeModel(final))
+        await setup.close()
+    }
+
+    @Test func aStreamOfEveryHomeFollowsHomesTheAccountCreatesOrJoins() async throws {
+        let setup = try await Setup()
+        var stream = setup.admin.changes(ChangeOptions(snapshot: true)).makeAsyncIterator()
+        let snapshots = try await take(2, from: &stream)
+        #expect(Set(snapshots.map { $0.snapshot.home.name }) == ["Ada's Flat", "Shared"])
+        _ = try await setup.adminAgain.addHome(named: "New Place")
+        let joined = setup.owner.home(try await setup.owner.addHome(named: "Owner's Loft").id.uuid)
+        try await joined.addUser(setup.adminAccount)
+        _ = try await joined.addRoom(named: "Loft Room")
+        let events = try await take(3, from: &stream)
+        #expect(events.map(kindName) == ["homeAdded", "homeAdded", "roomAdded"])
+        #expect(events[0].homeAdded.home.name == "New Place")
+        #expect(events[1].homeAdded.home.name == "Owner's Loft" && events[1].homeAdded.home.users.count == 2)
+        #expect(events[1].initiator.accountID == (try await setup.owner.whoAmI()).id)
+        #expect(events[2].homeID == joined.id.data && events[2].roomAdded.room.name == "Loft Room")
         await setup.close()
     }
 

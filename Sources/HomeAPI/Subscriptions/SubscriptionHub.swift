@@ -36,6 +36,8 @@ final class SubscriptionHub {
     private var store: HomeStore { api.store }
     let maxPendingLayoutEvents: Int
     private var subscriptions: [ObjectIdentifier: Subscription] = [:]
+    /// The latest value change as sent to subscribers (see ``encoded(_:skipped:for:)``).
+    private var lastSharedValue: (home: HomeID, revision: UInt64, bytes: [UInt8])?
 
     init(api: HomeAPI, maxPendingLayoutEvents: Int) {
         self.api = api
@@ -200,13 +202,25 @@ final class SubscriptionHub {
             case .encoded(_, let bytes):
                 call.send(bytes)
             case .change(let change, let skipped):
-                let event = api.eventMessage(change, skipped: skipped, for: subscription.caller)
-                call.send((try? event.serializedBytes()) ?? [])
+                call.send(encoded(change, skipped: skipped, for: subscription.caller))
             }
             // A message over the peer's frame size ends the call.
             if call.hasEnded { forget(subscription) }
         }
         if subscription.endsWhenDrained && subscription.pending.isEmpty { end(subscription, .ok) }
+    }
+
+    /// A value change is the same message for every subscriber that gets it whole (not its own, none
+    /// skipped): encode it once, not once per subscriber.
+    private func encoded(_ change: HomeChange, skipped: UInt64, for caller: Caller) -> [UInt8] {
+        let shared =
+            change.event.kind == .characteristicValueUpdated && skipped == 0 && change.session != caller.session
+        if shared, let last = lastSharedValue, last.home == change.home, last.revision == change.revision {
+            return last.bytes
+        }
+        let bytes: [UInt8] = (try? api.eventMessage(change, skipped: skipped, for: caller).serializedBytes()) ?? []
+        if shared { lastSharedValue = (change.home, change.revision, bytes) }
+        return bytes
     }
 
     // MARK: Ending

@@ -5,8 +5,9 @@ import Wire
 /// ``ConnectionStateMachine``, performs its actions, and owns the calls in flight. Loop thread only.
 ///
 /// Output: frames are appended to `outbound` and written when the event that produced them ends: a
-/// read, a tick, or a ``batch(_:)`` (so all the replies produced by one read leave in one write);
-/// output produced outside any of these (a timer, a late answer) is written at once.
+/// read, a tick, or a ``batch(_:)`` (so all the replies produced by one read leave in one write), or
+/// the server's ``RPCServer/batchingOutput(_:)`` (a commit's acknowledgements and events); output
+/// produced outside any of these (a timer, a late answer) is written at once.
 ///
 /// Memory: the connection stops reading while its unsent bytes are above the high watermark (the
 /// peer must read its replies before it may send more), and streaming calls see ``isWritable`` turn
@@ -27,6 +28,8 @@ final class ServerConnection: ConnectionDelegate {
     private var lastMethod: MethodRegistry.Method?
     /// Nesting depth of ``batch(_:)``; output is written when it returns to zero.
     private var batchDepth = 0
+    /// Output waits for the server's batch (the connection is in its flush list).
+    private var isOutputHeld = false
     private var isReadingPaused = false
     /// Set when the machine said close: the reason, and when, to force the close if the peer never
     /// reads the farewell.
@@ -256,9 +259,21 @@ final class ServerConnection: ConnectionDelegate {
         if batchDepth == 0 { flush() }
     }
 
-    /// Writes now unless a batch is open (which writes when it ends).
+    /// Writes now unless a batch is open (which writes when it ends): this connection's own, or the
+    /// server's (``RPCServer/batchingOutput(_:)``).
     private func scheduleFlush() {
-        if batchDepth == 0 { flush() }
+        guard batchDepth == 0, !isOutputHeld else { return }
+        if server.holdOutput(of: self) {
+            isOutputHeld = true
+        } else {
+            flush()
+        }
+    }
+
+    /// The server's output batch ended.
+    func flushHeldOutput() {
+        isOutputHeld = false
+        flush()
     }
 
     private func flush() {

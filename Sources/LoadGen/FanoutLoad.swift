@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import Histogram
+import UV
+
+/// Change fan-out: one characteristic's value changes at an open-loop rate, delivered to N
+/// subscribers; against `homed` (Subscribe, WriteCharacteristic) or Redis (SUBSCRIBE, PUBLISH), with
+/// the same loop, timing and histogram code. Prints deliveries/s and latency from each change's
+/// intended time to its delivery.
+struct FanoutLoad: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fanout",
+        abstract: "Change notifications to N subscribers at a target change rate; deliveries/s and latency."
+    )
+
+    enum Target: String, ExpressibleByArgument {
+        case homerpc, redis
+    }
+
+    @Option(help: "homerpc or redis.")
+    var target: Target = .homerpc
+
+    @Option(help: "Server address: HOST:PORT or unix:PATH.")
+    var endpoint = "127.0.0.1:7420"
+
+    @Option(help: "Subscribers that read everything.")
+    var subscribers = 1
+
+    @Option(help: "More subscribers that never take what they are sent (they must not slow the others).")
+    var stalled = 0
+
+    @Option(help: "Changes per second (open loop).")
+    var rate = 1000.0
+
+    @Option(help: "Producer connections.")
+    var producers = 4
+
+    @Option(help: "Seconds to measure.")
+    var duration = 5.0
+
+    @Option(help: "Seconds to run before measuring.")
+    var warmup = 1.0
+
+    @Option(help: "homerpc: file with a bearer token of a member of the home.")
+    var tokenFile: String?
+
+    @Option(help: "homerpc: the home's id (base64, as rpc-client --json prints it).")
+    var homeID: String?
+
+    @Option(help: "homerpc: the characteristic to write (base64); an unsigned integer format without limits.")
+    var characteristicID: String?
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    func validate() throws {
+        guard subscribers > 0, stalled >= 0, producers > 0, rate > 0, duration > 0, warmup >= 0 else {
+            throw ValidationError("--subscribers, --producers, --rate and --duration must be positive")
+        }
+        guard Endpoint(parsing: endpoint) != nil else {
+            throw ValidationError("--endpoint must be HOST:PORT or unix:PATH")
+        }
+        if target == .homerpc, tokenFile == nil || homeID == nil || characteristicID == nil {
+            throw ValidationError("--target homerpc needs --token-file, --home-id and --characteristic-id")
+        }
+    }
+
+    func run() throws {
+        let loop = try EventLoop()
+        let meter = FanoutMeter(rate: rate)
+        let server = Endpoint(parsing: endpoint)!
+        let fanout: any FanoutTarget
+        switch target {
+        case .redis:
+            fanout = RedisFanout(loop: loop, endpoint: server, meter: meter)
+        case .homerpc:
+            guard let token = try? String(contentsOfFile: tokenFile!, encoding: .utf8),
+                let home = Data(base64Encoded: homeID!), let characteristic = Data(base64Encoded: characteristicID!)
+            else { throw ValidationError("cannot read --token-file, or --home-id / --characteristic-id is not base64") }
+            fanout = HomeRPCFanout(
+                loop: loop,
+                endpoint: server,
+                meter: meter,
+                token: token.trimmingCharacters(in: .whitespacesAndNewlines),
+                home: home,
+                characteristic: characteristic
+            )
+        }
+        var failure: (any Error)?
+        try fanout.connectSubscribers(count: subscribers + stalled, stalled: stalled) { error in
+            failure = error
+            loop.stop()
+        }
+        loop.run()
+        try fanout.connectProducers(count: producers) { error in
+            failure = failure ?? error
+            loop.stop()
+        }
+        loop.run()
+        if let failure { throw ValidationError("connecting failed: \(failure)") }
+
+        // Production ticks every millisecond; the subscriptions settle during the warm-up.
+        let ticker = LoopTimer(loop: loop)
+        let phases = LoopTimer(loop: loop)
+        meter.begin()
+        ticker.start(after: .zero, repeating: .milliseconds(1)) {
+            meter.produce { fanout.send($0) }
+        }
+        phases.start(after: .milliseconds(Int(warmup * 1000))) {
+            meter.startMeasuring()
+            phases.start(after: .milliseconds(Int(duration * 1000))) {
+                meter.stopMeasuring()
+                loop.stop()
+            }
+        }
+        loop.run()
+        ticker.close()
+        phases.close()
+        fanout.close()
+        report(meter)
+    }
+
+    private func report(_ meter: FanoutMeter) {
+        let seconds = meter.measuredSeconds
+        let histogram = meter.latency
+        let changesPerSecond = Double(meter.sent) / seconds
+        let deliveriesPerSecond = Double(meter.deliveries) / seconds
+        if json {
+            let fields: [(String, String)] = [
+                ("target", "\"\(target.rawValue)\""), ("subscribers", "\(subscribers)"), ("stalled", "\(stalled)"),
+                ("rate", String(format: "%.0f", rate)), ("seconds", String(format: "%.3f", seconds)),
+                ("changes_per_second", String(format: "%.0f", changesPerSecond)),
+                ("deliveries_per_second", String(format: "%.0f", deliveriesPerSecond)),
+                ("errors", "\(meter.errors)"),
+                ("p50_us", "\(histogram.valueAtPercentile(50))"), ("p99_us", "\(histogram.valueAtPercentile(99))"),
+                ("max_us", "\(histogram.max)"),
+            ]
+            print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
+        } else {
+            print(
+                "\(target.rawValue): \(subscribers) subscribers (+\(stalled) stalled), \(Int(rate)) changes/s offered"
+            )
+            print(
+                "changes/s: \(String(format: "%.0f", changesPerSecond))  deliveries/s: "
+                    + "\(String(format: "%.0f", deliveriesPerSecond))  errors: \(meter.errors)"
+            )
+            print(
+                "latency µs (change sent → delivered): p50 \(histogram.valueAtPercentile(50))  "
+                    + "p99 \(histogram.valueAtPercentile(99))  max \(histogram.max)"
+            )
+        }
+    }
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Change notification fan-out against Redis pub/sub, side by side in one run, with one client for
+# both (loadgen fanout): one characteristic's value changes at an open-loop rate (WriteCharacteristic,
+# answered once fsynced; the event follows the commit) and 1, 10 and 100 subscribers receive each
+# change (Subscribe with the characteristic named); against PUBLISH to one channel with 1, 10 and 100
+# SUBSCRIBE connections (Redis does not persist pub/sub). Latency runs from each change's intended
+# time to its delivery. Then a slow-subscriber check: 10 subscribers that never take anything beside
+# one that reads, for STALL_SECONDS, with the server's RSS before and after.
+# Servers on CPU 0, load on CPU 1. Run from the repository root:
+#   bench/fanout-vs-redis.sh > /tmp/fanout.md
+#
+# Environment: SECONDS_PER_RUN (default 5), RATES (default "1000 5000 20000"), STALL_SECONDS (30).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_RUN="${SECONDS_PER_RUN:-5}"
+RATES="${RATES:-1000 5000 20000}"
+STALL_SECONDS="${STALL_SECONDS:-30}"
+HOMED_PORT=7433
+REDIS_PORT=6393
+
+scripts/install-packages.sh
+if ! command -v redis-server >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+fi
+for product in homed loadgen rpc-client; do swift build -c release --product "$product" >&2; done
+BIN="$(swift build -c release --show-bin-path)"
+WORK="$(mktemp -d)"
+
+cleanup() {
+    kill "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+(cd "$WORK" && exec taskset -c 0 "$BIN/homed" --port "$HOMED_PORT" --log-level warning) &
+HOMED_PID=$!
+taskset -c 0 redis-server --port "$REDIS_PORT" --dir "$WORK" --save "" --appendonly no --daemonize no \
+    --loglevel warning >/dev/null &
+REDIS_PID=$!
+sleep 1
+rc() { "$BIN/rpc-client" "$@" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token"; }
+home=$(rc home add Bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+# A custom characteristic: an unsigned integer without limits carries each change's sequence number.
+characteristic=$(
+    rc call home.v1.HomeService/AddAccessory "{\"homeId\": \"$home\", \"accessory\": {\"name\": \"Counter\",
+        \"services\": [{\"type\": \"B0A40001-0000-1000-8000-000000000001\", \"characteristics\": [
+        {\"type\": \"B0A40002-0000-1000-8000-000000000001\",
+         \"properties\": {\"readable\": true, \"writable\": true, \"supportsEventNotification\": true},
+         \"metadata\": {\"format\": \"CHARACTERISTIC_FORMAT_UINT32\"}}]}]}}" |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["accessories"][0]["services"][0]["characteristics"][0]["id"])'
+)
+
+fanout() {  # target subscribers rate [stalled [seconds]]
+    local extra=()
+    [ "$1" = homerpc ] && extra=(--token-file "$WORK/homed-owner.token" --home-id "$home" --characteristic-id "$characteristic")
+    local port=$HOMED_PORT; [ "$1" = redis ] && port=$REDIS_PORT
+    taskset -c 1 "$BIN/loadgen" fanout --target "$1" --endpoint "127.0.0.1:$port" --subscribers "$2" --rate "$3" \
+        --stalled "${4:-0}" --duration "${5:-$SECONDS_PER_RUN}" --warmup 1 --json "${extra[@]}"
+}
+field() { sed -E "s/.*\"$1\": ([0-9.]+).*/\1/" <<<"$2"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f", a / b }'; }
+rss_kib() { awk '/VmRSS/ { print $2 }' "/proc/$1/status"; }
+
+echo "| subscribers | changes/s offered | homed deliveries/s | redis deliveries/s | ratio | homed p50 / p99 µs | redis p50 / p99 µs |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
+for subscribers in 1 10 100; do
+    for rate in $RATES; do
+        ours=$(fanout homerpc "$subscribers" "$rate")
+        theirs=$(fanout redis "$subscribers" "$rate")
+        for out in "$ours" "$theirs"; do
+            if [ "$(field errors "$out")" != 0 ]; then echo "loadgen reported errors: $out" >&2; exit 1; fi
+        done
+        echo "| $subscribers | $rate | $(field deliveries_per_second "$ours") | $(field deliveries_per_second "$theirs") |" \
+            "$(ratio "$(field deliveries_per_second "$ours")" "$(field deliveries_per_second "$theirs")") |" \
+            "$(field p50_us "$ours") / $(field p99_us "$ours") | $(field p50_us "$theirs") / $(field p99_us "$theirs") |"
+    done
+done
+
+echo
+echo "Slow subscribers: 1 reading subscriber, alone and beside 10 that never take anything, 20,000 changes/s."
+echo
+echo "| run | seconds | homed RSS before → after (KiB) | reader deliveries/s | reader p50 / p99 µs |"
+echo "|---|---:|---:|---:|---:|"
+alone=$(fanout homerpc 1 20000 0 "$SECONDS_PER_RUN")
+echo "| reader alone | $SECONDS_PER_RUN | $(rss_kib "$HOMED_PID") | $(field deliveries_per_second "$alone") | $(field p50_us "$alone") / $(field p99_us "$alone") |"
+before=$(rss_kib "$HOMED_PID")
+fanout homerpc 1 20000 10 "$STALL_SECONDS" >"$WORK/stalled.json" &
+LOAD_PID=$!
+peak=$before
+while kill -0 "$LOAD_PID" 2>/dev/null; do  # the peak while the stalled subscribers are connected
+    now=$(rss_kib "$HOMED_PID"); [ "$now" -gt "$peak" ] && peak=$now
+    sleep 1
+done
+wait "$LOAD_PID"
+stalled=$(cat "$WORK/stalled.json")
+echo "| beside 10 stalled | $STALL_SECONDS | $before → $peak (peak) | $(field deliveries_per_second "$stalled") | $(field p50_us "$stalled") / $(field p99_us "$stalled") |"
