@@ -23,6 +23,8 @@ final class Subscription {
     let characteristics: Set<CharacteristicID>
     let includeOwnChanges: Bool
 
+    /// Set by the hub when the stream opens.
+    var serial = 0
     var homes: [HomeID: Progress] = [:]
     var pending: PendingEvents
     var openings = 0

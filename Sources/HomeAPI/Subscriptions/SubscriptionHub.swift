@@ -35,7 +35,14 @@ final class SubscriptionHub {
     private unowned let api: HomeAPI
     private var store: HomeStore { api.store }
     let maxPendingLayoutEvents: Int
-    private var subscriptions: [ObjectIdentifier: Subscription] = [:]
+    /// Every open stream, by serial number (never reused, so a late callback cannot reach another).
+    private var subscriptions: [Int: Subscription] = [:]
+    private var nextSerial = 0
+    /// The streams following each home, so that a change visits only those.
+    private var followers: [HomeID: [Int: Subscription]] = [:]
+    /// The streams of every home of their account: they also look at homes they do not follow yet,
+    /// for the account's new homes.
+    private var followersOfEveryHome: [Int: Subscription] = [:]
     /// The latest value change as sent to subscribers (see ``encoded(_:skipped:for:)``).
     private var lastSharedValue: (home: HomeID, revision: UInt64, bytes: [UInt8])?
 
@@ -51,14 +58,19 @@ final class SubscriptionHub {
 
     /// Starts a stream for a checked request: `starts` says where it begins in each home.
     func open(_ subscription: Subscription, starts: [(HomeID, Start)]) {
-        subscriptions[ObjectIdentifier(subscription)] = subscription
-        subscription.call.onCancel = { [weak self, weak subscription] in
-            guard let self, let subscription else { return }
-            self.forget(subscription)
+        nextSerial += 1
+        subscription.serial = nextSerial
+        let id = subscription.serial
+        subscriptions[id] = subscription
+        if subscription.followsEveryHome { followersOfEveryHome[id] = subscription }
+        // Callbacks find the subscription by id: a weak reference would give it a side table, and
+        // every retain on the delivery path would take the slow path (seen in profiles). The hub
+        // lives as long as the API.
+        subscription.call.onCancel = { [unowned self] in
+            if let subscription = subscriptions[id] { forget(subscription) }
         }
-        subscription.call.onWritable = { [weak self, weak subscription] in
-            guard let self, let subscription else { return }
-            self.flush(subscription)
+        subscription.call.onWritable = { [unowned self] in
+            if let subscription = subscriptions[id] { flush(subscription) }
         }
         for (home, start) in starts { begin(home, in: subscription, start) }
         if !subscription.followsEveryHome && subscription.homes.isEmpty { subscription.endsWhenDrained = true }
@@ -69,7 +81,7 @@ final class SubscriptionHub {
     private func begin(_ home: HomeID, in subscription: Subscription, _ start: Start) {
         subscription.openings += 1
         let opening = subscription.openings
-        subscription.homes[home] = .opening(opening)
+        follow(home, by: subscription, from: .opening(opening))
         let after: UInt64
         var prepared: [UInt8]?
         if case .after(let revision) = start {
@@ -84,10 +96,11 @@ final class SubscriptionHub {
         }
         // The state read now may include changes still being committed: send nothing of this home
         // before they are durable, so a revision the subscriber sees can never be taken back.
-        store.whenCommitted(store.currentTicket) { [weak self, weak subscription] failure in
-            guard let self, let subscription, !subscription.isClosed,
-                case .opening(opening)? = subscription.homes[home]
-            else { return }
+        let id = subscription.serial
+        store.whenCommitted(store.currentTicket) { [unowned self] failure in
+            guard let subscription = subscriptions[id], case .opening(opening)? = subscription.homes[home] else {
+                return
+            }
             if let failure {
                 self.end(subscription, CallStatus(code: .internal, message: "the store stopped: \(failure)"))
                 return
@@ -144,8 +157,11 @@ final class SubscriptionHub {
 
     /// The store's change observer: every committed change, in revision order per home.
     func publish(_ change: HomeChange) {
-        guard !subscriptions.isEmpty else { return }
-        for subscription in subscriptions.values {
+        var audience = followers[change.home].map { Array($0.values) } ?? []
+        if !followersOfEveryHome.isEmpty && (change.event.kind == .homeAdded || change.event.kind == .userAdded) {
+            audience += followersOfEveryHome.values.filter { $0.homes[change.home] == nil }
+        }
+        for subscription in audience {
             consider(change, for: subscription)
             flush(subscription)
         }
@@ -157,7 +173,7 @@ final class SubscriptionHub {
         guard let progress = subscription.homes[change.home] else {
             guard subscription.followsEveryHome else { return }
             if change.event.kind == .homeAdded, change.initiator == .account(account) {
-                subscription.homes[change.home] = .live(after: change.revision - 1)
+                follow(change.home, by: subscription, from: .live(after: change.revision - 1))
                 consider(change, for: subscription)
             } else if change.event.kind == .userAdded, change.event.object == account.raw {
                 begin(change.home, in: subscription, .joined(change.initiator))
@@ -168,7 +184,12 @@ final class SubscriptionHub {
         subscription.homes[change.home] = .live(after: change.revision)
         let leaves = subscription.endsMembership(change)
         let wanted = subscription.wants(change) { [store] in store.notificationEnabled(on: $0, for: account) }
-        if leaves || wanted, subscription.pending.append(change, always: leaves) == .overflow {
+        guard leaves || wanted else { return }
+        if subscription.pending.isEmpty && subscription.call.isWritable {
+            // Keeping up: straight out, without queueing.
+            subscription.call.send(encoded(change, skipped: 0, for: subscription.caller))
+            if subscription.call.hasEnded { forget(subscription) }
+        } else if subscription.pending.append(change, always: leaves) == .overflow {
             resynchronise(subscription)
             return
         }
@@ -184,8 +205,14 @@ final class SubscriptionHub {
         }
     }
 
+    private func follow(_ home: HomeID, by subscription: Subscription, from progress: Subscription.Progress) {
+        subscription.homes[home] = progress
+        followers[home, default: [:]][subscription.serial] = subscription
+    }
+
     private func stopFollowing(_ home: HomeID, in subscription: Subscription) {
         subscription.homes[home] = nil
+        unindex(subscription, from: home)
         if !subscription.followsEveryHome && subscription.homes.isEmpty { subscription.endsWhenDrained = true }
     }
 
@@ -248,6 +275,13 @@ final class SubscriptionHub {
     private func forget(_ subscription: Subscription) {
         subscription.isClosed = true
         subscription.pending.removeAll()
-        subscriptions[ObjectIdentifier(subscription)] = nil
+        subscriptions[subscription.serial] = nil
+        followersOfEveryHome[subscription.serial] = nil
+        for home in subscription.homes.keys { unindex(subscription, from: home) }
+    }
+
+    private func unindex(_ subscription: Subscription, from home: HomeID) {
+        followers[home]?[subscription.serial] = nil
+        if followers[home]?.isEmpty == true { followers[home] = nil }
     }
 }
