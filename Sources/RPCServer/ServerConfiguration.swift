@@ -15,6 +15,9 @@ public struct ServerConfiguration: Sendable {
     public var timerResolutionMilliseconds: UInt64 = 100
     /// How long a closing connection may take to deliver its GOAWAY before it is cut.
     public var closeGracePeriodMilliseconds: UInt64 = 2_000
+    /// How long a call may wait for its request message after CALL_START (its deadline, if sooner,
+    /// applies instead): a peer cannot hold calls open by never sending their requests.
+    public var requestTimeoutMilliseconds: UInt64 = 10_000
     /// Methods a connection may call before it authenticates (health checks for probes); they run
     /// without a principal and do not authenticate the connection.
     public var unauthenticatedMethods: Set<String> = []

@@ -83,6 +83,24 @@ public struct CallStatus: Hashable, Sendable {
     }
 
     public static let ok = CallStatus(code: .ok)
+
+    /// The longest status message a server sends: a message may quote client input (an unknown
+    /// method's name), which must not come back at any length.
+    public static let maxServerMessageBytes = 1024
+
+    /// This status as it may travel in a CALL_END to a peer that accepts frames of at most
+    /// `maxFrameSize` bytes: the message cut (at a character boundary) to
+    /// ``maxServerMessageBytes`` and to what fits, and the details dropped if they cannot fit.
+    public func fitted(toFrameSize maxFrameSize: Int) -> CallStatus {
+        // Code (2 bytes) and message length (2 bytes) come before the message and the details.
+        var fitted = self
+        if 4 + details.count > maxFrameSize { fitted.details = [] }
+        let room = min(Self.maxServerMessageBytes, maxFrameSize - 4 - fitted.details.count)
+        if message.utf8.count > room {
+            fitted.message = String(decoding: FrameEncoder.clippedUTF8(message, to: room), as: UTF8.self)
+        }
+        return fitted
+    }
 }
 
 /// The sender's notice that it is closing the connection.

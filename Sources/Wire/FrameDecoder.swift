@@ -109,7 +109,11 @@ public struct FrameDecoder: Sendable {
     /// Validates everything the header alone can tell.
     private func decodeHeader(at index: Int) throws(WireError) -> FrameHeader {
         let length = Int(buffer.getUInt32(at: index))
-        guard length <= maxFrameSize else { throw .frameTooLarge(limit: maxFrameSize, actual: length) }
+        guard length <= maxFrameSize else {
+            // The magic read as a length is far above any limit: name the real fault.
+            if buffer[index..<(index + Preface.magic.count)].elementsEqual(Preface.magic) { throw .secondPreface }
+            throw .frameTooLarge(limit: maxFrameSize, actual: length)
+        }
         guard let type = FrameType(rawValue: buffer[index + 4]) else { throw .unknownFrameType(buffer[index + 4]) }
         let streamID = StreamID(buffer.getUInt32(at: index + 6))
         if type.isConnectionFrame {

@@ -103,10 +103,10 @@ public enum FrameEncoder {
 
     /// The UTF-8 bytes of `text`, cut to at most ``WireLimits/maxStatusMessageLength`` without
     /// splitting a character's encoding.
-    static func clippedUTF8(_ text: String) -> [UInt8] {
+    static func clippedUTF8(_ text: String, to limit: Int = WireLimits.maxStatusMessageLength) -> [UInt8] {
         var bytes = Array(text.utf8)
-        guard bytes.count > WireLimits.maxStatusMessageLength else { return bytes }
-        var end = WireLimits.maxStatusMessageLength
+        guard bytes.count > limit else { return bytes }
+        var end = max(0, limit)
         // Back up over continuation bytes (10xxxxxx) to the start of the cut scalar.
         while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
         bytes.removeSubrange(end...)

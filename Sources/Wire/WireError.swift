@@ -28,6 +28,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case zeroCreditIncrement(StreamID)
     /// The input ended in the middle of a frame (or the preface).
     case truncatedFrame(bufferedBytes: Int)
+    /// The protocol's magic arrived where a frame header belongs: the peer sent its preface twice.
+    case secondPreface
 
     public var description: String {
         switch self {
@@ -44,6 +46,7 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidSettingValue(let id, let value): "setting \(id) has invalid value \(value)"
         case .zeroCreditIncrement(let stream): "credit frame on \(stream) grants nothing"
         case .truncatedFrame(let count): "input ended inside a frame (\(count) bytes buffered)"
+        case .secondPreface: "a second preface: the preface is sent once, before the first frame"
         }
     }
 }

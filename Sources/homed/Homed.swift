@@ -44,6 +44,12 @@ struct Homed: ParsableCommand {
     @Option(help: "Seconds to wait for the PONG before closing.")
     var keepaliveTimeout = 10
 
+    @Option(help: "Seconds a new connection has to send its preface and SETTINGS.")
+    var handshakeTimeout = 10
+
+    @Option(help: "Seconds a call may wait for its request message after CALL_START.")
+    var requestTimeout = 10
+
     @Option(help: "Seconds a connection may stay without calls before it is closed; 0 disables.")
     var idleTimeout = 300
 
@@ -99,6 +105,8 @@ struct Homed: ParsableCommand {
         configuration.connection.keepaliveIntervalMilliseconds =
             keepaliveInterval > 0 ? UInt64(keepaliveInterval) * 1000 : nil
         configuration.connection.keepaliveTimeoutMilliseconds = UInt64(max(1, keepaliveTimeout)) * 1000
+        configuration.connection.handshakeTimeoutMilliseconds = UInt64(max(1, handshakeTimeout)) * 1000
+        configuration.requestTimeoutMilliseconds = UInt64(max(1, requestTimeout)) * 1000
         configuration.connection.idleTimeoutMilliseconds = idleTimeout > 0 ? UInt64(idleTimeout) * 1000 : nil
         configuration.connection.drainGracePeriodMilliseconds = UInt64(max(0, drainGracePeriod)) * 1000
         // Probes check health without a token; everything else needs one.

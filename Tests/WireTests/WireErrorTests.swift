@@ -36,6 +36,12 @@ import Wire
             error: .badMagic
         ),
         Case(name: "wrong first byte alone", bytes: [0x16], expectsPreface: true, error: .badMagic),
+        Case(
+            name: "the preface again where a frame belongs",
+            bytes: Preface.magic + [0, 1] + Preface.magic + [0, 1, 0, 0],
+            expectsPreface: true,
+            error: .secondPreface
+        ),
         Case(name: "version 2", bytes: Preface.magic + [0, 2], expectsPreface: true, error: .unsupportedVersion(2)),
         Case(name: "version 0", bytes: Preface.magic + [0, 0], expectsPreface: true, error: .unsupportedVersion(0)),
         Case(
@@ -193,12 +199,13 @@ import Wire
         case .invalidSettingValue: "invalidSettingValue"
         case .zeroCreditIncrement: "zeroCreditIncrement"
         case .truncatedFrame: "truncatedFrame"
+        case .secondPreface: "secondPreface"
         }
     }
 
     @Test func everyErrorCaseIsCovered() {
         let covered = Set(Self.cases.map { Self.caseName($0.error) } + ["truncatedFrame"])
-        #expect(covered.count == 13)
+        #expect(covered.count == 14)
     }
 
     @Test func errorsDescribeThemselves() {

@@ -108,6 +108,13 @@ public struct ConnectionStateMachine: Sendable {
 
     // MARK: Events
 
+    /// Bytes arrived from the peer: it is alive, even in the middle of a long frame (keepalive counts
+    /// any byte, not whole frames, so a slow upload of one large frame is not cut off).
+    public mutating func bytesReceived(now: UInt64) {
+        lastReceivedAt = now
+        outstandingPing = nil
+    }
+
     /// A frame arrived from the peer.
     public mutating func frameReceived(_ frame: Frame, now: UInt64) -> Action {
         lastReceivedAt = now

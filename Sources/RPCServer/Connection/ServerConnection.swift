@@ -24,6 +24,9 @@ final class ServerConnection: ConnectionDelegate {
     private var calls = StreamTable<ServerCall>()
     private var deadlineTimers: [StreamID: LoopTimer] = [:]
     private var waitingForWritability: [StreamID: ServerCall] = [:]
+    /// Calls started by the read in progress; those whose request is not in the same read get a
+    /// timer (``limitWaitForRequests(now:)``).
+    private var awaitingRequest: [StreamID] = []
     private var principal: (any Principal)?
     private var lastMethod: MethodRegistry.Method?
     /// Nesting depth of ``batch(_:)``; output is written when it returns to zero.
@@ -57,6 +60,7 @@ final class ServerConnection: ConnectionDelegate {
     func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {
         decoder.append(bytes)
         let now = connection.loop.now
+        machine.bytesReceived(now: now)
         batch {
             do throws(WireError) {
                 while !machine.isClosed, let frame = try decoder.nextFrame() {
@@ -66,6 +70,7 @@ final class ServerConnection: ConnectionDelegate {
                 perform(machine.decodingFailed(error))
             }
         }
+        if !awaitingRequest.isEmpty { limitWaitForRequests(now: now) }
         if !isWritable && closing == nil {
             // Backpressure: let the peer's replies drain before reading more of its requests.
             connection.stopReading()
@@ -111,7 +116,7 @@ final class ServerConnection: ConnectionDelegate {
         case .startCall(let streamID, let start):
             startCall(streamID, start)
         case .refuseCall(let streamID, let status):
-            FrameEncoder.encode(.callEnd(streamID, status), into: &outbound)
+            encodeCallEnd(streamID, status)
             server.metrics.recordRefusal(status.code)
         case .deliverMessage(let streamID, let payload, let endStream):
             deliver(payload, endStream: endStream, to: streamID)
@@ -168,6 +173,23 @@ final class ServerConnection: ConnectionDelegate {
         )
         call.handler = method.handler
         calls.insert(call, for: streamID)
+        awaitingRequest.append(streamID)
+    }
+
+    /// The deadline runs from reading CALL_START, and no call waits for its request longer than
+    /// the request timeout: a timer for each call started by this read whose request has not come.
+    private func limitWaitForRequests(now: UInt64) {
+        let limit = now + server.configuration.requestTimeoutMilliseconds
+        for streamID in awaitingRequest {
+            guard let call = calls[streamID], call.handler != nil, !call.hasEnded else { continue }
+            let expiry = min(call.deadline ?? limit, limit)
+            let message =
+                expiry == call.deadline
+                ? "deadline exceeded before the request arrived"
+                : "the request message did not arrive within \(server.configuration.requestTimeoutMilliseconds) ms"
+            startTimer(for: call, at: expiry, message: message)
+        }
+        awaitingRequest.removeAll(keepingCapacity: true)
     }
 
     /// Clients tend to call one method many times in a row: comparing the name with the last one is
@@ -190,26 +212,31 @@ final class ServerConnection: ConnectionDelegate {
             call.fail(CallStatus(code: .invalidArgument, message: "the request message must carry END_STREAM"))
             return
         }
+        // A timer that waited for the request is done; the deadline (if any) takes over.
+        if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: streamID)?.close() }
         handler(call, payload)
         if !call.hasEnded, let deadline = call.deadline {
-            armDeadline(deadline, for: call)
+            startTimer(for: call, at: deadline, message: "deadline exceeded")
         }
     }
 
-    private func armDeadline(_ deadline: UInt64, for call: ServerCall) {
+    private func startTimer(for call: ServerCall, at expiry: UInt64, message: String) {
         let timer = LoopTimer(loop: connection.loop)
         deadlineTimers[call.streamID] = timer
-        let delay = deadline > connection.loop.now ? deadline - connection.loop.now : 0
-        timer.start(after: .milliseconds(delay)) { [weak self, weak call] in
-            guard let self, let call else { return }
-            self.deadlineExpired(for: call)
+        let delay = expiry > connection.loop.now ? expiry - connection.loop.now : 0
+        // Found again by stream id (ids are never reused on a connection): a weak reference would
+        // give every such call a side table.
+        let streamID = call.streamID
+        timer.start(after: .milliseconds(delay)) { [weak self] in
+            guard let self, let call = self.calls[streamID] else { return }
+            self.deadlineExpired(for: call, message: message)
         }
     }
 
-    private func deadlineExpired(for call: ServerCall) {
+    private func deadlineExpired(for call: ServerCall, message: String) {
         guard !call.hasEnded else { return }
-        let status = CallStatus(code: .deadlineExceeded, message: "deadline exceeded")
-        FrameEncoder.encode(.callEnd(call.streamID, status), into: &outbound)
+        let status = CallStatus(code: .deadlineExceeded, message: message)
+        encodeCallEnd(call.streamID, status)
         calls.removeValue(for: call.streamID)
         finishBookkeeping(for: call, status: status)
         call.cancel()
@@ -217,7 +244,7 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     private func refuse(_ streamID: StreamID, _ status: CallStatus) {
-        FrameEncoder.encode(.callEnd(streamID, status), into: &outbound)
+        encodeCallEnd(streamID, status)
         server.metrics.recordRefusal(status.code)
         perform(machine.callEnded(streamID, now: connection.loop.now))
     }
@@ -231,7 +258,7 @@ final class ServerConnection: ConnectionDelegate {
 
     func callEnded(_ call: ServerCall, status: CallStatus) {
         guard calls.removeValue(for: call.streamID) != nil else { return }
-        FrameEncoder.encode(.callEnd(call.streamID, status), into: &outbound)
+        encodeCallEnd(call.streamID, status)
         finishBookkeeping(for: call, status: status)
         scheduleFlush()
     }
@@ -250,6 +277,12 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     // MARK: Output
+
+    /// Every CALL_END goes through here: it must fit the peer's frame limit, and its message may
+    /// quote client input.
+    private func encodeCallEnd(_ streamID: StreamID, _ status: CallStatus) {
+        FrameEncoder.encode(.callEnd(streamID, status.fitted(toFrameSize: peerMaxFrameSize)), into: &outbound)
+    }
 
     /// Runs `body` and writes everything it produced in one write at the end.
     func batch(_ body: () -> Void) {
@@ -337,6 +370,8 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     private func cancelAllCalls() {
+        for timer in deadlineTimers.values { timer.close() }
+        deadlineTimers = [:]
         let open = calls.allValues
         calls = StreamTable()
         waitingForWritability = [:]
