@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "HomeAPITests",
             dependencies: [
-                "HomeClient", "HomeAPI", "HomeProto", "RPCClient", "UV", "Wire", "homed",
+                "HomeClient", "HomeAPI", "HomeProto", "RPCClient", "UV", "Wire", "homed", "rpc-client",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSettings

@@ -3,6 +3,8 @@
 # loopback: a cached read (home.v1.HomeService/ReadCharacteristic) against GET, and a durable write
 # (WriteCharacteristic, answered after its fsynced commit) against SET with appendfsync always and
 # everysec; 1 and 50 connections, pipeline depth 1 and 16. Servers on CPU 0, load on CPU 1.
+# One client loads both servers: loadgen speaks our protocol and RESP with the same loop, pipelining
+# and timing code, and the ratio compares those two columns; redis-benchmark is a second reference.
 # Run from the repository root:  bench/characteristic-vs-redis.sh > /tmp/characteristic.md
 #
 # Environment: SECONDS_PER_RUN (default 5), REPEATS (default 3; the median is reported).
@@ -72,6 +74,15 @@ start_redis() {  # extra redis-server arguments
     sleep 1
 }
 
+loadgen_redis_rate() {  # command connections depth
+    for _ in $(seq "$REPEATS"); do
+        out=$(taskset -c 1 "$BIN/loadgen" unary --target redis --redis-command "$1" --endpoint "127.0.0.1:$REDIS_PORT" \
+            --connections "$2" --depth "$3" --duration "$SECONDS_PER_RUN" --warmup 1 --json)
+        if ! grep -q '"errors": 0,' <<<"$out"; then echo "loadgen reported errors: $out" >&2; exit 1; fi
+        sed -E 's/.*"calls_per_second": ([0-9]+).*/\1/' <<<"$out"
+    done | median
+}
+
 redis_rate() {  # test connections depth requests-per-second-guess
     local requests=$(( $4 * SECONDS_PER_RUN ))
     for _ in $(seq "$REPEATS"); do
@@ -82,15 +93,16 @@ redis_rate() {  # test connections depth requests-per-second-guess
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-echo "| workload | connections | depth | homed calls/s | redis ops/s | ratio |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| workload | connections | depth | homed calls/s | redis ops/s (loadgen) | ratio | redis ops/s (redis-benchmark) |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 start_redis --appendonly no
 for connections in 1 50; do
     for depth in 1 16; do
         guess=$(( connections * depth * 20000 )); [ "$guess" -gt 1500000 ] && guess=1500000
         ours=$(homed_rate ReadCharacteristic "$READ_HEX" "$connections" "$depth")
-        theirs=$(redis_rate get "$connections" "$depth" "$guess")
-        echo "| cached read vs GET | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") |"
+        theirs=$(loadgen_redis_rate GET "$connections" "$depth")
+        reference=$(redis_rate get "$connections" "$depth" "$guess")
+        echo "| cached read vs GET | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $reference |"
     done
 done
 for fsync in always everysec; do
@@ -99,8 +111,9 @@ for fsync in always everysec; do
         for depth in 1 16; do
             guess=$(( connections * depth * 5000 )); [ "$guess" -gt 400000 ] && guess=400000
             ours=$(homed_rate WriteCharacteristic "$WRITE_HEX" "$connections" "$depth")
-            theirs=$(redis_rate set "$connections" "$depth" "$guess")
-            echo "| durable write vs SET (appendfsync $fsync) | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") |"
+            theirs=$(loadgen_redis_rate SET "$connections" "$depth")
+            reference=$(redis_rate set "$connections" "$depth" "$guess")
+            echo "| durable write vs SET (appendfsync $fsync) | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $reference |"
         done
     done
 done

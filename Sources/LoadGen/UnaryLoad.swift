@@ -11,7 +11,7 @@ import Wire
 struct UnaryLoad: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unary",
-        abstract: "Pipelined unary calls on N connections; prints calls/s and latency percentiles."
+        abstract: "Pipelined unary calls (or Redis commands) on N connections; prints calls/s and latency percentiles."
     )
 
     @Option(help: "Server address: HOST:PORT or unix:PATH.")
@@ -28,6 +28,16 @@ struct UnaryLoad: ParsableCommand {
 
     @Option(help: "Seconds to run before measuring.")
     var warmup = 1.0
+
+    enum Target: String, ExpressibleByArgument {
+        case homerpc, redis
+    }
+
+    @Option(help: "homerpc, or redis (RESP over the same loop, pipelining and timing: one client for both).")
+    var target: Target = .homerpc
+
+    @Option(help: "redis: GET or SET (of one 2-byte value).")
+    var redisCommand = "GET"
 
     @Option(help: "Method to call.")
     var method = "home.v1.Health/Check"
@@ -56,6 +66,33 @@ struct UnaryLoad: ParsableCommand {
     }
 
     func run() throws {
+        let loop = try EventLoop()
+        let meter = CallMeter()
+        let drivers: [any PipelinedDriver]
+        switch target {
+        case .homerpc: drivers = try connectHomeRPC(loop: loop, meter: meter)
+        case .redis: drivers = try connectRedis(loop: loop, meter: meter)
+        }
+
+        let phases = LoopTimer(loop: loop)
+        phases.start(after: .zero) {
+            for driver in drivers { driver.fill() }
+            phases.start(after: .milliseconds(Int(warmup * 1000))) {
+                meter.startMeasuring()
+                phases.start(after: .milliseconds(Int(duration * 1000))) {
+                    meter.stopMeasuring()
+                    loop.stop()
+                }
+            }
+        }
+        loop.run()
+        phases.close()
+        for driver in drivers { driver.stop() }
+        report(meter)
+    }
+
+    /// One ``UnaryDriver`` per connection, each keeping `depth` calls in flight.
+    private func connectHomeRPC(loop: EventLoop, meter: CallMeter) throws -> [any PipelinedDriver] {
         let request = try Self.bytes(fromHex: requestHex)
         var authorization: [MetadataEntry] = []
         if let tokenFile {
@@ -65,59 +102,78 @@ struct UnaryLoad: ParsableCommand {
             let bearer = "Bearer " + token.trimmingCharacters(in: .whitespacesAndNewlines)
             authorization = [MetadataEntry(key: "authorization", value: Array(bearer.utf8))]
         }
-        let loop = try EventLoop()
-        let driver = UnaryDriver(method: method, request: request, depth: depth, authorization: authorization)
-        var connected: [ClientConnection] = []
+        var drivers: [any PipelinedDriver] = []
         var failures: [RPCError] = []
         for _ in 0..<connections {
             try ClientConnection.connect(to: try parsedEndpoint(), on: loop) { result in
                 switch result {
-                case .success(let connection): connected.append(connection)
+                case .success(let connection):
+                    drivers.append(
+                        UnaryDriver(
+                            connection: connection,
+                            method: method,
+                            request: request,
+                            depth: depth,
+                            authorization: authorization,
+                            meter: meter
+                        )
+                    )
                 case .failure(let error): failures.append(error)
                 }
-                if connected.count + failures.count == connections { loop.stop() }
+                if drivers.count + failures.count == connections { loop.stop() }
             }
         }
         loop.run()
         guard failures.isEmpty else {
             throw ValidationError("\(failures.count) of \(connections) connections failed: \(failures[0])")
         }
+        return drivers
+    }
 
-        let phases = LoopTimer(loop: loop)
-        phases.start(after: .zero) {
-            for connection in connected { connection.batch { driver.drive(connection) } }
-            phases.start(after: .milliseconds(Int(warmup * 1000))) {
-                driver.startMeasuring()
-                phases.start(after: .milliseconds(Int(duration * 1000))) {
-                    driver.stopMeasuring()
-                    loop.stop()
+    /// One ``RedisDriver`` per connection: the same pipelining, over RESP.
+    private func connectRedis(loop: EventLoop, meter: CallMeter) throws -> [any PipelinedDriver] {
+        let command: [UInt8]
+        switch redisCommand.uppercased() {
+        case "GET": command = RESPReader.command(["GET", RedisDriver.key])
+        case "SET": command = RESPReader.command(["SET", RedisDriver.key, "50"])
+        default: throw ValidationError("--redis-command must be GET or SET")
+        }
+        var drivers: [any PipelinedDriver] = []
+        var failures: [UVError] = []
+        for _ in 0..<connections {
+            try Connection.connect(to: try parsedEndpoint(), on: loop) { result in
+                switch result {
+                case .success(let connection):
+                    drivers.append(RedisDriver(connection: connection, command: command, depth: depth, meter: meter))
+                case .failure(let error): failures.append(error)
                 }
+                if drivers.count + failures.count == connections { loop.stop() }
             }
         }
         loop.run()
-        driver.isStopping = true
-        phases.close()
-        for connection in connected { connection.close() }
-        try loop.close()
-        report(driver)
+        guard failures.isEmpty else {
+            throw ValidationError("\(failures.count) of \(connections) connections failed: \(failures[0])")
+        }
+        return drivers
     }
 
-    private func report(_ driver: UnaryDriver) {
-        let seconds = driver.measuredSeconds
-        let rate = Double(driver.completed) / seconds
-        let histogram = driver.latency
+    private func report(_ meter: CallMeter) {
+        let seconds = meter.measuredSeconds
+        let rate = Double(meter.completed) / seconds
+        let histogram = meter.latency
+        let what = target == .redis ? redisCommand.uppercased() : method
         if json {
             let fields: [(String, String)] = [
-                ("connections", "\(connections)"), ("depth", "\(depth)"), ("seconds", String(format: "%.3f", seconds)),
-                ("calls", "\(driver.completed)"), ("errors", "\(driver.errors)"),
-                ("calls_per_second", String(format: "%.0f", rate)),
+                ("target", "\"\(target.rawValue)\""), ("connections", "\(connections)"), ("depth", "\(depth)"),
+                ("seconds", String(format: "%.3f", seconds)), ("calls", "\(meter.completed)"),
+                ("errors", "\(meter.errors)"), ("calls_per_second", String(format: "%.0f", rate)),
                 ("p50_us", "\(histogram.valueAtPercentile(50))"), ("p90_us", "\(histogram.valueAtPercentile(90))"),
                 ("p99_us", "\(histogram.valueAtPercentile(99))"), ("max_us", "\(histogram.max)"),
             ]
             print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
         } else {
-            print("\(connections) connections × depth \(depth), \(method), \(String(format: "%.1f", seconds)) s")
-            print("calls: \(driver.completed)  errors: \(driver.errors)  calls/s: \(String(format: "%.0f", rate))")
+            print("\(connections) connections × depth \(depth), \(what), \(String(format: "%.1f", seconds)) s")
+            print("calls: \(meter.completed)  errors: \(meter.errors)  calls/s: \(String(format: "%.0f", rate))")
             print(
                 "latency µs: p50 \(histogram.valueAtPercentile(50))  p90 \(histogram.valueAtPercentile(90))  "
                     + "p99 \(histogram.valueAtPercentile(99))  p99.9 \(histogram.valueAtPercentile(99.9))  max \(histogram.max)"
@@ -137,62 +193,52 @@ struct UnaryLoad: ParsableCommand {
     }
 }
 
-/// Keeps every connection's pipeline full and records each call's latency while measuring.
-final class UnaryDriver {
+/// Keeps one connection's pipeline of unary calls full.
+final class UnaryDriver: PipelinedDriver {
+    let connection: ClientConnection
     let method: String
     let request: [UInt8]
     let depth: Int
-    private(set) var latency = Histogram<UInt64>(
-        highestTrackableValue: 60_000_000,
-        numberOfSignificantValueDigits: .three
-    )
-    private(set) var completed = 0
-    private(set) var errors = 0
-    private var isMeasuring = false
-    var isStopping = false
-    private var measureStart = ContinuousClock.now
-    private var measureEnd = ContinuousClock.now
+    let meter: CallMeter
+    private var isStopping = false
+    /// Sent with the connection's first call only: it authenticates the connection.
+    private var authorization: [MetadataEntry]
 
-    /// Sent with each connection's first call only: it authenticates the connection.
-    let authorization: [MetadataEntry]
-    private var authenticated: Set<ObjectIdentifier> = []
-
-    init(method: String, request: [UInt8], depth: Int, authorization: [MetadataEntry]) {
+    init(
+        connection: ClientConnection,
+        method: String,
+        request: [UInt8],
+        depth: Int,
+        authorization: [MetadataEntry],
+        meter: CallMeter
+    ) {
+        self.connection = connection
         self.method = method
         self.request = request
         self.depth = depth
         self.authorization = authorization
+        self.meter = meter
     }
 
-    var measuredSeconds: Double {
-        let (seconds, attoseconds) = measureStart.duration(to: measureEnd).components
-        return Double(seconds) + Double(attoseconds) / 1e18
+    func fill() {
+        connection.batch {
+            for _ in 0..<depth { call() }
+        }
     }
 
-    func startMeasuring() {
-        isMeasuring = true
-        measureStart = .now
+    func stop() {
+        isStopping = true
+        connection.close()
     }
 
-    func stopMeasuring() {
-        isMeasuring = false
-        measureEnd = .now
-    }
-
-    func drive(_ connection: ClientConnection) {
-        for _ in 0..<depth { call(on: connection) }
-    }
-
-    private func call(on connection: ClientConnection) {
+    private func call() {
         guard !isStopping, connection.isOpen else { return }
         let start = ContinuousClock.now
-        let metadata = authenticated.insert(ObjectIdentifier(connection)).inserted ? authorization : []
+        let metadata = authorization
+        authorization = []
         connection.unary(method, request: request, metadata: metadata) { [unowned self] result in
-            if self.isMeasuring {
-                _ = self.latency.record(start.duration(to: .now).wholeMicroseconds)
-                if case .failure = result { self.errors += 1 } else { self.completed += 1 }
-            }
-            self.call(on: connection)
+            if case .failure = result { meter.record(since: start, failed: true) } else { meter.record(since: start) }
+            call()
         }
     }
 }

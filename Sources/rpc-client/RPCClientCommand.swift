@@ -11,7 +11,7 @@ struct RPCClientCommand: AsyncParsableCommand {
             2 health: not serving.
             """,
         subcommands: [
-            HomeCommand.self, RoomCommand.self, ZoneCommand.self, AccessoryCommand.self,
+            HomeCommand.self, RoomCommand.self, ZoneCommand.self, AccessoryCommand.self, ServiceCommand.self,
             CharacteristicCommand.self, ServiceGroupCommand.self, ActionSetCommand.self, TriggerCommand.self,
             UserCommand.self, AccountCommand.self, Watch.self, Call.self, Methods.self,
             Health.self, Info.self,

@@ -7,8 +7,8 @@ import HomeProto
 struct AccessoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accessory",
-        abstract: "List accessories with their characteristics; move, rename and remove them.",
-        subcommands: [List.self, Assign.self, Rename.self, Remove.self]
+        abstract: "List accessories with their characteristics; move, rename, identify, unblock and remove them.",
+        subcommands: [List.self, Assign.self, Rename.self, Identify.self, Unblock.self, Remove.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -99,8 +99,8 @@ struct AccessoryCommand: AsyncParsableCommand {
 struct CharacteristicCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "characteristic",
-        abstract: "Read and write characteristic values (ids from `accessory list`).",
-        subcommands: [Read.self, Write.self]
+        abstract: "Read and write characteristic values, follow them, show their metadata (ids from `accessory list`).",
+        subcommands: [Read.self, Write.self, Notify.self, Metadata.self]
     )
 
     struct Read: AsyncParsableCommand {
@@ -154,6 +154,147 @@ struct CharacteristicCommand: AsyncParsableCommand {
             try await connection.withHomeClient { client in
                 _ = try await client.home(try await Resolve.home(home, client).id.uuid).writeCharacteristic(id, parsed)
             }
+        }
+    }
+}
+
+extension AccessoryCommand {
+    struct Identify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Ask an accessory to identify itself (blink, beep).")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The accessory's name or id.") var accessory: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                try await handle.identifyAccessory(try Resolve.accessory(accessory, in: found).id.uuid)
+            }
+        }
+    }
+
+    struct Unblock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unblock an accessory.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The accessory's name or id.") var accessory: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.unblockAccessory(try Resolve.accessory(accessory, in: found).id.uuid)
+            }
+        }
+    }
+}
+
+/// `rpc-client service …`
+struct ServiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "service",
+        abstract: "Find services by type; rename them; set what a generic outlet or switch controls.",
+        subcommands: [List.self, Rename.self, Associate.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The home's services of the given types (all without --type)."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Option(help: "A service type UUID (repeatable).") var type: [String] = []
+
+        func run() async throws {
+            let services = try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                return type.isEmpty ? found.accessories.flatMap(\.services) : try await handle.services(ofTypes: type)
+            }
+            if connection.json {
+                var response = Home_V1_ListServicesWithTypesResponse()
+                response.services = services
+                try Output.json(response)
+                return
+            }
+            Output.table(
+                ["NAME", "TYPE", "ASSOCIATED", "ACCESSORY", "ID"],
+                services.map { [$0.name, $0.type, $0.associatedType, Output.id($0.accessoryID), Output.id($0.id)] }
+            )
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a service.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The service's name or id.") var service: String
+        @Argument(help: "Its new name.") var name: String
+
+        func run() async throws {
+            let renamed = try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                return try await handle.renameService(try Resolve.service(service, in: found).id.uuid, to: name)
+            }
+            if connection.json { try Output.json(renamed) } else { print("renamed service to \"\(renamed.name)\"") }
+        }
+    }
+
+    struct Associate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the service type a generic outlet, switch or contact sensor controls (--clear to unset)."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The service's name or id.") var service: String
+        @Argument(help: "The controlled service type UUID.") var type: String?
+        @Flag(help: "Unset the associated type.") var clear = false
+
+        func validate() throws {
+            guard (type != nil) != clear else { throw ValidationError("give a type or --clear, not both") }
+        }
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.updateAssociatedServiceType(
+                    try Resolve.service(service, in: found).id.uuid,
+                    to: type
+                )
+            }
+        }
+    }
+}
+
+extension CharacteristicCommand {
+    struct Notify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Turn value notifications for your account on (or --off): `watch` then shows its changes."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The characteristic's id.") var characteristic: String
+        @Flag(help: "Turn them off.") var off = false
+
+        func run() async throws {
+            let id = try Resolve.uuid(characteristic, "characteristic")
+            try await connection.withHomeClient { client in
+                try await Resolve.homeHandle(home, client).1.enableNotification(id, !off)
+            }
+        }
+    }
+
+    struct Metadata: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Type, properties, format, units and limits.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The characteristic's id.") var characteristic: String
+
+        func run() async throws {
+            let id = try Resolve.uuid(characteristic, "characteristic")
+            let found = try await connection.withHomeClient { client in
+                try await Resolve.homeHandle(home, client).1.characteristicMetadata(id)
+            }
+            // Metadata has many optional parts: JSON shows them all either way.
+            try Output.json(found)
         }
     }
 }

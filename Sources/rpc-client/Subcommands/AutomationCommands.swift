@@ -7,8 +7,8 @@ import HomeProto
 struct ServiceGroupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "service-group",
-        abstract: "List, add and remove service groups; put services in them.",
-        subcommands: [List.self, Add.self, Remove.self, AddService.self]
+        abstract: "List, add, rename and remove service groups; put services in them and take them out.",
+        subcommands: [List.self, Add.self, Rename.self, Remove.self, AddService.self, RemoveService.self]
     )
 
     static func group(_ text: String, in home: Home) throws -> ServiceGroup {
@@ -100,8 +100,11 @@ struct ServiceGroupCommand: AsyncParsableCommand {
 struct ActionSetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "action-set",
-        abstract: "List, add, remove and execute action sets; add writes to them.",
-        subcommands: [List.self, Add.self, Remove.self, AddAction.self, Execute.self]
+        abstract: "List, add, rename, remove and execute action sets; add, change and remove their writes.",
+        subcommands: [
+            List.self, Add.self, Rename.self, Remove.self, AddAction.self, SetAction.self, RemoveAction.self,
+            Execute.self,
+        ]
     )
 
     static func actionSet(_ text: String, in home: Home) throws -> ActionSet {
@@ -209,12 +212,35 @@ struct ActionSetCommand: AsyncParsableCommand {
 struct TriggerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trigger",
-        abstract: "List, add, enable, disable and remove timer triggers.",
-        subcommands: [List.self, Add.self, Enable.self, Disable.self, Remove.self]
+        abstract: "List, add, change, enable, disable and remove timer triggers.",
+        subcommands: [
+            List.self, Add.self, Rename.self, SetFireDate.self, SetRecurrence.self, AddActionSet.self,
+            RemoveActionSet.self, Enable.self, Disable.self, Remove.self,
+        ]
     )
 
     static func trigger(_ text: String, in home: Home) throws -> TimerTrigger {
         try Resolve.pick(text, "trigger", in: home.triggers, id: \.id, name: \.name)
+    }
+
+    /// `--at`: ISO 8601, on a whole minute.
+    static func date(_ text: String) throws -> Date {
+        guard let date = ISO8601DateFormatter().date(from: text) else {
+            throw ValidationError("--at must be ISO 8601, e.g. 2027-01-15T07:00:00Z")
+        }
+        return date
+    }
+
+    /// `--every`: "COUNT minute|hour|day|week" ("days" as well as "day").
+    static func recurrence(_ text: String) throws -> Recurrence {
+        let parts = text.split(separator: " ")
+        let units: [String: Recurrence.Unit] = ["minute": .minute, "hour": .hour, "day": .day, "week": .week]
+        var word = parts.count == 2 ? parts[1].lowercased() : ""
+        if word.hasSuffix("s") { word.removeLast() }
+        guard parts.count == 2, let count = Int64(parts[0]), let unit = units[word] else {
+            throw ValidationError("--every must be COUNT minute|hour|day|week, e.g. \"1 day\"")
+        }
+        return Recurrence(count, unit)
     }
 
     struct List: AsyncParsableCommand {
@@ -255,19 +281,8 @@ struct TriggerCommand: AsyncParsableCommand {
         @Option(parsing: .upToNextOption, help: "Action sets it runs (names or ids).") var actionSets: [String] = []
 
         func run() async throws {
-            guard let date = ISO8601DateFormatter().date(from: at) else {
-                throw ValidationError("--at must be ISO 8601, e.g. 2027-01-15T07:00:00Z")
-            }
-            var recurrence: Recurrence?
-            if let every {
-                let parts = every.split(separator: " ")
-                let units: [String: Recurrence.Unit] = ["minute": .minute, "hour": .hour, "day": .day, "week": .week]
-                var word = parts.count == 2 ? parts[1].lowercased() : ""
-                if word.hasSuffix("s") { word.removeLast() }  // "days" as well as "day"
-                guard parts.count == 2, let count = Int64(parts[0]), let unit = units[word]
-                else { throw ValidationError("--every must be COUNT minute|hour|day|week, e.g. \"1 day\"") }
-                recurrence = Recurrence(count, unit)
-            }
+            let date = try TriggerCommand.date(at)
+            let recurrence = try every.map(TriggerCommand.recurrence)
             let trigger = try await connection.withHomeClient { client in
                 let found = try await Resolve.home(home, client)
                 let handle = client.home(found.id.uuid)
@@ -333,6 +348,225 @@ struct TriggerCommand: AsyncParsableCommand {
                 let found = try await Resolve.home(home, client)
                 try await client.home(found.id.uuid).removeTrigger(
                     try TriggerCommand.trigger(trigger, in: found).id.uuid
+                )
+            }
+        }
+    }
+}
+
+extension ServiceGroupCommand {
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a service group.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The group's name or id.") var group: String
+        @Argument(help: "Its new name.") var name: String
+
+        func run() async throws {
+            let renamed = try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                return try await handle.renameServiceGroup(
+                    try ServiceGroupCommand.group(group, in: found).id.uuid,
+                    to: name
+                )
+            }
+            if connection.json {
+                try Output.json(renamed)
+            } else {
+                print("renamed service group to \"\(renamed.name)\"")
+            }
+        }
+    }
+
+    struct RemoveService: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-service",
+            abstract: "Take a service (by name or id) out of a group."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The group's name or id.") var group: String
+        @Argument(help: "The service's name or id.") var service: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.removeService(
+                    try Resolve.service(service, in: found).id.uuid,
+                    fromGroup: try ServiceGroupCommand.group(group, in: found).id.uuid
+                )
+            }
+        }
+    }
+}
+
+extension ActionSetCommand {
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename an action set.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+        @Argument(help: "Its new name.") var name: String
+
+        func run() async throws {
+            let renamed = try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                return try await handle.renameActionSet(
+                    try ActionSetCommand.actionSet(actionSet, in: found).id.uuid,
+                    to: name
+                )
+            }
+            if connection.json { try Output.json(renamed) } else { print("renamed action set to \"\(renamed.name)\"") }
+        }
+    }
+
+    struct SetAction: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-action",
+            abstract: "Change the value an action writes (action ids from `action-set list --json`)."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+        @Argument(help: "The action's id.") var action: String
+        @Argument(help: "The value: true/false, an integer, a decimal or text.") var value: String
+
+        func run() async throws {
+            let actionID = try Resolve.uuid(action, "action")
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.updateTargetValue(
+                    of: actionID,
+                    in: try ActionSetCommand.actionSet(actionSet, in: found).id.uuid,
+                    to: CharacteristicCommand.Write.parse(value)
+                )
+            }
+        }
+    }
+
+    struct RemoveAction: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-action", abstract: "Remove an action.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+        @Argument(help: "The action's id.") var action: String
+
+        func run() async throws {
+            let actionID = try Resolve.uuid(action, "action")
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.removeAction(
+                    actionID,
+                    from: try ActionSetCommand.actionSet(actionSet, in: found).id.uuid
+                )
+            }
+        }
+    }
+}
+
+extension TriggerCommand {
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a trigger.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The trigger's name or id.") var trigger: String
+        @Argument(help: "Its new name.") var name: String
+
+        func run() async throws {
+            let renamed = try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                return try await handle.renameTrigger(try TriggerCommand.trigger(trigger, in: found).id.uuid, to: name)
+            }
+            if connection.json { try Output.json(renamed) } else { print("renamed trigger to \"\(renamed.name)\"") }
+        }
+    }
+
+    struct SetFireDate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-fire-date",
+            abstract: "Change when a trigger fires."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The trigger's name or id.") var trigger: String
+        @Option(help: "ISO 8601, on a whole minute, e.g. 2027-01-15T07:00:00Z.") var at: String
+
+        func run() async throws {
+            let date = try TriggerCommand.date(at)
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.updateFireDate(
+                    of: try TriggerCommand.trigger(trigger, in: found).id.uuid,
+                    to: date
+                )
+            }
+        }
+    }
+
+    struct SetRecurrence: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-recurrence",
+            abstract: "Make a trigger repeat (--every \"1 day\"), or fire once (--once)."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The trigger's name or id.") var trigger: String
+        @Option(help: "COUNT minute|hour|day|week.") var every: String?
+        @Flag(help: "Fire once, without repeating.") var once = false
+
+        func validate() throws {
+            guard (every != nil) != once else { throw ValidationError("give exactly one of --every and --once") }
+        }
+
+        func run() async throws {
+            let recurrence = try every.map(TriggerCommand.recurrence)
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.updateRecurrence(
+                    of: try TriggerCommand.trigger(trigger, in: found).id.uuid,
+                    to: recurrence
+                )
+            }
+        }
+    }
+
+    struct AddActionSet: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-action-set",
+            abstract: "Make a trigger run an action set."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The trigger's name or id.") var trigger: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.addActionSet(
+                    try ActionSetCommand.actionSet(actionSet, in: found).id.uuid,
+                    toTrigger: try TriggerCommand.trigger(trigger, in: found).id.uuid
+                )
+            }
+        }
+    }
+
+    struct RemoveActionSet: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-action-set",
+            abstract: "Stop a trigger running an action set."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The trigger's name or id.") var trigger: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.removeActionSet(
+                    try ActionSetCommand.actionSet(actionSet, in: found).id.uuid,
+                    fromTrigger: try TriggerCommand.trigger(trigger, in: found).id.uuid
                 )
             }
         }

@@ -223,8 +223,8 @@ struct RoomCommand: AsyncParsableCommand {
 struct ZoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "zone",
-        abstract: "Add zones and put rooms in them.",
-        subcommands: [Add.self, AddRoom.self]
+        abstract: "Add, rename and remove zones; put rooms in them and take them out.",
+        subcommands: [Add.self, Rename.self, Remove.self, AddRoom.self, RemoveRoom.self]
     )
 
     struct Add: AsyncParsableCommand {
@@ -259,6 +259,59 @@ struct ZoneCommand: AsyncParsableCommand {
                 _ = try await client.home(found.id.uuid).addRoom(
                     try Resolve.room(room, in: found).id.uuid,
                     toZone: zoneID.uuid
+                )
+            }
+        }
+    }
+}
+
+extension ZoneCommand {
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a zone.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The zone's name or id.") var zone: String
+        @Argument(help: "Its new name.") var name: String
+
+        func run() async throws {
+            let renamed = try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                return try await handle.renameZone(try Resolve.zone(zone, in: found).id.uuid, to: name)
+            }
+            if connection.json { try Output.json(renamed) } else { print("renamed zone to \"\(renamed.name)\"") }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a zone (its rooms stay).")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The zone's name or id.") var zone: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                try await handle.removeZone(try Resolve.zone(zone, in: found).id.uuid)
+            }
+        }
+    }
+
+    struct RemoveRoom: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-room",
+            abstract: "Take a room out of a zone."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The zone's name or id.") var zone: String
+        @Argument(help: "The room's name or id.") var room: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.removeRoom(
+                    try Resolve.room(room, in: found).id.uuid,
+                    fromZone: try Resolve.zone(zone, in: found).id.uuid
                 )
             }
         }

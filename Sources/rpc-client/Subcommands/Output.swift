@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import HomeClient
 import HomeProto
@@ -61,6 +62,27 @@ enum Resolve {
         let homes = try await client.listHomes()
         let summary = try pick(text, "home", in: homes, id: \.id, name: \.name)
         return try await client.home(summary.id.uuid).get()
+    }
+
+    /// The home a person named, and the handle to call it through.
+    static func homeHandle(_ text: String, _ client: HomeClient) async throws -> (Home, HomeHandle) {
+        let found = try await home(text, client)
+        return (found, client.home(found.id.uuid))
+    }
+
+    /// An id typed as a UUID.
+    static func uuid(_ text: String, _ what: String) throws -> UUID {
+        guard let id = UUID(uuidString: text) else { throw ValidationError("the \(what) id must be a UUID: \(text)") }
+        return id
+    }
+
+    static func zone(_ text: String, in home: Home) throws -> Zone {
+        try pick(text, "zone", in: home.zones, id: \.id, name: \.name)
+    }
+
+    /// A service by name or id, on one accessory or anywhere in the home.
+    static func service(_ text: String, in home: Home) throws -> Service {
+        try pick(text, "service", in: home.accessories.flatMap(\.services), id: \.id, name: \.name)
     }
 
     static func room(_ text: String, in home: Home) throws -> Room {

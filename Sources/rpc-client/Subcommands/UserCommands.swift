@@ -106,7 +106,7 @@ struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account",
         abstract: "Who you are; the owner creates accounts and issues their tokens.",
-        subcommands: [WhoAmI.self, Create.self, List.self, IssueToken.self]
+        subcommands: [WhoAmI.self, Create.self, List.self, IssueToken.self, ListTokens.self, RevokeToken.self]
     )
 
     struct WhoAmI: AsyncParsableCommand {
@@ -172,6 +172,49 @@ struct AccountCommand: AsyncParsableCommand {
                 return try await client.issueToken(for: id).secret
             }
             print(secret)
+        }
+    }
+}
+
+extension AccountCommand {
+    struct ListTokens: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list-tokens",
+            abstract: "Tokens of your account (the owner: of any account), without their secrets."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The account's name or id (default: yours).") var account: String?
+
+        func run() async throws {
+            let tokens = try await connection.withHomeClient { client in
+                var id: UUID?
+                if let account { id = try await Resolve.account(account, in: nil, client).uuid }
+                return try await client.listTokens(of: id)
+            }
+            if connection.json {
+                var response = Home_V1_ListTokensResponse()
+                response.tokens = tokens
+                try Output.json(response)
+                return
+            }
+            Output.table(
+                ["ID", "ACCOUNT", "CREATED (ms)"],
+                tokens.map { [Output.id($0.id), Output.id($0.accountID), "\($0.createdMs)"] }
+            )
+        }
+    }
+
+    struct RevokeToken: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke-token",
+            abstract: "Revoke a token: its connections and change streams lose their rights at once."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The token's id (from list-tokens).") var token: String
+
+        func run() async throws {
+            let id = try Resolve.uuid(token, "token")
+            try await connection.withHomeClient { try await $0.revokeToken(id) }
         }
     }
 }

@@ -1,0 +1,113 @@
+import Histogram
+import UV
+
+/// The calls completed while measuring, with their latency: shared by every pipelined driver.
+final class CallMeter {
+    private(set) var latency = Histogram<UInt64>(
+        highestTrackableValue: 60_000_000,
+        numberOfSignificantValueDigits: .three
+    )
+    private(set) var completed = 0
+    private(set) var errors = 0
+    private var isMeasuring = false
+    private var measureStart = ContinuousClock.now
+    private var measureEnd = ContinuousClock.now
+
+    var measuredSeconds: Double {
+        let (seconds, attoseconds) = measureStart.duration(to: measureEnd).components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    func startMeasuring() {
+        isMeasuring = true
+        measureStart = .now
+    }
+
+    func stopMeasuring() {
+        isMeasuring = false
+        measureEnd = .now
+    }
+
+    /// A call that started at `start` completed now.
+    func record(since start: ContinuousClock.Instant, failed: Bool = false) {
+        guard isMeasuring else { return }
+        _ = latency.record(start.duration(to: .now).wholeMicroseconds)
+        if failed { errors += 1 } else { completed += 1 }
+    }
+}
+
+/// Keeps one connection's pipeline full: `depth` requests in flight, a new one as each completes.
+protocol PipelinedDriver: AnyObject {
+    /// Sends the first `depth` requests.
+    func fill()
+    /// Sends nothing more and closes the connection.
+    func stop()
+}
+
+/// The Redis side of `loadgen unary`: one connection pipelining one command.
+final class RedisDriver: PipelinedDriver, ConnectionDelegate {
+    static let key = "homerpc:loadgen"
+
+    let connection: Connection
+    let command: [UInt8]
+    let depth: Int
+    let meter: CallMeter
+    private var reader = RESPReader()
+    /// When each request in flight was sent, oldest first (Redis answers in order).
+    private var sentAt: [ContinuousClock.Instant] = []
+    private var oldest = 0
+    private var isStopping = false
+
+    init(connection: Connection, command: [UInt8], depth: Int, meter: CallMeter) {
+        self.connection = connection
+        self.command = command
+        self.depth = depth
+        self.meter = meter
+        connection.delegate = self
+        try? connection.startReading()
+    }
+
+    func fill() {
+        var batch: [UInt8] = []
+        for _ in 0..<depth {
+            batch += command
+            sentAt.append(.now)
+        }
+        try? connection.write(batch)
+    }
+
+    func stop() {
+        isStopping = true
+        connection.close()
+    }
+
+    func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {
+        reader.append(bytes)
+        var next: [UInt8] = []
+        do {
+            while let reply = try reader.next() {
+                guard oldest < sentAt.count else { break }
+                if case .error = reply {
+                    meter.record(since: sentAt[oldest], failed: true)
+                } else {
+                    meter.record(since: sentAt[oldest])
+                }
+                oldest += 1
+                if !isStopping {
+                    next += command
+                    sentAt.append(.now)
+                }
+            }
+        } catch {
+            connection.close()
+            return
+        }
+        if oldest > 4096 {
+            sentAt.removeFirst(oldest)
+            oldest = 0
+        }
+        if !next.isEmpty { try? connection.write(next) }
+    }
+
+    func connectionDidClose(_ connection: Connection, error: UVError?) {}
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// `rpc-client` as a person uses it, against a real `homed`: the README's quick start, the exit codes,
+/// and a command of each object kind.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct CommandLineTests {
+    struct Run {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    static var clientPath: String {
+        URL(fileURLWithPath: HomedProcess.executablePath).deletingLastPathComponent()
+            .appendingPathComponent("rpc-client").path
+    }
+
+    func cli(_ server: HomedProcess, _ arguments: String...) throws -> Run {
+        try run(server, arguments)
+    }
+
+    /// Runs `rpc-client ARGUMENTS --endpoint … --token-file …` and waits for it.
+    func run(_ server: HomedProcess, _ arguments: [String]) throws -> Run {
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(server.pid).token")
+        try Data(server.ownerToken.utf8).write(to: tokenFile)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.clientPath)
+        process.arguments = arguments + ["--endpoint", "unix:\(server.socketPath)", "--token-file", tokenFile.path]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus,
+            output: String(decoding: out, as: UTF8.self),
+            errors: String(decoding: err, as: UTF8.self)
+        )
+    }
+
+    @Test func theQuickStartWorksAndEveryObjectHasItsCommands() async throws {
+        let server = try await HomedProcess.launch()
+        // The README's quick start.
+        #expect(try cli(server, "home", "add", "My Home").output.hasPrefix("added home \"My Home\""))
+        #expect(try cli(server, "room", "add", "--home", "My Home", "卧室").status == 0)
+        #expect(try cli(server, "account", "create", "Alice").status == 0)
+        #expect(try cli(server, "user", "add", "--home", "My Home", "Alice").status == 0)
+        let show = try cli(server, "home", "show", "My Home")
+        #expect(show.status == 0)
+        #expect(show.output.contains("卧室") && show.output.contains("Alice"))
+
+        // One command of each kind, by name, as a person types them.
+        for arguments in [
+            ["zone", "add", "--home", "My Home", "Upstairs"],
+            ["zone", "add-room", "--home", "My Home", "Upstairs", "卧室"],
+            ["zone", "remove-room", "--home", "My Home", "Upstairs", "卧室"],
+            ["zone", "rename", "--home", "My Home", "Upstairs", "Top Floor"],
+            ["service-group", "add", "--home", "My Home", "Lights"],
+            ["service-group", "rename", "--home", "My Home", "Lights", "All Lights"],
+            ["action-set", "add", "--home", "My Home", "Reading"],
+            ["action-set", "rename", "--home", "My Home", "Reading", "Reading Time"],
+            ["trigger", "add", "--home", "My Home", "Dusk", "--at", "2031-01-15T07:00:00Z", "--every", "1 day"],
+            ["trigger", "rename", "--home", "My Home", "Dusk", "Evening"],
+            ["trigger", "set-fire-date", "--home", "My Home", "Evening", "--at", "2031-01-16T07:00:00Z"],
+            ["trigger", "set-recurrence", "--home", "My Home", "Evening", "--every", "2 hours"],
+            ["trigger", "add-action-set", "--home", "My Home", "Evening", "Reading Time"],
+            ["trigger", "remove-action-set", "--home", "My Home", "Evening", "Reading Time"],
+            ["service", "list", "--home", "My Home"],
+            ["account", "list-tokens"],
+        ] {
+            let result = try run(server, arguments)
+            #expect(result.status == 0, "\(arguments.joined(separator: " ")): \(result.errors)")
+        }
+        let triggers = try cli(server, "trigger", "list", "--home", "My Home")
+        #expect(triggers.output.contains("Evening") && triggers.output.contains("every 2 hour"))
+
+        // Exit codes: 64 for a usage error, 1 for a call the server refused, with its reason.
+        #expect(try cli(server, "trigger", "add", "--home", "My Home", "Late", "--at", "tomorrow").status == 64)
+        #expect(try cli(server, "call", "home.v1.HomeService/ListHomes", "{not json").status == 64)
+        #expect(try cli(server, "watch", "--kinds", "no-such-kind").status == 64)
+        let refused = try cli(server, "room", "add", "--home", "My Home", "Bad/Name")
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("InvalidParameter") || refused.errors.contains("35"))
+        let missing = try cli(server, "room", "add", "--home", "Nowhere", "Den")
+        #expect(missing.status == 1 && missing.errors.contains("no home named \"Nowhere\""))
+
+        // `call` with hand-written JSON, and a stream through it.
+        let listed = try cli(server, "call", "home.v1.HomeService/ListHomes", "{}")
+        #expect(listed.status == 0 && listed.output.contains("My Home"))
+        server.stop()
+    }
+}
