@@ -12,6 +12,8 @@ final class CallMeter {
     private var isMeasuring = false
     private var measureStart = ContinuousClock.now
     private var measureEnd = ContinuousClock.now
+    /// Runs once when this many calls have completed (a run of a fixed number of calls).
+    var limit: (calls: Int, reached: () -> Void)?
 
     var measuredSeconds: Double {
         let (seconds, attoseconds) = measureStart.duration(to: measureEnd).components
@@ -33,6 +35,10 @@ final class CallMeter {
         guard isMeasuring else { return }
         _ = latency.record(start.duration(to: .now).wholeMicroseconds)
         if failed { errors += 1 } else { completed += 1 }
+        if let limit, completed + errors >= limit.calls {
+            self.limit = nil
+            limit.reached()
+        }
     }
 }
 

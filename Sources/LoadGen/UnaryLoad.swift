@@ -29,6 +29,9 @@ struct UnaryLoad: ParsableCommand {
     @Option(help: "Seconds to run before measuring.")
     var warmup = 1.0
 
+    @Option(help: "Make exactly this many calls, measured from the first, instead of --duration and --warmup.")
+    var calls: Int?
+
     enum Target: String, ExpressibleByArgument {
         case homerpc, redis
     }
@@ -52,7 +55,7 @@ struct UnaryLoad: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard connections > 0, depth > 0, duration > 0, warmup >= 0 else {
+        guard connections > 0, depth > 0, duration > 0, warmup >= 0, (calls ?? 1) > 0 else {
             throw ValidationError("--connections, --depth and --duration must be positive")
         }
         _ = try parsedEndpoint()
@@ -75,6 +78,23 @@ struct UnaryLoad: ParsableCommand {
         }
 
         let phases = LoopTimer(loop: loop)
+        if let calls {
+            // A fixed number of calls from the first one (for instruction counts), no warm-up.
+            meter.limit = (
+                calls,
+                {
+                    meter.stopMeasuring()
+                    loop.stop()
+                }
+            )
+            meter.startMeasuring()
+            for driver in drivers { driver.fill() }
+            loop.run()
+            phases.close()
+            for driver in drivers { driver.stop() }
+            report(meter)
+            return
+        }
         phases.start(after: .zero) {
             for driver in drivers { driver.fill() }
             phases.start(after: .milliseconds(Int(warmup * 1000))) {

@@ -169,6 +169,8 @@ final class SubscriptionHub {
 
     /// Queues `change` for the subscriber if it follows the home and asked for it.
     private func consider(_ change: HomeChange, for subscription: Subscription) {
+        // An earlier delivery in the same publish may have ended it.
+        guard !subscription.isClosed else { return }
         let account = subscription.caller.account
         guard let progress = subscription.homes[change.home] else {
             guard subscription.followsEveryHome else { return }

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Instructions per call, counted by valgrind's callgrind (repeatable whatever else the machine does,
+# unlike timings): homed serving home.v1.Health/Check and a cached ReadCharacteristic, redis-server
+# serving GET, each driven by the same client (loadgen, over our protocol or RESP) at 1 × 1 and
+# 50 × 16. Counters are zeroed after a warm-up, a fixed number of calls is made, and the dump's total
+# is divided by it (every thread of the server counts; connection setup is amortised).
+#
+#   bench/instructions.sh            # the table, both servers
+#   bench/instructions.sh --check    # homed only; fails if a count is above bench/instruction-budget.txt
+#
+# valgrind 3.19 cannot read a release homed's debug info, so a stripped copy is measured.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CHECK=false
+[ "${1:-}" = "--check" ] && CHECK=true
+CALLS_1X1="${CALLS_1X1:-20000}"
+CALLS_50X16="${CALLS_50X16:-100000}"
+HOMED_PORT=7434
+REDIS_PORT=6394
+
+scripts/install-packages.sh
+need=()
+command -v valgrind >/dev/null || need+=(valgrind)
+$CHECK || command -v redis-server >/dev/null || need+=(redis-server)
+if [ ${#need[@]} -gt 0 ]; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+for product in homed loadgen rpc-client; do swift build -c release --product "$product" >&2; done
+BIN="$(swift build -c release --show-bin-path)"
+WORK="$(mktemp -d)"
+cleanup() {
+    kill "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+cp "$BIN/homed" "$WORK/homed-stripped" && strip "$WORK/homed-stripped"
+(cd "$WORK" && exec valgrind --tool=callgrind --callgrind-out-file="$WORK/homed.callgrind" \
+    ./homed-stripped --port "$HOMED_PORT" --log-level warning 2>"$WORK/homed.valgrind") &
+HOMED_PID=$!
+for _ in $(seq 120); do
+    "$BIN/rpc-client" health --endpoint "127.0.0.1:$HOMED_PORT" >/dev/null 2>&1 && break
+    sleep 0.5
+done
+rc() { "$BIN/rpc-client" "$@" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token"; }
+home=$(rc home add Bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+accessory=$(
+    rc call home.v1.HomeService/AddAccessory "{\"homeId\": \"$home\", \"accessory\": {\"name\": \"Lamp\",
+        \"services\": [{\"type\": \"00000043-0000-1000-8000-0026BB765291\", \"characteristics\": [
+        {\"type\": \"00000025-0000-1000-8000-0026BB765291\"},
+        {\"type\": \"00000008-0000-1000-8000-0026BB765291\", \"value\": {\"signedValue\": \"50\"}}]}]}}"
+)
+READ_HEX=$(python3 - "$home" "$accessory" <<'PY'
+import base64, json, sys
+home = base64.b64decode(sys.argv[1])
+accessory = json.loads(sys.argv[2])["accessories"][0]
+brightness = next(c for c in accessory["services"][0]["characteristics"] if c["type"].startswith("00000008"))
+print((b"\x0a\x10" + home + b"\x12\x10" + base64.b64decode(brightness["id"])).hex())
+PY
+)
+
+if ! $CHECK; then
+    (cd "$WORK" && exec valgrind --tool=callgrind --callgrind-out-file="$WORK/redis.callgrind" \
+        redis-server --port "$REDIS_PORT" --save "" --appendonly no --daemonize no --loglevel warning \
+        2>"$WORK/redis.valgrind" >/dev/null) &
+    REDIS_PID=$!
+    for _ in $(seq 120); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.5; done
+    redis-cli -p "$REDIS_PORT" set homerpc:loadgen 50 >/dev/null
+fi
+
+dumps=0
+count() {  # pid callgrind-file calls loadgen-arguments... : prints instructions per call
+    local pid=$1 file=$2 calls=$3
+    shift 3
+    "$BIN/loadgen" unary "$@" --calls 2000 --json >/dev/null       # warm-up
+    callgrind_control -z "$pid" >/dev/null
+    local out
+    out=$("$BIN/loadgen" unary "$@" --calls "$calls" --json)
+    if ! grep -q '"errors": 0,' <<<"$out"; then echo "loadgen reported errors: $out" >&2; exit 1; fi
+    callgrind_control -d "$pid" >/dev/null
+    dumps=$((dumps + 1))
+    local latest
+    latest=$(ls -t "$file".* | head -1)
+    awk -v calls="$calls" '/^summary:/ { printf "%.0f", $2 / calls }' "$latest"
+}
+homed_count() {  # calls connections depth method [request-hex]
+    count "$(pgrep -f "homed-stripped --port $HOMED_PORT" | head -1)" "$WORK/homed.callgrind" "$1" \
+        --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token" --connections "$2" --depth "$3" \
+        --method "$4" --request-hex "${5:-}"
+}
+redis_count() {  # calls connections depth
+    count "$(pgrep -f "redis-server.*:$REDIS_PORT" | head -1)" "$WORK/redis.callgrind" "$1" \
+        --target redis --redis-command GET --endpoint "127.0.0.1:$REDIS_PORT" --connections "$2" --depth "$3"
+}
+
+declare -A measured
+measured[health-1x1]=$(homed_count "$CALLS_1X1" 1 1 home.v1.Health/Check)
+measured[health-50x16]=$(homed_count "$CALLS_50X16" 50 16 home.v1.Health/Check)
+measured[read-1x1]=$(homed_count "$CALLS_1X1" 1 1 home.v1.HomeService/ReadCharacteristic "$READ_HEX")
+measured[read-50x16]=$(homed_count "$CALLS_50X16" 50 16 home.v1.HomeService/ReadCharacteristic "$READ_HEX")
+
+if $CHECK; then
+    status=0
+    while read -r name budget _; do
+        case "$name" in ''|'#'*) continue ;; esac
+        value=${measured[$name]:-}
+        if [ -z "$value" ]; then echo "no measurement named $name" >&2; status=1; continue; fi
+        if [ "$value" -gt "$budget" ]; then
+            echo "instruction budget exceeded: $name $value per call > $budget" >&2
+            status=1
+        else
+            echo "$name: $value instructions per call (budget $budget)"
+        fi
+    done <bench/instruction-budget.txt
+    exit $status
+fi
+
+redis_1x1=$(redis_count "$CALLS_1X1" 1 1)
+redis_50x16=$(redis_count "$CALLS_50X16" 50 16)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo "| calls | homed Health/Check | homed ReadCharacteristic | redis GET | Check / GET | Read / Check |"
+echo "|---|---:|---:|---:|---:|---:|"
+echo "| 1 × 1 | ${measured[health-1x1]} | ${measured[read-1x1]} | $redis_1x1 | $(ratio "${measured[health-1x1]}" "$redis_1x1") | $(ratio "${measured[read-1x1]}" "${measured[health-1x1]}") |"
+echo "| 50 × 16 | ${measured[health-50x16]} | ${measured[read-50x16]} | $redis_50x16 | $(ratio "${measured[health-50x16]}" "$redis_50x16") | $(ratio "${measured[read-50x16]}" "${measured[health-50x16]}") |"
