@@ -44,8 +44,13 @@ final class CallMeter {
 
 /// Keeps one connection's pipeline full: `depth` requests in flight, a new one as each completes.
 protocol PipelinedDriver: AnyObject {
-    /// Sends the first `depth` requests.
+    /// Sends the first `depth` requests (closed loop: each answer sends the next).
     func fill()
+    /// How many more requests may be in flight now (open loop).
+    var room: Int { get }
+    /// Open loop: sends one request for each intended start (at most ``room``) in one write; their
+    /// latency counts from those instants.
+    func send(intendedAt starts: ArraySlice<ContinuousClock.Instant>)
     /// Sends nothing more and closes the connection.
     func stop()
 }
@@ -59,10 +64,12 @@ final class RedisDriver: PipelinedDriver, ConnectionDelegate {
     let depth: Int
     let meter: CallMeter
     private var reader = RESPReader()
-    /// When each request in flight was sent, oldest first (Redis answers in order).
+    /// When each request in flight was sent (or meant to be), oldest first (Redis answers in order).
     private var sentAt: [ContinuousClock.Instant] = []
     private var oldest = 0
     private var isStopping = false
+    /// Whether each answer sends the next request.
+    private var isClosedLoop = false
 
     init(connection: Connection, command: [UInt8], depth: Int, meter: CallMeter) {
         self.connection = connection
@@ -73,7 +80,21 @@ final class RedisDriver: PipelinedDriver, ConnectionDelegate {
         try? connection.startReading()
     }
 
+    var room: Int { isStopping ? 0 : depth - (sentAt.count - oldest) }
+
+    func send(intendedAt starts: ArraySlice<ContinuousClock.Instant>) {
+        guard !starts.isEmpty else { return }
+        var batch: [UInt8] = []
+        batch.reserveCapacity(command.count * starts.count)
+        for start in starts {
+            batch += command
+            sentAt.append(start)
+        }
+        try? connection.write(batch)
+    }
+
     func fill() {
+        isClosedLoop = true
         var batch: [UInt8] = []
         for _ in 0..<depth {
             batch += command
@@ -99,7 +120,7 @@ final class RedisDriver: PipelinedDriver, ConnectionDelegate {
                     meter.record(since: sentAt[oldest])
                 }
                 oldest += 1
-                if !isStopping {
+                if !isStopping && isClosedLoop {
                     next += command
                     sentAt.append(.now)
                 }

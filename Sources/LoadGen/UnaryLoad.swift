@@ -32,6 +32,14 @@ struct UnaryLoad: ParsableCommand {
     @Option(help: "Make exactly this many calls, measured from the first, instead of --duration and --warmup.")
     var calls: Int?
 
+    @Option(
+        help: """
+            Open loop: start this many calls per second in all, whatever the answers (--depth is then the \
+            most in flight per connection); latency counts from each call's intended start.
+            """
+    )
+    var rate: Double?
+
     enum Target: String, ExpressibleByArgument {
         case homerpc, redis
     }
@@ -55,7 +63,7 @@ struct UnaryLoad: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard connections > 0, depth > 0, duration > 0, warmup >= 0, (calls ?? 1) > 0 else {
+        guard connections > 0, depth > 0, duration > 0, warmup >= 0, (calls ?? 1) > 0, (rate ?? 1) > 0 else {
             throw ValidationError("--connections, --depth and --duration must be positive")
         }
         _ = try parsedEndpoint()
@@ -95,8 +103,14 @@ struct UnaryLoad: ParsableCommand {
             report(meter)
             return
         }
+        let ticker = LoopTimer(loop: loop)
+        defer { ticker.close() }
         phases.start(after: .zero) {
-            for driver in drivers { driver.fill() }
+            if let rate {
+                Self.startOpenLoop(ticker, rate: rate, drivers: drivers, meter: meter)
+            } else {
+                for driver in drivers { driver.fill() }
+            }
             phases.start(after: .milliseconds(Int(warmup * 1000))) {
                 meter.startMeasuring()
                 phases.start(after: .milliseconds(Int(duration * 1000))) {
@@ -109,6 +123,42 @@ struct UnaryLoad: ParsableCommand {
         phases.close()
         for driver in drivers { driver.stop() }
         report(meter)
+    }
+
+    /// Every millisecond, starts the calls that are due by now, spread over the connections that have
+    /// room (one write per connection per tick); calls that find no room wait for the next tick, and
+    /// their lateness counts.
+    private static func startOpenLoop(
+        _ ticker: LoopTimer,
+        rate: Double,
+        drivers: [any PipelinedDriver],
+        meter: CallMeter
+    ) {
+        let start = ContinuousClock.now
+        var next: UInt64 = 0
+        var turn = 0
+        var starts: [ContinuousClock.Instant] = []
+        ticker.start(after: .zero, repeating: .milliseconds(1)) {
+            let elapsed = start.duration(to: .now).components
+            let due = UInt64((Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18) * rate) + 1
+            starts.removeAll(keepingCapacity: true)
+            // No more than the connections can take now: a client that is behind must not spend its
+            // tick listing calls it cannot start.
+            let room = drivers.reduce(0) { $0 + max(0, $1.room) }
+            while next + UInt64(starts.count) < due, starts.count < room {
+                starts.append(start.advanced(by: .seconds(Double(next + UInt64(starts.count)) / rate)))
+            }
+            var offset = 0
+            for index in drivers.indices where offset < starts.count {
+                let driver = drivers[(turn + index) % drivers.count]
+                let share = (starts.count - offset + (drivers.count - index) - 1) / (drivers.count - index)
+                let taken = min(share, driver.room)
+                driver.send(intendedAt: starts[offset..<(offset + taken)])
+                offset += taken
+            }
+            turn = (turn + 1) % drivers.count
+            next += UInt64(offset)
+        }
     }
 
     /// One ``UnaryDriver`` per connection, each keeping `depth` calls in flight.
@@ -251,14 +301,26 @@ final class UnaryDriver: PipelinedDriver {
         connection.close()
     }
 
-    private func call() {
+    private var inFlight = 0
+
+    var room: Int { isStopping || !connection.isOpen ? 0 : depth - inFlight }
+
+    func send(intendedAt starts: ArraySlice<ContinuousClock.Instant>) {
+        connection.batch {
+            for start in starts { call(startingAt: start, again: false) }
+        }
+    }
+
+    /// Starts a call; closed loop (`again`) starts the next one as it completes.
+    private func call(startingAt start: ContinuousClock.Instant = .now, again: Bool = true) {
         guard !isStopping, connection.isOpen else { return }
-        let start = ContinuousClock.now
         let metadata = authorization
         authorization = []
+        inFlight += 1
         connection.unary(method, request: request, metadata: metadata) { [unowned self] result in
+            inFlight -= 1
             if case .failure = result { meter.record(since: start, failed: true) } else { meter.record(since: start) }
-            call()
+            if again { call() }
         }
     }
 }
