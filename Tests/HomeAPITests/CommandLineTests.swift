@@ -51,6 +51,8 @@ import Testing
         let show = try cli(server, "home", "show", "My Home")
         #expect(show.status == 0)
         #expect(show.output.contains("卧室") && show.output.contains("Alice"))
+        // Wide characters take two columns: 卧室 lines up under "Default Room" (12 columns + 2).
+        #expect(show.output.contains("\n卧室          0  "), "\(show.output)")
 
         // One command of each kind, by name, as a person types them.
         for arguments in [

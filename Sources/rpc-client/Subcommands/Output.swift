@@ -8,14 +8,30 @@ import SwiftProtobuf
 enum Output {
     static func table(_ headers: [String], _ rows: [[String]]) {
         let widths = headers.indices.map { column in
-            ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
+            ([headers[column]] + rows.map { $0[column] }).map(displayWidth).max() ?? 0
         }
         func line(_ cells: [String]) -> String {
-            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            zip(cells, widths).map { $0 + String(repeating: " ", count: $1 - displayWidth($0)) }
+                .joined(separator: "  ")
                 .trimmingCharacters(in: .whitespaces)
         }
         print(line(headers))
         for row in rows { print(line(row)) }
+    }
+
+    /// Columns a terminal gives `text`: East Asian wide characters (卧室, 한국어, full-width forms)
+    /// take two, combining marks none, everything else one.
+    static func displayWidth(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { width, scalar in
+            switch scalar.value {
+            case 0x0300...0x036F, 0x200B...0x200F, 0xFE00...0xFE0F: width
+            case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+                0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+                0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+                width + 2
+            default: width + 1
+            }
+        }
     }
 
     static func json(_ message: some SwiftProtobuf.Message) throws {
