@@ -37,9 +37,6 @@ public final class HomeAPI {
         subscriptions.endAll(status)
     }
 
-    /// Change streams open now.
-    public var subscriptionCount: Int { subscriptions.count }
-
     /// Every method, in the order docs/API.md lists them.
     public static var methods: [APIMethod] { HomeMethods.all + [SubscribeMethod.method] + AccountMethods.all }
 
@@ -140,7 +137,6 @@ public final class HomeAPI {
         }
     }
 
-    /// The authenticated caller, or `nil` after failing the call (no principal, or a revoked token).
     func answerStream<Request>(
         _ call: ServerCall,
         _ request: Request,
@@ -154,6 +150,7 @@ public final class HomeAPI {
         }
     }
 
+    /// The authenticated caller, or `nil` after failing the call (no principal, or a revoked token).
     private func caller(of call: ServerCall) -> Caller? {
         guard let principal = call.principal as? UserPrincipal, store.isTokenLive(principal.token) else {
             call.fail(

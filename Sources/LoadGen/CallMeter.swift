@@ -9,7 +9,7 @@ final class CallMeter {
     )
     private(set) var completed = 0
     private(set) var errors = 0
-    private var isMeasuring = false
+    private(set) var isMeasuring = false
     private var measureStart = ContinuousClock.now
     private var measureEnd = ContinuousClock.now
     /// Runs once when this many calls have completed (a run of a fixed number of calls).
@@ -30,6 +30,11 @@ final class CallMeter {
         measureEnd = .now
     }
 
+    /// A failure that has no latency (a stream that ended, a reply that could not be read).
+    func failed() {
+        if isMeasuring { errors += 1 }
+    }
+
     /// A call that started at `start` completed now.
     func record(since start: ContinuousClock.Instant, failed: Bool = false) {
         guard isMeasuring else { return }
@@ -39,6 +44,24 @@ final class CallMeter {
             self.limit = nil
             limit.reached()
         }
+    }
+}
+
+/// Open-loop pacing: how many requests are due by now at `rate` per second from the start, and
+/// when each was due.
+struct OpenLoopSchedule {
+    let rate: Double
+    let start = ContinuousClock.now
+
+    /// How many are due by now (the first is due at the start).
+    var dueCount: UInt64 {
+        let elapsed = start.duration(to: .now).components
+        return UInt64((Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18) * rate) + 1
+    }
+
+    /// When request `index` (from 0) was due.
+    func intendedStart(of index: UInt64) -> ContinuousClock.Instant {
+        start.advanced(by: .seconds(Double(index) / rate))
     }
 }
 

@@ -107,9 +107,9 @@ struct FanoutLoad: ParsableCommand {
             meter.produce { fanout.send($0) }
         }
         phases.start(after: .milliseconds(Int(warmup * 1000))) {
-            meter.startMeasuring()
+            meter.deliveries.startMeasuring()
             phases.start(after: .milliseconds(Int(duration * 1000))) {
-                meter.stopMeasuring()
+                meter.deliveries.stopMeasuring()
                 loop.stop()
             }
         }
@@ -121,17 +121,17 @@ struct FanoutLoad: ParsableCommand {
     }
 
     private func report(_ meter: FanoutMeter) {
-        let seconds = meter.measuredSeconds
-        let histogram = meter.latency
+        let seconds = meter.deliveries.measuredSeconds
+        let histogram = meter.deliveries.latency
         let changesPerSecond = Double(meter.sent) / seconds
-        let deliveriesPerSecond = Double(meter.deliveries) / seconds
+        let deliveriesPerSecond = Double(meter.deliveries.completed) / seconds
         if json {
             let fields: [(String, String)] = [
                 ("target", "\"\(target.rawValue)\""), ("subscribers", "\(subscribers)"), ("stalled", "\(stalled)"),
                 ("rate", String(format: "%.0f", rate)), ("seconds", String(format: "%.3f", seconds)),
                 ("changes_per_second", String(format: "%.0f", changesPerSecond)),
                 ("deliveries_per_second", String(format: "%.0f", deliveriesPerSecond)),
-                ("errors", "\(meter.errors)"),
+                ("errors", "\(meter.deliveries.errors)"),
                 ("p50_us", "\(histogram.valueAtPercentile(50))"), ("p99_us", "\(histogram.valueAtPercentile(99))"),
                 ("max_us", "\(histogram.max)"),
             ]
@@ -142,7 +142,7 @@ struct FanoutLoad: ParsableCommand {
             )
             print(
                 "changes/s: \(String(format: "%.0f", changesPerSecond))  deliveries/s: "
-                    + "\(String(format: "%.0f", deliveriesPerSecond))  errors: \(meter.errors)"
+                    + "\(String(format: "%.0f", deliveriesPerSecond))  errors: \(meter.deliveries.errors)"
             )
             print(
                 "latency µs (change sent → delivered): p50 \(histogram.valueAtPercentile(50))  "

@@ -107,7 +107,7 @@ struct UnaryLoad: ParsableCommand {
         defer { ticker.close() }
         phases.start(after: .zero) {
             if let rate {
-                Self.startOpenLoop(ticker, rate: rate, drivers: drivers, meter: meter)
+                Self.startOpenLoop(ticker, rate: rate, drivers: drivers)
             } else {
                 for driver in drivers { driver.fill() }
             }
@@ -128,25 +128,19 @@ struct UnaryLoad: ParsableCommand {
     /// Every millisecond, starts the calls that are due by now, spread over the connections that have
     /// room (one write per connection per tick); calls that find no room wait for the next tick, and
     /// their lateness counts.
-    private static func startOpenLoop(
-        _ ticker: LoopTimer,
-        rate: Double,
-        drivers: [any PipelinedDriver],
-        meter: CallMeter
-    ) {
-        let start = ContinuousClock.now
+    private static func startOpenLoop(_ ticker: LoopTimer, rate: Double, drivers: [any PipelinedDriver]) {
+        let schedule = OpenLoopSchedule(rate: rate)
         var next: UInt64 = 0
         var turn = 0
         var starts: [ContinuousClock.Instant] = []
         ticker.start(after: .zero, repeating: .milliseconds(1)) {
-            let elapsed = start.duration(to: .now).components
-            let due = UInt64((Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18) * rate) + 1
+            let due = schedule.dueCount
             starts.removeAll(keepingCapacity: true)
             // No more than the connections can take now: a client that is behind must not spend its
             // tick listing calls it cannot start.
             let room = drivers.reduce(0) { $0 + max(0, $1.room) }
             while next + UInt64(starts.count) < due, starts.count < room {
-                starts.append(start.advanced(by: .seconds(Double(next + UInt64(starts.count)) / rate)))
+                starts.append(schedule.intendedStart(of: next + UInt64(starts.count)))
             }
             var offset = 0
             for index in drivers.indices where offset < starts.count {

@@ -62,18 +62,6 @@ import Testing
         #expect(drained.map(\.1) == [4_999, 4_999])
     }
 
-    @Test func droppingOneHomeKeepsTheOthersWithTheirBookkeeping() {
-        let other = HomeID.random()
-        var queue = PendingEvents(maxLayoutEvents: 10)
-        _ = queue.append(change(1, ChangeEvent(.roomAdded)))
-        _ = queue.append(change(1, ChangeEvent(.roomAdded), in: other))
-        _ = queue.append(value(2, lamp, 1))
-        queue.removeAll(of: home)
-        #expect(queue.count == 1 && queue.layoutCount == 1)
-        _ = queue.append(change(2, ChangeEvent(.zoneAdded), in: other))
-        #expect(drain(&queue).map(\.0) == [1, 2])
-    }
-
     /// docs/API.md bounds a waiting event at 256 bytes (the objects it names are read when sent).
     @Test func aWaitingEventIsSmall() {
         #expect(MemoryLayout<PendingEvents.Entry?>.stride <= 256)

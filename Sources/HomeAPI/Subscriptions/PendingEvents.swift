@@ -13,7 +13,7 @@ struct PendingEvents {
         /// A change from a home's log; `skipped` values of the same characteristic were replaced.
         case change(HomeChange, skipped: UInt64)
         /// A message built in advance (a snapshot or a resync, which carry a whole home).
-        case encoded(home: HomeID, bytes: [UInt8])
+        case encoded([UInt8])
     }
 
     /// The answer to ``append(_:)``.
@@ -59,8 +59,8 @@ struct PendingEvents {
 
     /// Queues a prepared message; it counts as a layout event but is never refused (a resync must
     /// always get through).
-    mutating func append(encoded bytes: [UInt8], for home: HomeID) {
-        insert(.encoded(home: home, bytes: bytes))
+    mutating func append(encoded bytes: [UInt8]) {
+        insert(.encoded(bytes))
     }
 
     /// Takes the oldest entry.
@@ -85,15 +85,6 @@ struct PendingEvents {
         self = PendingEvents(maxLayoutEvents: maxLayoutEvents)
     }
 
-    /// Drops what is waiting for one home (the subscriber stopped following it).
-    mutating func removeAll(of home: HomeID) {
-        var kept = PendingEvents(maxLayoutEvents: maxLayoutEvents)
-        while let entry = popFirst() {
-            if Self.home(of: entry) != home { kept.insert(entry) }
-        }
-        self = kept
-    }
-
     private mutating func insert(_ entry: Entry) {
         compactIfMostlyHoles()
         if let characteristic = Self.characteristic(of: entry) {
@@ -113,13 +104,6 @@ struct PendingEvents {
     private static func characteristic(of entry: Entry) -> CharacteristicID? {
         guard case .change(let change, _) = entry else { return nil }
         return characteristic(of: change)
-    }
-
-    private static func home(of entry: Entry) -> HomeID {
-        switch entry {
-        case .change(let change, _): return change.home
-        case .encoded(let home, _): return home
-        }
     }
 
     /// Compacts when holes and delivered slots outnumber the live entries.

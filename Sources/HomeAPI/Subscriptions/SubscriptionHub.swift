@@ -51,9 +51,6 @@ final class SubscriptionHub {
         self.maxPendingLayoutEvents = maxPendingLayoutEvents
     }
 
-    /// Open streams (for server info and tests).
-    var count: Int { subscriptions.count }
-
     // MARK: Opening
 
     /// Starts a stream for a checked request: `starts` says where it begins in each home.
@@ -105,7 +102,7 @@ final class SubscriptionHub {
                 self.end(subscription, CallStatus(code: .internal, message: "the store stopped: \(failure)"))
                 return
             }
-            if let prepared { subscription.pending.append(encoded: prepared, for: home) }
+            if let prepared { subscription.pending.append(encoded: prepared) }
             subscription.homes[home] = .live(after: after)
             self.replay(home, after: after, in: subscription)
             self.flush(subscription)
@@ -228,7 +225,7 @@ final class SubscriptionHub {
             }
             guard let entry = subscription.pending.popFirst() else { break }
             switch entry {
-            case .encoded(_, let bytes):
+            case .encoded(let bytes):
                 call.send(bytes)
             case .change(let change, let skipped):
                 call.send(encoded(change, skipped: skipped, for: subscription.caller))
