@@ -84,7 +84,7 @@ let package = Package(
         .target(
             name: "HomeAPI",
             dependencies: [
-                "HomeService", "HomeProto", "RPCServer", "RPCServices", "Wire",
+                "HomeService", "HomeProto", "RPCServer", "RPCServices", "UV", "Wire",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -46,3 +46,13 @@ func attempt<T>(
         throw APIFailure(error, object: object, field: field)
     }
 }
+
+extension Result where Failure == HomeServiceError {
+    /// The value, or the failure about `object`.
+    func get(object: UniqueIdentifier) throws(APIFailure) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw APIFailure(error, object: object)
+        }
+    }
+}

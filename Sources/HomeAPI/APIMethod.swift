@@ -81,6 +81,32 @@ public struct APIMethod: Sendable {
         }
     }
 
+    /// A unary method whose answer waits for an accessory: `body` checks the request and forwards
+    /// it, and the answer comes when the accessory's does (or at once when nothing need be asked).
+    /// A forwarded change is answered once durable; it sets a value, so a retry is harmless and an
+    /// idempotency key is not needed (it is accepted and not recorded).
+    static func forwarded<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ name: String,
+        _ request: Request.Type,
+        _ response: Response.Type,
+        role: RequiredRole,
+        isMutation: Bool,
+        _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
+    ) -> APIMethod {
+        APIMethod(
+            name: name,
+            requestType: Request.protoMessageName,
+            responseType: Response.protoMessageName,
+            role: role,
+            isMutation: isMutation,
+            isStreaming: false
+        ) { api, registry in
+            registry.registerUnary(name, request: Request.self) { call, request in
+                api.answerLater(call, request, body)
+            }
+        }
+    }
+
     /// A server-streaming method: `body` checks the request and starts the stream, or throws.
     static func stream<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
         _ name: String,
@@ -98,7 +124,7 @@ public struct APIMethod: Sendable {
             isStreaming: true
         ) { api, registry in
             registry.registerServerStreaming(name, request: Request.self) { call, request in
-                api.answerStream(call, request, body)
+                api.answerLater(call, request, body)
             }
         }
     }

@@ -5,6 +5,7 @@ public import HomeService
 public import RPCServer
 import RPCServices
 import SwiftProtobuf
+public import UV
 public import Wire
 
 /// The controller face of HomeKit over RPC: `home.v1.HomeService` and `home.v1.AccountService`,
@@ -18,31 +19,59 @@ public final class HomeAPI {
     let store: HomeStore
     /// The open change streams; the store's change observer feeds them.
     private(set) var subscriptions: SubscriptionHub!
+    /// The accessories' side: advertisements, links, forwarded commands.
+    let links: AccessoryLinks
 
     /// The metadata key a client sends to make a mutation safe to retry.
     public static let idempotencyKeyMetadata = "idempotency-key"
 
-    /// - Parameter maxPendingEventsPerSubscription: how many layout events may wait for one
-    ///   subscriber before it is resynchronised instead (docs/API.md, "Slow subscribers").
-    public init(store: HomeStore, maxPendingEventsPerSubscription: Int = 4096) {
+    /// Marks every stored accessory unreachable until its link attaches (a new process has none).
+    /// - Parameters:
+    ///   - loop: the store's loop, for the accessory commands' deadlines.
+    ///   - maxPendingEventsPerSubscription: how many layout events may wait for one subscriber
+    ///     before it is resynchronised instead (docs/API.md, "Slow subscribers").
+    ///   - accessories: the accessory face's timeouts and bounds.
+    public init(
+        store: HomeStore,
+        loop: EventLoop,
+        maxPendingEventsPerSubscription: Int = 4096,
+        accessories: AccessoryLinkConfiguration = AccessoryLinkConfiguration()
+    ) {
         self.store = store
+        let links = AccessoryLinks(store: store, loop: loop, configuration: accessories)
+        self.links = links
         let hub = SubscriptionHub(api: self, maxPendingLayoutEvents: maxPendingEventsPerSubscription)
         subscriptions = hub
-        store.changeObserver = { [unowned hub] change in hub.publish(change) }
+        store.changeObserver = { [unowned hub, unowned links] change in
+            hub.publish(change)
+            // A removal that took accessories with it ends their links once it is durable.
+            if change.event.kind == .accessoryRemoved || change.event.kind == .homeRemoved {
+                links.dropRemovedAccessories()
+            }
+        }
+        _ = store.write { () throws(HomeServiceError) in try store.markEveryAccessoryUnreachable() }
     }
 
-    /// Ends every change stream with `status`: call it when a drain begins, so that subscribers
-    /// reconnect (and resume) instead of holding the drain open.
-    public func endSubscriptions(_ status: CallStatus) {
+    /// Ends every change stream, accessory link and browser with `status`: call it when a drain
+    /// begins, so that subscribers and accessories reconnect (and resume) instead of holding the
+    /// drain open.
+    public func endStreams(_ status: CallStatus) {
         subscriptions.endAll(status)
+        links.endAll(status)
     }
 
-    /// Every method, in the order docs/API.md lists them.
-    public static var methods: [APIMethod] { HomeMethods.all + [SubscribeMethod.method] + AccountMethods.all }
+    /// Every controller method, in the order docs/API.md lists them.
+    public static var methods: [APIMethod] {
+        HomeMethods.all + [SubscribeMethod.method, AccessoryLinkMethods.browse] + AccountMethods.all
+    }
+
+    /// The accessory face's methods: they take no bearer token (docs/API.md, "Accessories").
+    public static var accessoryMethods: [String] { AccessoryLinkMethods.names }
 
     /// Registers every method; the registry's handlers keep this object alive.
     public func register(in registry: inout MethodRegistry) {
         for method in Self.methods { method.register(self, &registry) }
+        AccessoryLinkMethods.register(self, in: &registry)
     }
 
     // MARK: Answering
@@ -124,7 +153,7 @@ public final class HomeAPI {
 
     /// Answers once `ticket` is durable; a store that failed to commit answers INTERNAL and
     /// acknowledges nothing.
-    private func reply(_ call: ServerCall, with outcome: Outcome, after ticket: CommitTicket) {
+    func reply(_ call: ServerCall, with outcome: Outcome, after ticket: CommitTicket) {
         store.whenCommitted(ticket) { failure in
             if let failure {
                 call.fail(CallStatus(code: .internal, message: "the change could not be made durable: \(failure)"))
@@ -137,7 +166,8 @@ public final class HomeAPI {
         }
     }
 
-    func answerStream<Request>(
+    /// Runs a handler that answers `call` itself (a stream, or a call waiting for an accessory).
+    func answerLater<Request>(
         _ call: ServerCall,
         _ request: Request,
         _ body: (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void

@@ -1,6 +1,7 @@
 import Foundation
 import HomeProto
 import HomeService
+import RPCServer
 
 /// Service groups, action sets, triggers and users.
 extension HomeMethods {
@@ -216,42 +217,27 @@ extension HomeMethods {
             response.actionSet = try api.actionSetMessage(id, caller)
             return response
         },
-        .read(
+        .forwarded(
             service + "ExecuteActionSet",
             Home_V1_ExecuteActionSetRequest.self,
             Home_V1_ExecuteActionSetResponse.self,
-            role: .member
+            role: .member,
+            isMutation: true
         ) {
             api,
+            call,
             request,
             caller throws(APIFailure) in
             let home = try api.homeID(request.homeID)
             let id: ActionSetID = try api.object(request.actionSetID, "action_set_id", in: home, caller)
-            let actionSet = try attempt(object: id.raw) { () throws(HomeServiceError) in
-                try api.store.checkExecution(of: id, as: caller.account)
+            let plan = try attempt(object: id.raw) { () throws(HomeServiceError) in
+                try api.store.planExecution(of: id, as: caller.account)
             }
-            // Each write goes to its accessory over the accessory's own connection; until
-            // accessories connect to the server (the accessory face), none can take it.
-            var items: [Home_V1_ItemResult] = []
-            for action in actionSet.actions {
-                let state = try attempt(object: action.characteristic.raw) { () throws(HomeServiceError) in
-                    try api.store.characteristicState(action.characteristic, as: caller.account)
-                }
-                let error = try notConnected(state.characteristic.accessory, api, caller)
-                var item = Home_V1_ItemResult()
-                item.objectID = ProtoEncoding.data(action.characteristic)
-                item.homekitCode = Int32(error.code.rawValue)
-                item.message = error.message
-                items.append(item)
+            api.execute(plan, as: caller.account, session: caller.session, deadline: call.deadline) {
+                result,
+                ticket in
+                api.reply(call, with: Outcome(result.map { Home_V1_ExecuteActionSetResponse() }), after: ticket)
             }
-            throw APIFailure(
-                HomeServiceError(
-                    .actionSetExecutionFailed,
-                    "none of the \(items.count) writes of \"\(actionSet.name)\" could be made"
-                ),
-                object: id.raw,
-                items: items
-            )
         },
     ]
 

@@ -1,6 +1,8 @@
 import Foundation
 import HomeProto
 import HomeService
+import RPCServer
+import RPCServices
 
 /// `home.v1.HomeService`: every operation of HOMEKIT.md's table.
 enum HomeMethods {
@@ -263,10 +265,8 @@ enum HomeMethods {
             request,
             caller throws(APIFailure) in
             let home = try api.homeID(request.homeID)
-            let description = try ProtoDecoding.accessory(request.accessory, "accessory")
-            let added = try attempt(field: "accessory") { () throws(HomeServiceError) in
-                try api.store.addAccessory(description, to: home, as: caller.account)
-            }
+            let id: AccessoryID = try ProtoDecoding.id(request.accessoryID, "accessory_id")
+            let added = try api.links.pair(id, setupCode: request.setupCode, into: home, as: caller.account)
             var response = Home_V1_AddAccessoryResponse()
             for accessory in added { response.accessories.append(try api.accessoryMessage(accessory.id, caller)) }
             return response
@@ -324,13 +324,15 @@ enum HomeMethods {
             response.accessory = try api.accessoryMessage(accessory, caller)
             return response
         },
-        .read(
+        .forwarded(
             service + "IdentifyAccessory",
             Home_V1_IdentifyAccessoryRequest.self,
             Home_V1_IdentifyAccessoryResponse.self,
-            role: .member
+            role: .member,
+            isMutation: false
         ) {
             api,
+            call,
             request,
             caller throws(APIFailure) in
             let home = try api.homeID(request.homeID)
@@ -338,9 +340,12 @@ enum HomeMethods {
             try attempt(object: accessory.raw) { () throws(HomeServiceError) in
                 try api.store.identifyAccessory(accessory, as: caller.account)
             }
-            // Identify requests go to the accessory over its own connection; until accessories
-            // connect to the server (the accessory face), none is connected to take it.
-            throw APIFailure(try notConnected(accessory, api, caller), object: accessory.raw)
+            api.links.forward(.identify, to: accessory, deadline: call.deadline) { result in
+                switch result {
+                case .success: call.respond(with: Home_V1_IdentifyAccessoryResponse())
+                case .failure(let error): call.fail(APIFailure(error, object: accessory.raw).status)
+                }
+            }
         },
         .mutation(
             service + "UnblockAccessory",
@@ -419,30 +424,26 @@ enum HomeMethods {
         },
     ]
 
-    /// The error for an accessory the server has no connection to: 4, or 88 behind a bridge.
-    static func notConnected(_ id: AccessoryID, _ api: HomeAPI, _ caller: Caller) throws(APIFailure) -> HomeServiceError
-    {
-        let accessory = try attempt(object: id.raw) { () throws(HomeServiceError) in
-            try api.store.accessory(id, as: caller.account)
-        }
-        return accessory.isBridged
-            ? HomeServiceError(
-                .bridgedAccessoryNotReachable,
-                "bridged accessory \"\(accessory.name)\" is not connected to the server"
-            )
-            : HomeServiceError(.accessoryNotReachable, "accessory \"\(accessory.name)\" is not connected to the server")
-    }
-
     // MARK: Characteristics
 
+    static func readResponse(_ reading: HomeStore.CachedReading) -> Home_V1_ReadCharacteristicResponse {
+        var response = Home_V1_ReadCharacteristicResponse()
+        if let value = reading.value { response.value = ProtoEncoding.value(value) }
+        response.valueTimeMs = reading.updatedAt
+        response.reachable = reading.isReachable
+        return response
+    }
+
     static let characteristics: [APIMethod] = [
-        .read(
+        .forwarded(
             service + "ReadCharacteristic",
             Home_V1_ReadCharacteristicRequest.self,
             Home_V1_ReadCharacteristicResponse.self,
-            role: .member
+            role: .member,
+            isMutation: false
         ) {
             api,
+            call,
             request,
             caller throws(APIFailure) in
             let home = try api.homeID(request.homeID)
@@ -450,30 +451,62 @@ enum HomeMethods {
             let reading = try attempt(object: id.raw) { () throws(HomeServiceError) in
                 try api.store.readValue(id, as: caller.account)
             }
-            var response = Home_V1_ReadCharacteristicResponse()
-            if let value = reading.value { response.value = ProtoEncoding.value(value) }
-            response.valueTimeMs = reading.updatedAt
-            response.reachable = reading.isReachable
-            return response
+            guard request.fresh else {
+                call.respond(with: readResponse(reading))
+                return
+            }
+            let accessory = try attempt(object: id.raw) { () throws(HomeServiceError) in
+                try api.store.checkFreshRead(id, as: caller.account)
+            }
+            api.links.forward(.read(id), to: accessory, deadline: call.deadline) { result in
+                let (answer, ticket) = api.store.write { () throws(APIFailure) -> Home_V1_ReadCharacteristicResponse in
+                    let value = try result.get(object: id.raw)
+                    guard let value, let reporter = api.store.linkAccessory(of: accessory) else {
+                        throw APIFailure(HomeServiceError(.notFound, "the characteristic was removed"), object: id.raw)
+                    }
+                    _ = try attempt(object: id.raw) { () throws(HomeServiceError) in
+                        try api.store.recordReadValue(id, value, by: reporter)
+                    }
+                    return readResponse(
+                        try attempt(object: id.raw) { () throws(HomeServiceError) in
+                            try api.store.readValue(id, as: caller.account)
+                        }
+                    )
+                }
+                api.reply(call, with: Outcome(answer), after: ticket)
+            }
         },
-        .mutation(
+        .forwarded(
             service + "WriteCharacteristic",
             Home_V1_WriteCharacteristicRequest.self,
             Home_V1_WriteCharacteristicResponse.self,
-            role: .member
+            role: .member,
+            isMutation: true
         ) {
             api,
+            call,
             request,
             caller throws(APIFailure) in
             let home = try api.homeID(request.homeID)
             let id: CharacteristicID = try api.object(request.characteristicID, "characteristic_id", in: home, caller)
             let value = try ProtoDecoding.value(request.value, "value")
-            let entry = try attempt(object: id.raw, field: "value") { () throws(HomeServiceError) in
-                try api.store.writeValue(id, value, as: caller.account)
+            let characteristic = try attempt(object: id.raw, field: "value") { () throws(HomeServiceError) in
+                try api.store.checkWrite(id, value, as: caller.account)
             }
-            var response = Home_V1_WriteCharacteristicResponse()
-            response.valueTimeMs = entry.updatedAt
-            return response
+            api.links.forward(.write(id, value), to: characteristic.accessory, deadline: call.deadline) { result in
+                // Accepted by the accessory: now the cache, the durable row and the event.
+                let (written, ticket) = api.store.write(from: caller.session) {
+                    () throws(APIFailure) -> Home_V1_WriteCharacteristicResponse in
+                    _ = try result.get(object: id.raw)
+                    let entry = try attempt(object: id.raw) { () throws(HomeServiceError) in
+                        try api.store.writeValue(id, value, as: caller.account)
+                    }
+                    var response = Home_V1_WriteCharacteristicResponse()
+                    response.valueTimeMs = entry.updatedAt
+                    return response
+                }
+                api.reply(call, with: Outcome(written), after: ticket)
+            }
         },
         .read(
             service + "EnableNotification",

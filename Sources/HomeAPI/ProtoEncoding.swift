@@ -162,7 +162,7 @@ enum ProtoEncoding {
             entry.targetValue = value(action.targetValue)
             return entry
         }
-        message.executing = false
+        message.executing = actionSet.isExecuting
         if let last = actionSet.lastExecutionDate { message.lastExecutionMs = last }
         return message
     }

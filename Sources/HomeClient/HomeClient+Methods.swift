@@ -210,11 +210,14 @@ public struct HomeHandle: Sendable {
 
     // MARK: Accessories and services
 
-    /// Adds an accessory that describes itself (a bridge adds everything behind it).
-    public func addAccessory(_ description: AccessoryDescription) async throws(HomeClientError) -> [Accessory] {
+    /// Pairs an accessory the browser found (``HomeClient/browseAccessories()``) with the setup
+    /// code its user sees, and adds it (a bridge adds everything behind it).
+    /// - Returns: the accessories added, the bridge first.
+    public func addAccessory(_ accessory: UUID, setupCode: String) async throws(HomeClientError) -> [Accessory] {
         var request = Home_V1_AddAccessoryRequest()
         request.homeID = id.data
-        request.accessory = description
+        request.accessoryID = accessory.data
+        request.setupCode = setupCode
         return try await mutate("AddAccessory", request, Home_V1_AddAccessoryResponse.self).accessories
     }
 
@@ -294,14 +297,17 @@ public struct HomeHandle: Sendable {
     // MARK: Characteristics
 
     /// The cached value, its time and whether the accessory is reachable.
+    /// The cached value; with `fresh`, the accessory is asked first.
     public func readCharacteristic(
-        _ characteristic: UUID
+        _ characteristic: UUID,
+        fresh: Bool = false
     ) async throws(HomeClientError)
         -> Home_V1_ReadCharacteristicResponse
     {
         var request = Home_V1_ReadCharacteristicRequest()
         request.homeID = id.data
         request.characteristicID = characteristic.data
+        request.fresh = fresh
         return try await call("ReadCharacteristic", request, Home_V1_ReadCharacteristicResponse.self)
     }
 

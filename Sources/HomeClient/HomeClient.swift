@@ -55,32 +55,17 @@ public actor HomeClient {
         returning: Response.Type = Response.self,
         idempotencyKey: String? = nil
     ) async throws(HomeClientError) -> Response {
-        let bytes: [UInt8]
-        do {
-            bytes = try request.serializedBytes()
-        } catch {
-            throw HomeClientError(
-                status: .invalidArgument,
-                message: "cannot encode \(Request.protoMessageName): \(error)"
-            )
-        }
         var metadata = [authorization]
         if let idempotencyKey {
             metadata.append(MetadataEntry(key: "idempotency-key", value: Array(idempotencyKey.utf8)))
         }
         let rpc = try await connection()
-        let answer: [UInt8]
         do {
-            answer = try await rpc.unary(method, request: bytes, timeout: timeout, metadata: metadata)
+            return try await ProtoCall.unary(rpc, method, request, timeout: timeout, metadata: metadata)
         } catch {
             // A transport failure (no HomeKit details): the next call reconnects.
-            if error.code == .unavailable && error.details.isEmpty { dropConnection(rpc) }
-            throw HomeClientError(error)
-        }
-        do {
-            return try Response(serializedBytes: answer)
-        } catch {
-            throw HomeClientError(status: .internal, message: "cannot decode \(Response.protoMessageName): \(error)")
+            if error.status == .unavailable && error.homeKitCode == nil { dropConnection(rpc) }
+            throw error
         }
     }
 
@@ -109,15 +94,7 @@ public actor HomeClient {
         _ method: String,
         _ request: Request
     ) async throws(HomeClientError) -> ResponseStream {
-        let bytes: [UInt8]
-        do {
-            bytes = try request.serializedBytes()
-        } catch {
-            throw HomeClientError(
-                status: .invalidArgument,
-                message: "cannot encode \(Request.protoMessageName): \(error)"
-            )
-        }
+        let bytes = try ProtoCall.encode(request)
         let rpc = try await connection()
         return rpc.serverStream(method, request: bytes, metadata: [authorization])
     }

@@ -216,12 +216,38 @@ public enum MethodTypes {
             response: Home_V1_Event.self,
             isStreaming: true
         ),
+        Entry(
+            name: "home.v1.HomeService/BrowseAccessories",
+            request: Home_V1_BrowseAccessoriesRequest.self,
+            response: Home_V1_BrowseEvent.self,
+            isStreaming: true
+        ),
         entry("AccountService", "WhoAmI", Home_V1_WhoAmIRequest.self, Home_V1_WhoAmIResponse.self),
         entry("AccountService", "CreateAccount", Home_V1_CreateAccountRequest.self, Home_V1_CreateAccountResponse.self),
         entry("AccountService", "ListAccounts", Home_V1_ListAccountsRequest.self, Home_V1_ListAccountsResponse.self),
         entry("AccountService", "IssueToken", Home_V1_IssueTokenRequest.self, Home_V1_IssueTokenResponse.self),
         entry("AccountService", "RevokeToken", Home_V1_RevokeTokenRequest.self, Home_V1_RevokeTokenResponse.self),
         entry("AccountService", "ListTokens", Home_V1_ListTokensRequest.self, Home_V1_ListTokensResponse.self),
+        Entry(
+            name: "home.v1.AccessoryLink/Advertise",
+            request: Home_V1_AdvertiseRequest.self,
+            response: Home_V1_LinkMessage.self,
+            isStreaming: true
+        ),
+        Entry(
+            name: "home.v1.AccessoryLink/Attach",
+            request: Home_V1_AttachRequest.self,
+            response: Home_V1_LinkMessage.self,
+            isStreaming: true
+        ),
+        entry("AccessoryLink", "AnswerCommand", Home_V1_AnswerCommandRequest.self, Home_V1_AnswerCommandResponse.self),
+        entry("AccessoryLink", "ReportValues", Home_V1_ReportValuesRequest.self, Home_V1_ReportValuesResponse.self),
+        entry(
+            "AccessoryLink",
+            "ReportFirmwareVersion",
+            Home_V1_ReportFirmwareVersionRequest.self,
+            Home_V1_ReportFirmwareVersionResponse.self
+        ),
         entry("Health", "Check", Home_V1_HealthCheckRequest.self, Home_V1_HealthCheckResponse.self),
         entry("ServerInfo", "Get", Home_V1_ServerInfoRequest.self, Home_V1_ServerInfoResponse.self),
     ]

@@ -67,6 +67,12 @@ struct Homed: ParsableCommand {
     @Option(help: "Hours a change is kept for subscribers that resume.")
     var eventRetentionHours = 24
 
+    @Option(help: "Milliseconds a forwarded write, fresh read or identify waits for the accessory (then 8).")
+    var accessoryTimeout = 10_000
+
+    @Option(help: "Unpaired accessories the browser holds at once; more advertisements are refused.")
+    var maxAdvertisedAccessories = 1024
+
     @Option(help: "The SQLite store (created on first start, with WAL files beside it).")
     var store = "homed.sqlite"
 
@@ -89,6 +95,9 @@ struct Homed: ParsableCommand {
         guard maxEventsPerHome > 0, eventRetentionHours > 0 else {
             throw ValidationError("--max-events-per-home and --event-retention-hours must be positive")
         }
+        guard accessoryTimeout > 0, maxAdvertisedAccessories > 0 else {
+            throw ValidationError("--accessory-timeout and --max-advertised-accessories must be positive")
+        }
         guard maxPendingEventsPerSubscription > 0 else {
             throw ValidationError("--max-pending-events-per-subscription must be positive")
         }
@@ -109,8 +118,9 @@ struct Homed: ParsableCommand {
         configuration.requestTimeoutMilliseconds = UInt64(max(1, requestTimeout)) * 1000
         configuration.connection.idleTimeoutMilliseconds = idleTimeout > 0 ? UInt64(idleTimeout) * 1000 : nil
         configuration.connection.drainGracePeriodMilliseconds = UInt64(max(0, drainGracePeriod)) * 1000
-        // Probes check health without a token; everything else needs one.
-        configuration.unauthenticatedMethods = [HealthService.checkMethod]
+        // Probes check health without a token, and accessories prove themselves with their pairing
+        // credential (or, unpaired, prove nothing); everything else needs a token.
+        configuration.unauthenticatedMethods = Set([HealthService.checkMethod] + HomeAPI.accessoryMethods)
         return configuration
     }
 
@@ -166,7 +176,15 @@ struct Homed: ParsableCommand {
         var registry = MethodRegistry()
         health.register(in: &registry)
         info.register(in: &registry)
-        let api = HomeAPI(store: homeStore, maxPendingEventsPerSubscription: maxPendingEventsPerSubscription)
+        var accessories = AccessoryLinkConfiguration()
+        accessories.commandTimeoutMilliseconds = UInt64(accessoryTimeout)
+        accessories.maxAdvertisements = maxAdvertisedAccessories
+        let api = HomeAPI(
+            store: homeStore,
+            loop: loop,
+            maxPendingEventsPerSubscription: maxPendingEventsPerSubscription,
+            accessories: accessories
+        )
         api.register(in: &registry)
         // Every connection authenticates with a bearer token on its first call (health checks aside).
         let server = RPCServer(
@@ -197,10 +215,11 @@ struct Homed: ParsableCommand {
                     health.markAllNotServing()
                     // Change streams never end on their own: end them with a retryable status so
                     // subscribers resume elsewhere or after the restart, and the drain is not held open.
-                    api.endSubscriptions(
+                    api.endStreams(
                         CallStatus(
                             code: .unavailable,
-                            message: "the server is shutting down; resume from your last revision"
+                            message:
+                                "the server is shutting down; reconnect (subscribers resume after their last revision)"
                         )
                     )
                     server.beginGracefulShutdown { loop.stop() }

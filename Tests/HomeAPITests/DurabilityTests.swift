@@ -63,8 +63,10 @@ import Wire
         let setup = server.client()
         let homeID = try await setup.addHome(named: "Drain Home").id.uuid
         var lamps: [UUID] = []
+        let simulators = try await Simulators(server)
         for index in 0..<4 {
-            let lamp = try await setup.home(homeID).addAccessory(Advertised.bulb("Lamp \(index)"))[0]
+            let lamp = try await simulators.pair(Advertised.bulb("Lamp \(index)"), into: setup.home(homeID))
+                .accessories[0]
             lamps.append(lamp.characteristic(Advertised.brightness).id.uuid)
         }
         await setup.close()
@@ -102,6 +104,7 @@ import Wire
             #expect(read.value.signedValue == last, "an acknowledged write was lost in the drain")
         }
         await client.close()
+        await simulators.close()
     }
 
     @Test func aRetriedMutationReturnsTheFirstOutcomeAcrossARestart() async throws {
@@ -173,7 +176,8 @@ import Wire
         let client = server.client()
         let created = try await client.addHome(named: "Home")
         let home = client.home(created.id.uuid)
-        let lamp = try await home.addAccessory(Advertised.bulb("Lamp"))[0]
+        let simulators = try await Simulators(server)
+        let lamp = try await simulators.pair(Advertised.bulb("Lamp"), into: home).accessories[0]
         let brightness = lamp.characteristic(Advertised.brightness).id.uuid
         await expectFailure(.invalidArgument, 43, "wrong value type") {
             try await home.writeCharacteristic(brightness, .bool(true))
@@ -221,5 +225,6 @@ import Wire
         await raw.close()
         #expect(try await client.listHomes().count == 1)
         await client.close()
+        await simulators.close()
     }
 }

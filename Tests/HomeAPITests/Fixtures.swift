@@ -72,3 +72,31 @@ extension Accessory {
         services.flatMap(\.characteristics).first { $0.type == type }!
     }
 }
+
+/// Simulated accessories for the end-to-end tests: they advertise over one shared link connection
+/// and are paired into homes through the real pairing path.
+final class Simulators: Sendable {
+    static let setupCode = "031-45-154"
+    let link: AccessoryLinkClient
+
+    init(_ server: HomedProcess) async throws {
+        link = try await AccessoryLinkClient.connect(to: server.endpoint)
+    }
+
+    /// Advertises `description` and pairs it into `home`; returns the simulator (serving its link)
+    /// and the accessories added, the bridge first.
+    func pair(
+        _ description: AccessoryDescription,
+        into home: HomeHandle
+    ) async throws -> (simulator: SimulatedAccessory, accessories: [Accessory]) {
+        let simulator = SimulatedAccessory(description, setupCode: Self.setupCode, link: link)
+        try await simulator.start()
+        let added = try await home.addAccessory(await simulator.id, setupCode: Self.setupCode)
+        _ = await simulator.paired()
+        return (simulator, added)
+    }
+
+    func close() async {
+        await link.close()
+    }
+}

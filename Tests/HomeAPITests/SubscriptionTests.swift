@@ -40,6 +40,7 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         let adminAgain: HomeClient
         let adminAccount: UUID
         let home: HomeHandle
+        let simulators: Simulators
 
         init(arguments: [String] = []) async throws {
             server = try await HomedProcess.launch(arguments: arguments)
@@ -53,10 +54,12 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
             _ = try await admin.addHome(named: "Ada's Flat")
             home = owner.home(try await owner.addHome(named: "Shared").id.uuid)
             try await home.addUser(account.id.uuid, administrator: true)
+            simulators = try await Simulators(server)
         }
 
         func close() async {
             for client in [owner, admin, adminAgain] { await client.close() }
+            await simulators.close()
         }
     }
 
@@ -64,7 +67,7 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         let setup = try await Setup()
         let home = setup.home
         var stream = try await opened(setup.admin, ChangeOptions(homes: [home.id]))
-        let lamp = try await home.addAccessory(Advertised.bulb("Lamp"))[0]
+        let lamp = try await setup.simulators.pair(Advertised.bulb("Lamp"), into: home).accessories[0]
         let first = try await take(1, from: &stream)
         #expect(first.map(kindName) == ["accessoryAdded"])
         #expect(first.first?.accessoryAdded.accessory.services.first?.characteristics.count == 2)
@@ -83,7 +86,7 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         try await home.assignAccessory(lamp.id.uuid, toRoom: den.id.uuid)
         let bulbService = lamp.services[0].id.uuid
         try await home.renameService(bulbService, to: "Reading Light")
-        let plug = try await home.addAccessory(Advertised.outletWithSensor("Plug"))[0]
+        let plug = try await setup.simulators.pair(Advertised.outletWithSensor("Plug"), into: home).accessories[0]
         try await home.updateAssociatedServiceType(plug.services[0].id.uuid, to: "00000043-0000-1000-8000-0026BB765291")
         try await home.writeCharacteristic(brightness, .int(80))
         // Not followed: no notifications on it.
@@ -320,7 +323,7 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
     @Test func aSlowSubscriberCoalescesValuesAndResyncsPastItsBound() async throws {
         let setup = try await Setup(arguments: ["--max-pending-events-per-subscription", "16"])
         let home = setup.home
-        let lamp = try await home.addAccessory(Advertised.bulb("Lamp"))[0]
+        let lamp = try await setup.simulators.pair(Advertised.bulb("Lamp"), into: home).accessories[0]
         let brightness = lamp.characteristic(Advertised.brightness).id.uuid
         // A raw stream whose messages are never taken: the server may only send its credit ahead.
         var request = Home_V1_SubscribeRequest()

@@ -41,6 +41,7 @@ import Testing
             ALTER TABLE timer_trigger DROP COLUMN recurrence_unit;
             ALTER TABLE home DROP COLUMN time_zone;
             DROP TABLE idempotency_key;
+            ALTER TABLE accessory DROP COLUMN credential_hash;
             PRAGMA user_version = 1;
             """
         )

@@ -615,9 +615,12 @@ public nonisolated struct Home_V1_CharacteristicDescription: @unchecked Sendable
   fileprivate var _storage = _StorageClass.defaultInstance
 }
 
-/// Adds an accessory that describes itself (a bridge adds everything behind it) to the room for the
-/// entire home. Codes: 13 (already in a home), 1, 93 (a standard service lacks a required
-/// characteristic), 27, the name codes, 46, 43–51, 49.
+/// Pairs an accessory the browser found (BrowseAccessories) with the setup code its user sees, and
+/// adds it (a bridge adds everything behind it) to the room for the entire home. The accessory gets
+/// its credential on its Advertise stream and is reachable at once. Codes: 2 when no accessory with
+/// this id is advertised now; 13 when it is already in a home; 18 for a wrong setup code, and 18
+/// without trying the code once the accessory's wrong attempts are used up (5 at once, then one
+/// more every 10 seconds); the name codes for an advertised name HomeKit would refuse; 49.
 public nonisolated struct Home_V1_AddAccessoryRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -625,20 +628,14 @@ public nonisolated struct Home_V1_AddAccessoryRequest: Sendable {
 
   public var homeID: Data = Data()
 
-  public var accessory: Home_V1_AccessoryDescription {
-    get {_accessory ?? Home_V1_AccessoryDescription()}
-    set {_accessory = newValue}
-  }
-  /// Returns true if `accessory` has been explicitly set.
-  public var hasAccessory: Bool {self._accessory != nil}
-  /// Clears the value of `accessory`. Subsequent reads from it will return its default value.
-  public mutating func clearAccessory() {self._accessory = nil}
+  /// The id the browser showed.
+  public var accessoryID: Data = Data()
+
+  public var setupCode: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
-
-  fileprivate var _accessory: Home_V1_AccessoryDescription? = nil
 }
 
 public nonisolated struct Home_V1_AddAccessoryResponse: Sendable {
@@ -754,7 +751,8 @@ public nonisolated struct Home_V1_AssignAccessoryToRoomResponse: Sendable {
   fileprivate var _accessory: Home_V1_Accessory? = nil
 }
 
-/// Asks the accessory to identify itself. Codes: 61, 4, 88, 48.
+/// Asks the accessory to identify itself; answered when it did. Codes: 61, 4, 88, 48, 8 when it does
+/// not answer in time, and its refusal mapped from its HAP status.
 public nonisolated struct Home_V1_IdentifyAccessoryRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -920,7 +918,9 @@ public nonisolated struct Home_V1_ListServicesWithTypesResponse: Sendable {
 }
 
 /// The cached value, its time and the accessory's reachability (an unreachable accessory's last
-/// value is still answered). Codes: 6 (write-only), 61.
+/// value is still answered). With `fresh`, the accessory is asked and its answer is cached (and, if
+/// it changed, announced as the accessory's own change) before the reply. Codes: 6 (write-only), 61;
+/// with `fresh` also 4, 88, 8 (no answer in time) and the accessory's refusal (docs/API.md).
 public nonisolated struct Home_V1_ReadCharacteristicRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -929,6 +929,8 @@ public nonisolated struct Home_V1_ReadCharacteristicRequest: Sendable {
   public var homeID: Data = Data()
 
   public var characteristicID: Data = Data()
+
+  public var fresh: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -960,8 +962,10 @@ public nonisolated struct Home_V1_ReadCharacteristicResponse: Sendable {
   fileprivate var _value: Home_V1_CharacteristicValue? = nil
 }
 
-/// Codes: 5 (read-only), 61, 4, 88, 43 (wrong type), 44, 45, 46, 51, 3 (off the step grid or not a
-/// valid value).
+/// Checked, then forwarded to the accessory; answered once the accessory accepted it and the new
+/// value is durable (the cache and the subscribers follow). Codes: 5 (read-only), 61, 4, 88, 43
+/// (wrong type), 44, 45, 46, 51, 3 (off the step grid or not a valid value); 8 when the accessory
+/// does not answer in time; the accessory's refusal mapped from its HAP status (docs/API.md).
 public nonisolated struct Home_V1_WriteCharacteristicRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -3110,7 +3114,7 @@ nonisolated extension Home_V1_CharacteristicDescription: SwiftProtobuf.Message, 
 
 nonisolated extension Home_V1_AddAccessoryRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AddAccessoryRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}home_id\0\u{1}accessory\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}home_id\0\u{4}\u{2}accessory_id\0\u{3}setup_code\0\u{b}accessory\0\u{c}\u{2}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3119,29 +3123,30 @@ nonisolated extension Home_V1_AddAccessoryRequest: SwiftProtobuf.Message, SwiftP
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBytesField(value: &self.homeID) }()
-      case 2: try { try decoder.decodeSingularMessageField(value: &self._accessory) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.accessoryID) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.setupCode) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.homeID.isEmpty {
       try visitor.visitSingularBytesField(value: self.homeID, fieldNumber: 1)
     }
-    try { if let v = self._accessory {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
-    } }()
+    if !self.accessoryID.isEmpty {
+      try visitor.visitSingularBytesField(value: self.accessoryID, fieldNumber: 3)
+    }
+    if !self.setupCode.isEmpty {
+      try visitor.visitSingularStringField(value: self.setupCode, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Home_V1_AddAccessoryRequest, rhs: Home_V1_AddAccessoryRequest) -> Bool {
     if lhs.homeID != rhs.homeID {return false}
-    if lhs._accessory != rhs._accessory {return false}
+    if lhs.accessoryID != rhs.accessoryID {return false}
+    if lhs.setupCode != rhs.setupCode {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3717,7 +3722,7 @@ nonisolated extension Home_V1_ListServicesWithTypesResponse: SwiftProtobuf.Messa
 
 nonisolated extension Home_V1_ReadCharacteristicRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ReadCharacteristicRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}home_id\0\u{3}characteristic_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}home_id\0\u{3}characteristic_id\0\u{1}fresh\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3727,6 +3732,7 @@ nonisolated extension Home_V1_ReadCharacteristicRequest: SwiftProtobuf.Message, 
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBytesField(value: &self.homeID) }()
       case 2: try { try decoder.decodeSingularBytesField(value: &self.characteristicID) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.fresh) }()
       default: break
       }
     }
@@ -3739,12 +3745,16 @@ nonisolated extension Home_V1_ReadCharacteristicRequest: SwiftProtobuf.Message, 
     if !self.characteristicID.isEmpty {
       try visitor.visitSingularBytesField(value: self.characteristicID, fieldNumber: 2)
     }
+    if self.fresh != false {
+      try visitor.visitSingularBoolField(value: self.fresh, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Home_V1_ReadCharacteristicRequest, rhs: Home_V1_ReadCharacteristicRequest) -> Bool {
     if lhs.homeID != rhs.homeID {return false}
     if lhs.characteristicID != rhs.characteristicID {return false}
+    if lhs.fresh != rhs.fresh {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

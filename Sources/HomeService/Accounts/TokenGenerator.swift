@@ -5,9 +5,11 @@ internal import Crypto
 /// nothing to guess from a leaked hash.
 enum TokenGenerator {
     static let prefix = "hrt_"
+    /// Accessories' pairing credentials.
+    static let credentialPrefix = "hac_"
 
-    /// A new token, as the user will present it.
-    static func newToken() -> String {
+    /// A new token, as the user (or the accessory) will present it.
+    static func newToken(prefix: String = prefix) -> String {
         let key = SymmetricKey(size: .bits256)
         let hex = key.withUnsafeBytes { bytes in bytes.map { hexByte($0) }.joined() }
         return prefix + hex

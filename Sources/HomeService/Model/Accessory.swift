@@ -18,6 +18,9 @@ public struct Accessory: Hashable, Sendable {
     public internal(set) var isBlocked: Bool
     public internal(set) var isReachable: Bool
     public internal(set) var services: [ServiceID]
+    /// The SHA-256 of the pairing credential it proves itself with on reconnect (top-level
+    /// accessories only: a bridged accessory comes through its bridge); `nil` when it has none.
+    var credentialHash: [UInt8]?
     let sequence: Int64
 
     public var isBridge: Bool { !bridgedAccessories.isEmpty }

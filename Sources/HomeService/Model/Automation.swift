@@ -23,6 +23,9 @@ public struct ActionSet: Hashable, Sendable {
     /// Milliseconds since the Unix epoch.
     public internal(set) var lastExecutionDate: Int64?
     let sequence: Int64
+    /// Whether its writes are out with the accessories now (HomeKit's `isExecuting`; not stored:
+    /// an execution does not outlive the process).
+    public internal(set) var isExecuting = false
 
     public var isBuiltIn: Bool { kind != .userDefined }
 }

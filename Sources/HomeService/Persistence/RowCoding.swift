@@ -105,28 +105,43 @@ enum RowCoding {
             .integer(Int64(accessory.category)), .text(accessory.manufacturer), .text(accessory.model),
             .text(accessory.firmwareVersion), .bool(accessory.supportsIdentify), .optionalID(accessory.bridge),
             .bool(accessory.isBlocked), .bool(accessory.isReachable), .integer(accessory.sequence),
+            accessory.credentialHash.map { .blob($0) } ?? .null,
         ]
     }
 
     /// An accessory without its services and bridged accessories, which load links from their rows.
     static func accessory(_ row: [SQLValue]) throws(StoreError) -> Accessory {
         var reader = RowReader(row, StoreSchema.accessory)
+        let id: AccessoryID = try reader.id()
+        let home: HomeID = try reader.id()
+        let name = try reader.text()
+        let room: RoomID = try reader.id()
+        let category = Int(try reader.integer())
+        let manufacturer = try reader.text()
+        let model = try reader.text()
+        let firmwareVersion = try reader.text()
+        let supportsIdentify = try reader.bool()
+        let bridge: AccessoryID? = try reader.optionalID()
+        let isBlocked = try reader.bool()
+        let isReachable = try reader.bool()
+        let sequence = try reader.integer()
         return Accessory(
-            id: try reader.id(),
-            home: try reader.id(),
-            name: try reader.text(),
-            room: try reader.id(),
-            category: Int(try reader.integer()),
-            manufacturer: try reader.text(),
-            model: try reader.text(),
-            firmwareVersion: try reader.text(),
-            supportsIdentify: try reader.bool(),
-            bridge: try reader.optionalID(),
+            id: id,
+            home: home,
+            name: name,
+            room: room,
+            category: category,
+            manufacturer: manufacturer,
+            model: model,
+            firmwareVersion: firmwareVersion,
+            supportsIdentify: supportsIdentify,
+            bridge: bridge,
             bridgedAccessories: [],
-            isBlocked: try reader.bool(),
-            isReachable: try reader.bool(),
+            isBlocked: isBlocked,
+            isReachable: isReachable,
             services: [],
-            sequence: try reader.integer()
+            credentialHash: try reader.optionalBlob(),
+            sequence: sequence
         )
     }
 

@@ -52,7 +52,7 @@ enum StoreSchema {
         name: "accessory",
         columns: [
             "id", "home", "name", "room", "category", "manufacturer", "model", "firmware_version",
-            "supports_identify", "bridge", "is_blocked", "is_reachable", "sequence",
+            "supports_identify", "bridge", "is_blocked", "is_reachable", "sequence", "credential_hash",
         ],
         keyColumnCount: 1,
         orderBy: "sequence"
@@ -163,6 +163,10 @@ enum StoreSchema {
         """
         CREATE TABLE idempotency_key (account BLOB NOT NULL, key TEXT NOT NULL, request_digest BLOB NOT NULL,
             outcome BLOB NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (account, key)) WITHOUT ROWID;
+        """,
+        // 4: accessories pair with a setup code and prove themselves with a credential afterwards.
+        """
+        ALTER TABLE accessory ADD COLUMN credential_hash BLOB;
         """,
     ]
 

@@ -9,10 +9,13 @@ extension HomeStore {
     ///   naming codes for an advertised name HomeKit would refuse; 46 for text over its limit;
     ///   43–51 for a bad initial value; 49 past the home's accessory limit.
     @discardableResult
+    /// - Parameter credentialHash: the digest of the credential the accessory proves itself with
+    ///   afterwards (``pairAccessory(_:to:as:)`` makes one).
     public func addAccessory(
         _ description: AccessoryDescription,
         to homeID: HomeID,
-        as account: AccountID
+        as account: AccountID,
+        credentialHash: [UInt8]? = nil
     ) throws(HomeServiceError) -> [Accessory] {
         try beginMutation()
         defer { endMutation() }
@@ -25,6 +28,7 @@ extension HomeStore {
             "the accessories of home \"\(home.name)\""
         )
         let bridgeID = insertAccessory(description, bridge: nil, in: home)
+        accessories[bridgeID]!.credentialHash = credentialHash
         for bridged in description.bridgedAccessories {
             _ = insertAccessory(bridged, bridge: bridgeID, in: home)
         }
@@ -113,14 +117,7 @@ extension HomeStore {
     /// - Throws: 61 if it (or its bridge) is blocked; 4 if it is unreachable, 88 if bridged.
     func checkAvailable(_ accessory: Accessory) throws(HomeServiceError) {
         try checkNotBlocked(accessory)
-        if !accessory.isReachable {
-            throw accessory.isBridged
-                ? HomeServiceError(
-                    .bridgedAccessoryNotReachable,
-                    "bridged accessory \"\(accessory.name)\" is not reachable"
-                )
-                : HomeServiceError(.accessoryNotReachable, "accessory \"\(accessory.name)\" is not reachable")
-        }
+        if !accessory.isReachable { throw unreachableError(accessory.id) }
     }
 
     /// - Throws: 61 if the accessory or its bridge is blocked (cached reads need nothing more).
@@ -302,6 +299,7 @@ extension HomeStore {
             isBlocked: false,
             isReachable: true,
             services: description.services.map(\.id),
+            credentialHash: nil,
             sequence: nextSequenceNumber()
         )
         // Announced by the caller: observers hear of bridged accessories, never of their bridge.

@@ -4,6 +4,10 @@ extension HomeStore {
     public struct ActionSetExecution: Sendable {
         public let results: [(action: ActionID, error: HomeServiceError?)]
 
+        public init(results: [(action: ActionID, error: HomeServiceError?)]) {
+            self.results = results
+        }
+
         /// 63 when every write failed, 64 (with the per-action results) when some did; `nil` on success.
         public var error: HomeServiceError? {
             let failed = results.filter { $0.error != nil }.count
@@ -154,32 +158,31 @@ extension HomeStore {
         emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
     }
 
-    /// Checks that the caller may execute the set and that it has actions; returns it, for the
-    /// accessory link to forward its writes.
-    /// - Throws: 2, 25 for a set without actions.
-    public func checkExecution(of id: ActionSetID, as account: AccountID) throws(HomeServiceError) -> ActionSet {
-        let (actionSet, _) = try lookup(id, NamedKinds.actionSet, for: account, .executeActionSet)
-        guard !actionSet.actions.isEmpty else {
-            throw HomeServiceError(.noActionsInActionSet, "action set \"\(actionSet.name)\" has no actions")
-        }
-        return actionSet
+    /// An execution about to happen: the writes to forward, and the actions that failed their checks.
+    public struct ActionSetPlan: Sendable {
+        public let actionSet: ActionSet
+        /// Writes that passed every check, for the accessories to take.
+        public let writes: [(action: ActionID, characteristic: Characteristic, value: CharacteristicValue)]
+        /// Actions refused before anything was sent (61, 4, 88, or an invalid target).
+        public let refused: [(action: ActionID, error: HomeServiceError)]
     }
 
-    /// Executes every action of the set (in no particular order) and reports each one's result.
-    /// - Throws: 25 for a set without actions. Per-action failures are in the result, with 63 or 64.
-    public func executeActionSet(
-        _ id: ActionSetID,
-        as account: AccountID
-    ) throws(HomeServiceError)
-        -> ActionSetExecution
-    {
-        try beginMutation()
-        defer { endMutation() }
+    /// Starts executing an action set: checks it and each of its actions, and marks it executing
+    /// until ``finishExecution(of:accepted:as:)``. Nothing is written yet.
+    /// - Throws: 2; 25 for a set without actions; 65 while it is executing.
+    public func planExecution(of id: ActionSetID, as account: AccountID) throws(HomeServiceError) -> ActionSetPlan {
         let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .executeActionSet)
         guard !actionSet.actions.isEmpty else {
             throw HomeServiceError(.noActionsInActionSet, "action set \"\(actionSet.name)\" has no actions")
         }
-        var results: [(action: ActionID, error: HomeServiceError?)] = []
+        guard !actionSet.isExecuting else {
+            throw HomeServiceError(
+                .actionSetExecutionInProgress,
+                "action set \"\(actionSet.name)\" is executing; try again when it has finished"
+            )
+        }
+        var writes: [(action: ActionID, characteristic: Characteristic, value: CharacteristicValue)] = []
+        var refused: [(action: ActionID, error: HomeServiceError)] = []
         for action in actionSet.actions {
             do throws(HomeServiceError) {
                 let characteristic = try checkedTarget(
@@ -189,15 +192,48 @@ extension HomeStore {
                     for: account
                 )
                 try checkAvailable(accessories[characteristic.accessory]!)
-                record(action.targetValue, for: characteristic, by: .account(account))
-                results.append((action.id, nil))
+                writes.append((action.id, characteristic, action.targetValue))
             } catch {
-                results.append((action.id, error))
+                refused.append((action.id, error))
             }
         }
+        actionSets[id]!.isExecuting = true
+        return ActionSetPlan(actionSet: actionSet, writes: writes, refused: refused)
+    }
+
+    /// Ends an execution: records the writes the accessories accepted and the execution date.
+    public func finishExecution(
+        of id: ActionSetID,
+        accepted: [(characteristic: CharacteristicID, value: CharacteristicValue)],
+        as account: AccountID
+    ) throws(HomeServiceError) {
+        actionSets[id]?.isExecuting = false
+        try beginMutation()
+        defer { endMutation() }
+        for (characteristicID, value) in accepted {
+            // A characteristic removed while its write was out is simply gone.
+            guard let characteristic = characteristics[characteristicID] else { continue }
+            record(value, for: characteristic, by: .account(account))
+        }
+        guard actionSets[id] != nil else { return }
         actionSets[id]!.lastExecutionDate = now
         touch(.actionSet(id))
-        return ActionSetExecution(results: results)
+    }
+
+    /// Executes every action of the set with each accessory taking its write at once (no accessory
+    /// link: for tools and tests of the store) and reports each one's result.
+    /// - Throws: 25 for a set without actions. Per-action failures are in the result, with 63 or 64.
+    public func executeActionSet(
+        _ id: ActionSetID,
+        as account: AccountID
+    ) throws(HomeServiceError)
+        -> ActionSetExecution
+    {
+        try checkAcceptingChanges()
+        let plan = try planExecution(of: id, as: account)
+        try finishExecution(of: id, accepted: plan.writes.map { ($0.characteristic.id, $0.value) }, as: account)
+        let failures = Dictionary(plan.refused.map { ($0.action, $0.error) }) { first, _ in first }
+        return ActionSetExecution(results: plan.actionSet.actions.map { ($0.id, failures[$0.id]) })
     }
 
     /// The characteristic an action writes, checked: in this home, writable, and the value valid.

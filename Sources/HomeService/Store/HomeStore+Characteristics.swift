@@ -28,6 +28,16 @@ extension HomeStore {
         )
     }
 
+    /// Checks a read that asks the accessory: the characteristic readable, the accessory available.
+    /// - Returns: the characteristic's accessory.
+    /// - Throws: 6 write-only; 61 blocked; 4 or 88 unreachable.
+    public func checkFreshRead(_ id: CharacteristicID, as account: AccountID) throws(HomeServiceError) -> AccessoryID {
+        let (characteristic, _) = try characteristic(id, for: account, .readCharacteristic)
+        try checkReadable(characteristic)
+        try checkAvailable(accessories[characteristic.accessory]!)
+        return characteristic.accessory
+    }
+
     /// Checks a write without doing it (the accessory link forwards it and records the answer).
     /// - Throws: 5 read-only; 61 blocked; 4 or 88 unreachable; 43–51 and 3 for a bad value.
     public func checkWrite(
@@ -72,6 +82,19 @@ extension HomeStore {
     {
         try beginMutation()
         defer { endMutation() }
+        let characteristic = try checkReport(of: id, value, by: reporter)
+        record(value, for: characteristic, by: .accessory(reporter))
+    }
+
+    /// Checks a value report without recording it (to check a batch before any of it is applied).
+    /// - Throws: 2 unless `reporter` is the characteristic's accessory or its bridge; 50 for a value
+    ///   its own metadata forbids.
+    @discardableResult
+    public func checkReport(
+        of id: CharacteristicID,
+        _ value: CharacteristicValue,
+        by reporter: AccessoryID
+    ) throws(HomeServiceError) -> Characteristic {
         guard let characteristic = characteristics[id] else {
             throw HomeServiceError(.notFound, "accessory \(reporter) has no characteristic \(id)")
         }
@@ -81,7 +104,7 @@ extension HomeStore {
         } catch {
             throw HomeServiceError(.accessorySentInvalidResponse, "accessory reported \(error.message)")
         }
-        record(value, for: characteristic, by: .accessory(reporter))
+        return characteristic
     }
 
     /// Turns value notifications for the caller on or off.

@@ -10,6 +10,9 @@ public import Wire
 /// Once the call has ended, was cancelled or its deadline passed, further answers are ignored.
 public final class ServerCall {
     public let streamID: StreamID
+    /// The connection the call came on, unique while the server runs: handlers that bind state to
+    /// a connection (an accessory's link) compare it.
+    public let connectionID: Int
     public let method: String
     /// The method's position in the registry, for metrics.
     let methodIndex: Int
@@ -47,6 +50,7 @@ public final class ServerCall {
         connection: ServerConnection
     ) {
         self.streamID = streamID
+        self.connectionID = connection.id
         self.method = method
         self.methodIndex = methodIndex
         self.kind = kind

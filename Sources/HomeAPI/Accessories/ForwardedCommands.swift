@@ -1,0 +1,138 @@
+import HomeService
+import UV
+
+/// Commands out with accessories, each waiting for its answer until its deadline. One timer sweeps
+/// the deadlines while any command waits, so many commands in flight cost no timer each.
+final class ForwardedCommands {
+    /// What a command's requester learns: the value (for a read), or why it failed.
+    typealias Completion = (Result<CharacteristicValue?, HomeServiceError>) -> Void
+
+    struct Pending {
+        /// The link the command went out on, and its connection: only that connection may answer.
+        let link: ObjectIdentifier
+        let connectionID: Int
+        /// The accessory it is for, for messages.
+        let accessoryName: String
+        let expectsValue: Bool
+        let deadline: UInt64
+        let completion: Completion
+    }
+
+    /// How often deadlines are checked: the latest a timeout is answered after its deadline.
+    static let sweepMilliseconds: UInt64 = 20
+
+    private let loop: EventLoop
+    private var pending: [UInt64: Pending] = [:]
+    private var nextID: UInt64 = 1
+    private var timer: LoopTimer?
+
+    init(loop: EventLoop) {
+        self.loop = loop
+    }
+
+    var count: Int { pending.count }
+
+    /// Registers a command; its id goes out with it.
+    func add(_ command: Pending) -> UInt64 {
+        let id = nextID
+        nextID += 1
+        pending[id] = command
+        if timer == nil {
+            let sweeper = LoopTimer(loop: loop)
+            sweeper.start(
+                after: .milliseconds(Self.sweepMilliseconds),
+                repeating: .milliseconds(Self.sweepMilliseconds)
+            ) {
+                [weak self] in self?.sweep()
+            }
+            timer = sweeper
+        }
+        return id
+    }
+
+    /// Takes the command `id` if an answer on `connectionID` may settle it.
+    func take(_ id: UInt64, answeredOn connectionID: Int) -> Pending? {
+        guard let command = pending[id], command.connectionID == connectionID else { return nil }
+        pending[id] = nil
+        stopTimerIfIdle()
+        return command
+    }
+
+    /// Fails every command out on `link` (it went away).
+    func failAll(on link: ObjectIdentifier, _ error: (Pending) -> HomeServiceError) {
+        let ended = pending.filter { $0.value.link == link }
+        for id in ended.keys { pending[id] = nil }
+        stopTimerIfIdle()
+        for command in ended.values { command.completion(.failure(error(command))) }
+    }
+
+    /// Fails every command (the server is stopping).
+    func close() {
+        let all = pending
+        pending = [:]
+        stopTimerIfIdle()
+        for command in all.values {
+            command.completion(
+                .failure(
+                    HomeServiceError(
+                        .accessoryNotReachable,
+                        "the server is stopping: the accessory's answer is lost (a write sets a value; retry it)"
+                    )
+                )
+            )
+        }
+    }
+
+    private func sweep() {
+        let now = loop.now
+        let expired = pending.filter { $0.value.deadline <= now }
+        for id in expired.keys { pending[id] = nil }
+        stopTimerIfIdle()
+        for command in expired.values {
+            command.completion(
+                .failure(
+                    HomeServiceError(
+                        .operationTimedOut,
+                        "accessory \"\(command.accessoryName)\" did not answer in time"
+                    )
+                )
+            )
+        }
+    }
+
+    private func stopTimerIfIdle() {
+        guard pending.isEmpty, let timer else { return }
+        timer.close()
+        self.timer = nil
+    }
+}
+
+/// HAP's statuses for a refused request, and the HomeKit code a controller gets for each
+/// (docs/API.md prints this table).
+enum HAPStatus {
+    static let table: [(status: Int32, meaning: String, code: HomeKitErrorCode)] = [
+        (-70401, "insufficient privileges", .insufficientPrivileges),
+        (-70402, "communication failure", .accessoryNotReachable),
+        (-70403, "busy", .accessoryIsBusy),
+        (-70404, "read-only", .readOnlyCharacteristic),
+        (-70405, "write-only", .writeOnlyCharacteristic),
+        (-70406, "notification not supported", .notificationNotSupported),
+        (-70407, "out of resources", .accessoryOutOfResources),
+        (-70408, "timed out", .operationTimedOut),
+        (-70409, "does not exist", .notFound),
+        (-70410, "invalid value", .invalidValueType),
+        (-70411, "insufficient authorization", .insufficientPrivileges),
+        (-70412, "not allowed in current state", .operationNotSupported),
+    ]
+
+    /// The error for an accessory's refusal; a status outside HAP's is an invalid response (50).
+    static func error(for status: Int32, accessory name: String) -> HomeServiceError {
+        guard let entry = table.first(where: { $0.status == status }) else {
+            return HomeServiceError(
+                .accessorySentInvalidResponse,
+                "accessory \"\(name)\" answered with \(status), which is not a HAP status"
+            )
+        }
+        return HomeServiceError(entry.code, "accessory \"\(name)\" refused: \(entry.meaning) (HAP \(status))")
+    }
+}

@@ -1,0 +1,70 @@
+import HomeProto
+import HomeService
+import SwiftProtobuf
+
+/// The accessory face's messages built from the model.
+enum LinkEncoding {
+    /// An advertised description with every id filled in, as the accessory gets it back.
+    static func description(_ accessory: AccessoryDescription) -> Home_V1_AccessoryDescription {
+        var message = Home_V1_AccessoryDescription()
+        message.id = ProtoEncoding.data(accessory.id)
+        message.name = accessory.name
+        message.category = Int32(clamping: accessory.category)
+        message.manufacturer = accessory.manufacturer
+        message.model = accessory.model
+        message.firmwareVersion = accessory.firmwareVersion
+        message.supportsIdentify = accessory.supportsIdentify
+        message.services = accessory.services.map { service in
+            var serviceMessage = Home_V1_ServiceDescription()
+            serviceMessage.id = ProtoEncoding.data(service.id)
+            serviceMessage.type = service.type
+            serviceMessage.name = service.name ?? ""
+            serviceMessage.primary = service.isPrimary
+            serviceMessage.userInteractive = service.isUserInteractive
+            serviceMessage.linkedServices = service.linkedServices.map { Int32(clamping: $0) }
+            serviceMessage.characteristics = service.characteristics.map { characteristic in
+                var characteristicMessage = Home_V1_CharacteristicDescription()
+                characteristicMessage.id = ProtoEncoding.data(characteristic.id)
+                characteristicMessage.type = characteristic.type
+                if let properties = characteristic.properties {
+                    characteristicMessage.properties = ProtoEncoding.properties(properties)
+                }
+                if let metadata = characteristic.metadata {
+                    characteristicMessage.metadata = ProtoEncoding.metadata(metadata)
+                }
+                if let value = characteristic.value { characteristicMessage.value = ProtoEncoding.value(value) }
+                return characteristicMessage
+            }
+            return serviceMessage
+        }
+        message.bridgedAccessories = accessory.bridgedAccessories.map(description)
+        return message
+    }
+
+    /// What the browser shows of an advertised accessory.
+    static func discovered(_ accessory: AccessoryDescription) -> Home_V1_DiscoveredAccessory {
+        var message = Home_V1_DiscoveredAccessory()
+        message.id = ProtoEncoding.data(accessory.id)
+        message.name = accessory.name
+        message.category = Int32(clamping: accessory.category)
+        message.manufacturer = accessory.manufacturer
+        message.model = accessory.model
+        message.firmwareVersion = accessory.firmwareVersion
+        var types: [String] = []
+        for service in accessory.services + accessory.bridgedAccessories.flatMap(\.services)
+        where !types.contains(service.type.uppercased()) {
+            types.append(service.type.uppercased())
+        }
+        message.serviceTypes = types
+        message.bridgedAccessoryNames = accessory.bridgedAccessories.map(\.name)
+        return message
+    }
+
+    static func bytes(_ message: Home_V1_LinkMessage) -> [UInt8] {
+        (try? message.serializedBytes()) ?? []
+    }
+
+    static func bytes(_ message: Home_V1_BrowseEvent) -> [UInt8] {
+        (try? message.serializedBytes()) ?? []
+    }
+}

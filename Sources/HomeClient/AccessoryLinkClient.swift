@@ -1,0 +1,146 @@
+public import Foundation
+public import HomeProto
+import RPCClient
+import SwiftProtobuf
+public import UV
+import Wire
+
+/// What an accessory's link stream carries: `advertised`, `paired`, `attached`, `command`, `unpaired`.
+public typealias LinkMessage = Home_V1_LinkMessage
+/// A request forwarded to the accessory; answer it with ``AccessoryLinkClient/answer(_:hapStatus:value:)``.
+public typealias AccessoryCommand = Home_V1_Command
+/// One event of the accessory browser: an accessory `found`, or `removed`.
+public typealias BrowseEvent = Home_V1_BrowseEvent
+
+/// The accessory's side of HomeRPC (`home.v1.AccessoryLink`), for adapters of real devices and for
+/// simulators: advertise an unpaired accessory, or attach a paired one with its credential, then
+/// take commands from the link stream, answer them, and report the accessory's own changes.
+///
+/// ```swift
+/// let link = try await AccessoryLinkClient.connect(to: .tcp(host: "127.0.0.1", port: 7420))
+/// for try await message in link.advertise(description, setupCode: "031-45-154") {
+///     switch message.kind {
+///     case .paired(let paired)?: save(paired.credential)   // shown only once
+///     case .command(let command)?: try await link.answer(command.commandID)   // 0: done
+///     default: break
+///     }
+/// }
+/// ```
+///
+/// Everything goes over one connection: answers and reports count only on the connection that
+/// holds the accessory's link. When the connection drops, the stream ends with UNAVAILABLE and the
+/// accessory is unreachable until it attaches again (on a new client).
+public final class AccessoryLinkClient: Sendable {
+    private let rpc: RPCClient
+    /// Each unary call's deadline.
+    public let timeout: Duration?
+
+    private init(rpc: RPCClient, timeout: Duration?) {
+        self.rpc = rpc
+        self.timeout = timeout
+    }
+
+    public static func connect(
+        to endpoint: Endpoint,
+        timeout: Duration? = .seconds(30)
+    ) async throws(HomeClientError) -> AccessoryLinkClient {
+        do {
+            return AccessoryLinkClient(rpc: try await RPCClient.connect(to: endpoint), timeout: timeout)
+        } catch {
+            throw HomeClientError(error)
+        }
+    }
+
+    private static let service = "home.v1.AccessoryLink/"
+
+    /// Offers the unpaired accessory to the browser while the stream is iterated: `advertised`
+    /// (ids filled in) first, `paired` with the credential once a controller adds it, then commands.
+    public func advertise(
+        _ description: AccessoryDescription,
+        setupCode: String
+    ) throws(HomeClientError)
+        -> MessageStream<LinkMessage>
+    {
+        var request = Home_V1_AdvertiseRequest()
+        request.accessory = description
+        request.setupCode = setupCode
+        return MessageStream(
+            stream: rpc.serverStream(Self.service + "Advertise", request: try ProtoCall.encode(request))
+        )
+    }
+
+    /// Reconnects a paired accessory: `attached` first, then commands. Fails with UNAUTHENTICATED
+    /// when the credential is not (or no longer) valid: advertise again then.
+    public func attach(_ accessory: UUID, credential: String) throws(HomeClientError) -> MessageStream<LinkMessage> {
+        var request = Home_V1_AttachRequest()
+        request.accessoryID = accessory.data
+        request.credential = credential
+        return MessageStream(stream: rpc.serverStream(Self.service + "Attach", request: try ProtoCall.encode(request)))
+    }
+
+    /// Answers a command: `hapStatus` 0 for done, else a HAP status (-70401...-70412); a read's
+    /// answer carries the value.
+    public func answer(
+        _ command: UInt64,
+        hapStatus: Int32 = 0,
+        value: CharacteristicValue? = nil
+    )
+        async throws(HomeClientError)
+    {
+        var request = Home_V1_AnswerCommandRequest()
+        request.commandID = command
+        request.hapStatus = hapStatus
+        if let value { request.value = value }
+        _ = try await call("AnswerCommand", request, Home_V1_AnswerCommandResponse.self)
+    }
+
+    /// Reports values the accessory changed on its own, applied together once durable.
+    public func report(_ values: [(characteristic: UUID, value: CharacteristicValue)]) async throws(HomeClientError) {
+        var request = Home_V1_ReportValuesRequest()
+        request.reports = values.map { report in
+            var message = Home_V1_ValueReport()
+            message.characteristicID = report.characteristic.data
+            message.value = report.value
+            return message
+        }
+        _ = try await call("ReportValues", request, Home_V1_ReportValuesResponse.self)
+    }
+
+    /// Reports the firmware version the accessory (or one behind its bridge) runs now.
+    public func reportFirmwareVersion(_ version: String, of accessory: UUID) async throws(HomeClientError) {
+        var request = Home_V1_ReportFirmwareVersionRequest()
+        request.accessoryID = accessory.data
+        request.firmwareVersion = version
+        _ = try await call("ReportFirmwareVersion", request, Home_V1_ReportFirmwareVersionResponse.self)
+    }
+
+    /// Closes the connection: the accessory becomes unreachable.
+    public func close() async {
+        await rpc.close()
+    }
+
+    private func call<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ method: String,
+        _ request: Request,
+        _ response: Response.Type
+    ) async throws(HomeClientError) -> Response {
+        try await ProtoCall.unary(
+            rpc,
+            Self.service + method,
+            request,
+            returning: Response.self,
+            timeout: timeout,
+            metadata: []
+        )
+    }
+}
+
+extension HomeClient {
+    /// HomeKit's accessory browser: a `found` for every accessory advertised now, then `found` and
+    /// `removed` as they come and go, while the stream is iterated.
+    public func browseAccessories() async throws(HomeClientError) -> MessageStream<BrowseEvent> {
+        MessageStream(
+            stream: try await openStream(homeService + "BrowseAccessories", Home_V1_BrowseAccessoriesRequest())
+        )
+    }
+}
