@@ -123,7 +123,8 @@ let package = Package(
         .executableTarget(
             name: "rpc-client",
             dependencies: [
-                "RPCClient", "HomeClient", "HomeProto", "UV", "Wire",
+                // HomeService for the standard catalog only (the simulator's service types).
+                "RPCClient", "HomeClient", "HomeProto", "HomeService", "UV", "Wire",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

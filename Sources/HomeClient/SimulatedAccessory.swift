@@ -22,7 +22,7 @@ public actor SimulatedAccessory {
 
     /// The description as advertised; its ids are filled in once the server has answered.
     public private(set) var description: AccessoryDescription
-    public let setupCode: String
+    public nonisolated let setupCode: String
     /// Set once paired (or given, to attach).
     public private(set) var credential: String?
     public var writeBehaviour: WriteBehaviour = .accept
@@ -38,8 +38,11 @@ public actor SimulatedAccessory {
     private var serving: Task<Void, Never>?
     private var startWaiter: CheckedContinuation<Void, any Error>?
     private var pairedWaiters: [CheckedContinuation<String, Never>] = []
-    /// Called with the credential when a controller pairs the accessory (to keep it somewhere).
-    private var onPaired: (@Sendable (String) -> Void)?
+    /// Called with the credential and the description (ids filled in) when a controller pairs the
+    /// accessory: what it must keep to attach again.
+    private var onPaired: (@Sendable (String, AccessoryDescription) -> Void)?
+    /// Called with every message the link brings (for a log).
+    private var onMessage: (@Sendable (LinkMessage) -> Void)?
 
     /// - Parameter credential: the credential from an earlier pairing: ``start()`` attaches instead
     ///   of advertising.
@@ -59,8 +62,12 @@ public actor SimulatedAccessory {
     /// The accessory's identifier (the bridge's, for a bridge).
     public var id: UUID { UUID(data: description.id) ?? UUID() }
 
-    public func onPaired(_ handler: @escaping @Sendable (String) -> Void) {
+    public func onPaired(_ handler: @escaping @Sendable (String, AccessoryDescription) -> Void) {
         onPaired = handler
+    }
+
+    public func onMessage(_ handler: @escaping @Sendable (LinkMessage) -> Void) {
+        onMessage = handler
     }
 
     /// Opens the link (advertising, or attaching with the credential) and serves it in the
@@ -127,13 +134,14 @@ public actor SimulatedAccessory {
             isLinked = true
             waiter.resume()
         }
+        onMessage?(message)
         switch message.kind {
         case .advertised(let advertised)?:
             description = advertised.accessory
             values.merge(Self.initialValues(of: description)) { current, _ in current }
         case .paired(let paired)?:
             credential = paired.credential
-            onPaired?(paired.credential)
+            onPaired?(paired.credential, description)
             for waiter in pairedWaiters { waiter.resume(returning: paired.credential) }
             pairedWaiters = []
         case .command(let command)?:

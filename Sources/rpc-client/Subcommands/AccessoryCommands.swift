@@ -7,8 +7,12 @@ import HomeProto
 struct AccessoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accessory",
-        abstract: "List accessories with their characteristics; move, rename, identify, unblock and remove them.",
-        subcommands: [List.self, Assign.self, Rename.self, Identify.self, Unblock.self, Remove.self]
+        abstract:
+            "Browse, add, list, move, rename, identify, unblock and remove accessories; simulate accessories.",
+        subcommands: [
+            List.self, Browse.self, Add.self, Assign.self, Rename.self, Identify.self, Unblock.self, Remove.self,
+            Simulate.self,
+        ]
     )
 
     struct List: AsyncParsableCommand {
@@ -107,6 +111,7 @@ struct CharacteristicCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The cached value, its time and reachability.")
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The home's name or id.") var home: String
+        @Flag(help: "Ask the accessory instead of the cache.") var fresh = false
         @Argument(help: "The characteristic's id.") var characteristic: String
 
         func run() async throws {
@@ -114,7 +119,7 @@ struct CharacteristicCommand: AsyncParsableCommand {
                 throw ValidationError("the characteristic id must be a UUID")
             }
             let response = try await connection.withHomeClient { client in
-                try await client.home(try await Resolve.home(home, client).id.uuid).readCharacteristic(id)
+                try await client.home(try await Resolve.home(home, client).id.uuid).readCharacteristic(id, fresh: fresh)
             }
             if connection.json {
                 try Output.json(response)

@@ -40,6 +40,9 @@ enum Output {
         print(try message.jsonString(options: options))
     }
 
+    /// Sends what was printed now (a pipe's reader sees each line as it happens).
+    static func flush() { fflush(nil) }
+
     static func id(_ data: Data) -> String { data.uuid.uuidString }
 
     static func value(_ value: CharacteristicValue?) -> String {
