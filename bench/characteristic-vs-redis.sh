@@ -9,6 +9,7 @@
 #
 # Environment: SECONDS_PER_RUN (default 5), REPEATS (default 3; the median is reported).
 set -euo pipefail
+. "$(dirname "$0")/lib/pair-accessory.sh"
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-5}"
 REPEATS="${REPEATS:-3}"
@@ -24,7 +25,7 @@ BIN="$(swift build -c release --show-bin-path)"
 WORK="$(mktemp -d)"
 
 cleanup() {
-    kill "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
+    kill "${SIMULATOR_PID:-}" "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
     wait 2>/dev/null || true
     rm -rf "$WORK"
 }
@@ -35,10 +36,10 @@ sleep 1
 rc() { "$BIN/rpc-client" "$@" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token"; }
 home=$(rc home add Bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 accessory=$(
-    rc call home.v1.HomeService/AddAccessory "{\"homeId\": \"$home\", \"accessory\": {\"name\": \"Lamp\",
+    pair_accessory "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" Bench "$WORK" "{\"name\": \"Lamp\",
         \"services\": [{\"type\": \"00000043-0000-1000-8000-0026BB765291\", \"characteristics\": [
         {\"type\": \"00000025-0000-1000-8000-0026BB765291\"},
-        {\"type\": \"00000008-0000-1000-8000-0026BB765291\", \"value\": {\"signedValue\": \"50\"}}]}]}}"
+        {\"type\": \"00000008-0000-1000-8000-0026BB765291\", \"value\": {\"signedValue\": \"50\"}}]}]}"
 )
 # The requests' bytes: home_id (field 1) and characteristic_id (field 2), 16 bytes each; a write
 # adds value (field 3) = { signed_value (field 2): 50 }.

@@ -11,6 +11,7 @@
 #
 # Environment: SECONDS_PER_RUN (default 5), RATES (default "1000 5000 20000"), STALL_SECONDS (30).
 set -euo pipefail
+. "$(dirname "$0")/lib/pair-accessory.sh"
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-5}"
 RATES="${RATES:-1000 5000 20000}"
@@ -27,7 +28,7 @@ BIN="$(swift build -c release --show-bin-path)"
 WORK="$(mktemp -d)"
 
 cleanup() {
-    kill "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
+    kill "${SIMULATOR_PID:-}" "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
     wait 2>/dev/null || true
     rm -rf "$WORK"
 }
@@ -42,11 +43,11 @@ rc() { "$BIN/rpc-client" "$@" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$
 home=$(rc home add Bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 # A custom characteristic: an unsigned integer without limits carries each change's sequence number.
 characteristic=$(
-    rc call home.v1.HomeService/AddAccessory "{\"homeId\": \"$home\", \"accessory\": {\"name\": \"Counter\",
+    pair_accessory "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" Bench "$WORK" "{\"name\": \"Counter\",
         \"services\": [{\"type\": \"B0A40001-0000-1000-8000-000000000001\", \"characteristics\": [
         {\"type\": \"B0A40002-0000-1000-8000-000000000001\",
          \"properties\": {\"readable\": true, \"writable\": true, \"supportsEventNotification\": true},
-         \"metadata\": {\"format\": \"CHARACTERISTIC_FORMAT_UINT32\"}}]}]}}" |
+         \"metadata\": {\"format\": \"CHARACTERISTIC_FORMAT_UINT32\"}}]}]}" |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["accessories"][0]["services"][0]["characteristics"][0]["id"])'
 )
 

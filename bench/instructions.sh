@@ -10,6 +10,7 @@
 #
 # valgrind 3.19 cannot read a release homed's debug info, so a stripped copy is measured.
 set -euo pipefail
+. "$(dirname "$0")/lib/pair-accessory.sh"
 cd "$(dirname "$0")/.."
 CHECK=false
 [ "${1:-}" = "--check" ] && CHECK=true
@@ -30,7 +31,7 @@ for product in homed loadgen rpc-client; do swift build -c release --product "$p
 BIN="$(swift build -c release --show-bin-path)"
 WORK="$(mktemp -d)"
 cleanup() {
-    kill "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
+    kill "${SIMULATOR_PID:-}" "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
     wait 2>/dev/null || true
     rm -rf "$WORK"
 }
@@ -47,10 +48,10 @@ done
 rc() { "$BIN/rpc-client" "$@" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token"; }
 home=$(rc home add Bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 accessory=$(
-    rc call home.v1.HomeService/AddAccessory "{\"homeId\": \"$home\", \"accessory\": {\"name\": \"Lamp\",
+    pair_accessory "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" Bench "$WORK" "{\"name\": \"Lamp\",
         \"services\": [{\"type\": \"00000043-0000-1000-8000-0026BB765291\", \"characteristics\": [
         {\"type\": \"00000025-0000-1000-8000-0026BB765291\"},
-        {\"type\": \"00000008-0000-1000-8000-0026BB765291\", \"value\": {\"signedValue\": \"50\"}}]}]}}"
+        {\"type\": \"00000008-0000-1000-8000-0026BB765291\", \"value\": {\"signedValue\": \"50\"}}]}]}"
 )
 READ_HEX=$(python3 - "$home" "$accessory" <<'PY'
 import base64, json, sys

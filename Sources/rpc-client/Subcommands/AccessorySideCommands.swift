@@ -108,6 +108,8 @@ struct Simulate: AsyncParsableCommand {
     )
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "The service type of each accessory.") var service = "lightbulb"
+    @Option(help: "Advertise this home.v1.AccessoryDescription (protobuf JSON) instead of --service/--count.")
+    var descriptionJSON: String?
     @Option(help: "How many accessories.") var count = 1
     @Option(help: "Put them behind a bridge of this name.") var bridge: String?
     @Option(help: "The accessories' name (numbered when there are several).") var name: String?
@@ -207,6 +209,16 @@ struct Simulate: AsyncParsableCommand {
 
     /// The accessories' description from the catalog.
     func makeDescription() throws -> AccessoryDescription {
+        if let descriptionJSON {
+            guard let text = try? String(contentsOfFile: descriptionJSON, encoding: .utf8) else {
+                throw ValidationError("cannot read \(descriptionJSON)")
+            }
+            do {
+                return try AccessoryDescription(jsonString: text)
+            } catch {
+                throw ValidationError("\(descriptionJSON) is not a home.v1.AccessoryDescription: \(error)")
+            }
+        }
         let wanted = service.lowercased().replacingOccurrences(of: "-", with: " ")
         guard let type = StandardCatalog.serviceTypes.first(where: { $0.name.lowercased() == wanted }) else {
             let names = StandardCatalog.serviceTypes.map {

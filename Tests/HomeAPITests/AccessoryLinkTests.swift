@@ -1,0 +1,214 @@
+import Foundation
+import HomeClient
+import HomeProto
+import Testing
+import Wire
+
+/// The accessory face against a real `homed`, with simulated accessories over real sockets.
+@Suite struct AccessoryLinkTests {
+    @Test func pairingTakesTheRightCodeAndWritesWaitForTheAccessory() async throws {
+        let server = try await HomedProcess.launch()
+        let owner = server.client()
+        let home = owner.home(try await owner.addHome(named: "Home").id.uuid)
+        let simulators = try await Simulators(server)
+        var browser = try await owner.browseAccessories().makeAsyncIterator()
+        let lamp = SimulatedAccessory(Advertised.bulb("Lamp"), setupCode: Simulators.setupCode, link: simulators.link)
+        try await lamp.start()
+        let lampID = await lamp.id
+        let found = try await browser.next()?.found
+        #expect(found?.name == "Lamp" && found?.id.uuid == lampID)
+
+        await expectFailure(.permissionDenied, 18, "a wrong setup code") {
+            _ = try await home.addAccessory(await lamp.id, setupCode: "111-22-333")
+        }
+        let added = try await home.addAccessory(await lamp.id, setupCode: Simulators.setupCode)[0]
+        #expect(added.reachable)
+        #expect(try await browser.next()?.removed.reason == .paired)
+        _ = await lamp.paired()
+
+        // A write is answered only once the accessory applied it; a refusal maps its HAP status.
+        let brightness = added.characteristic(Advertised.brightness).id.uuid
+        try await home.writeCharacteristic(brightness, .int(30))
+        #expect(await lamp.values[brightness] == .int(30))
+        await lamp.setWriteBehaviour(.refuse(hapStatus: -70403))
+        await expectFailure(.unavailable, 14, "the accessory is busy") {
+            _ = try await home.writeCharacteristic(brightness, .int(40))
+        }
+        #expect(try await home.readCharacteristic(brightness).value.signedValue == 30)
+
+        // The accessory's own change reaches the cache and the subscribers that enabled
+        // notifications on it, and no others: On has none, so its change is not delivered.
+        try await home.enableNotification(brightness)
+        var followers = try await opened(owner, ChangeOptions(homes: [home.id]))
+        try await lamp.change(brightness, to: .int(77))
+        let event = try await followers.next()
+        #expect(event?.characteristicValueUpdated.value.signedValue == 77)
+        #expect(event?.initiator.accessoryID.uuid == lampID)
+        #expect(try await home.readCharacteristic(brightness).value.signedValue == 77)
+        try await lamp.change(added.characteristic(Advertised.on).id.uuid, to: .bool(true))
+        try await lamp.change(brightness, to: .int(78))
+        #expect(try await followers.next()?.characteristicValueUpdated.value.signedValue == 78)
+
+        await simulators.close()
+        await owner.close()
+    }
+
+    @Test func aSilentAccessoryTimesOutAndTheServerKeepsServing() async throws {
+        let server = try await HomedProcess.launch(arguments: ["--accessory-timeout", "300"])
+        let owner = server.client()
+        let home = owner.home(try await owner.addHome(named: "Home").id.uuid)
+        let simulators = try await Simulators(server)
+        let (lamp, added) = try await simulators.pair(Advertised.bulb("Lamp"), into: home)
+        let on = added[0].characteristic(Advertised.on).id.uuid
+        await lamp.setWriteBehaviour(.ignore)
+        let waiting = Task { try await home.writeCharacteristic(on, .bool(true)) }
+        // Meanwhile the server answers everything else.
+        #expect(try await home.get().accessories.count == 1)
+        do {
+            _ = try await waiting.value
+            Issue.record("a write nobody answered succeeded")
+        } catch let error as HomeClientError {
+            #expect(error.status == .deadlineExceeded && error.homeKitCode == 8)
+        }
+        #expect(try await home.readCharacteristic(on).value.boolValue == false)
+        await simulators.close()
+        await owner.close()
+    }
+
+    @Test func reachabilityFollowsTheLinkAndTheCredentialSurvivesRestarts() async throws {
+        let server = try await HomedProcess.launch()
+        let owner = server.client()
+        let home = owner.home(try await owner.addHome(named: "Home").id.uuid)
+        var simulators = try await Simulators(server)
+        let bridgeDescription = Advertised.bridge("Hub", behind: [Advertised.bulb("Porch")])
+        let (bridge, added) = try await simulators.pair(bridgeDescription, into: home)
+        let porch = added[1]
+        let porchOn = porch.characteristic(Advertised.on).id.uuid
+        let credential = await bridge.paired()
+        let description = await bridge.description
+
+        // Removing a bridged accessory directly: 34. Only bridges can be unblocked: 81.
+        await expectFailure(.failedPrecondition, 34) { try await home.removeAccessory(porch.id.uuid) }
+        await expectFailure(.failedPrecondition, 81) { _ = try await home.unblockAccessory(porch.id.uuid) }
+
+        // The link drops: the bridge and what is behind it are unreachable at once (88 behind it).
+        await simulators.close()
+        try await eventually { try await home.get().accessories.allSatisfy { !$0.reachable } }
+        await expectFailure(.unavailable, 88) { _ = try await home.writeCharacteristic(porchOn, .bool(true)) }
+        await expectFailure(.unavailable, 4) { try await home.identifyAccessory(added[0].id.uuid) }
+
+        // Someone else claiming the bridge's id is refused and changes nothing.
+        simulators = try await Simulators(server)
+        let impostor = SimulatedAccessory(description, setupCode: "135-79-246", link: simulators.link)
+        await #expect(throws: HomeClientError.self) { try await impostor.start() }
+        let forger = SimulatedAccessory(
+            description,
+            setupCode: Simulators.setupCode,
+            credential: "hac_" + String(repeating: "0", count: 64),
+            link: simulators.link
+        )
+        await #expect(throws: HomeClientError.self) { try await forger.start() }
+
+        // Both sides restart; the bridge attaches with its credential and is reachable again.
+        await owner.close()
+        try await server.restart()
+        let again = server.client()
+        let sameHome = again.home(home.id)
+        simulators = try await Simulators(server)
+        let back = SimulatedAccessory(
+            description,
+            setupCode: Simulators.setupCode,
+            credential: credential,
+            link: simulators.link
+        )
+        try await back.start()
+        try await eventually { try await sameHome.get().accessories.allSatisfy(\.reachable) }
+        try await sameHome.writeCharacteristic(porchOn, .bool(true))
+        #expect(await back.values[porchOn] == .bool(true))
+
+        // Removal revokes the credential and tells the accessory.
+        try await sameHome.removeAccessory(added[0].id.uuid)
+        try await eventually { await back.credential == nil }
+        let afterRemoval = SimulatedAccessory(
+            description,
+            setupCode: Simulators.setupCode,
+            credential: credential,
+            link: simulators.link
+        )
+        await #expect(throws: HomeClientError.self) { try await afterRemoval.start() }
+        await simulators.close()
+        await again.close()
+    }
+
+    @Test func anActionSetWritesToThreeAccessoriesAndReportsEachResult() async throws {
+        let server = try await HomedProcess.launch()
+        let owner = server.client()
+        let home = owner.home(try await owner.addHome(named: "Home").id.uuid)
+        let simulators = try await Simulators(server)
+        var lamps: [(SimulatedAccessory, UUID)] = []
+        let scene = try await home.addActionSet(named: "Evening")
+        for name in ["One", "Two", "Three"] {
+            let (simulator, added) = try await simulators.pair(Advertised.bulb(name), into: home)
+            let on = added[0].characteristic(Advertised.on).id.uuid
+            try await home.addAction(writing: .bool(true), to: on, in: scene.id.uuid)
+            lamps.append((simulator, on))
+        }
+        try await home.executeActionSet(scene.id.uuid)
+        for (simulator, on) in lamps { #expect(await simulator.values[on] == .bool(true)) }
+
+        // One refuses: 64, with each action's result in the set's order.
+        for (simulator, on) in lamps { try await simulator.change(on, to: .bool(false)) }
+        await lamps[1].0.setWriteBehaviour(.refuse(hapStatus: -70402))
+        do {
+            try await home.executeActionSet(scene.id.uuid)
+            Issue.record("a partly refused execution succeeded")
+        } catch {
+            #expect(error.homeKitCode == 64)
+            #expect(error.itemResults.map(\.homekitCode) == [0, 4, 0])
+        }
+        #expect(try await home.readCharacteristic(lamps[0].1).value.boolValue == true)
+        #expect(try await home.readCharacteristic(lamps[1].1).value.boolValue == false)
+        await simulators.close()
+        await owner.close()
+    }
+
+    @Test func guessingSetupCodesIsLimited() async throws {
+        let server = try await HomedProcess.launch()
+        let owner = server.client()
+        let home = owner.home(try await owner.addHome(named: "Home").id.uuid)
+        let simulators = try await Simulators(server)
+        let lamp = SimulatedAccessory(Advertised.bulb("Lamp"), setupCode: Simulators.setupCode, link: simulators.link)
+        try await lamp.start()
+        let id = await lamp.id
+        // As fast as the client can: five wrong codes are compared, the rest refused unread.
+        var messages: [String] = []
+        for guess in 0..<50 {
+            do {
+                _ = try await home.addAccessory(
+                    id,
+                    setupCode: String(format: "%03d-%02d-%03d", guess, guess % 100, guess)
+                )
+            } catch {
+                #expect(error.homeKitCode == 18)
+                messages.append(error.message)
+            }
+        }
+        #expect(messages.filter { $0.hasPrefix("wrong setup code") }.count == 5)
+        #expect(messages.filter { $0.contains("too many wrong setup codes") }.count == 45)
+        // Even the right code waits for the allowance.
+        await expectFailure(.permissionDenied, 18) {
+            _ = try await home.addAccessory(id, setupCode: Simulators.setupCode)
+        }
+        await simulators.close()
+        await owner.close()
+    }
+}
+
+/// Polls `condition` until it holds (a state the server reaches on its own), for at most 5 s.
+func eventually(_ condition: () async throws -> Bool) async throws {
+    for _ in 0..<100 {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    Issue.record("the condition did not hold within 5 s")
+}
