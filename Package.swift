@@ -87,6 +87,7 @@ let package = Package(
                 "HomeService", "HomeProto", "RPCServer", "RPCServices", "UV", "Wire",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -21,6 +21,8 @@ public final class HomeAPI {
     private(set) var subscriptions: SubscriptionHub!
     /// The accessories' side: advertisements, links, forwarded commands.
     let links: AccessoryLinks
+    /// Fires the timer triggers.
+    private(set) var scheduler: TriggerScheduler!
 
     /// The metadata key a client sends to make a mutation safe to retry.
     public static let idempotencyKeyMetadata = "idempotency-key"
@@ -42,14 +44,23 @@ public final class HomeAPI {
         self.links = links
         let hub = SubscriptionHub(api: self, maxPendingLayoutEvents: maxPendingEventsPerSubscription)
         subscriptions = hub
-        store.changeObserver = { [unowned hub, unowned links] change in
+        let scheduler = TriggerScheduler(api: self, loop: loop)
+        self.scheduler = scheduler
+        store.changeObserver = { [unowned hub, unowned links, unowned scheduler] change in
             hub.publish(change)
-            // A removal that took accessories with it ends their links once it is durable.
-            if change.event.kind == .accessoryRemoved || change.event.kind == .homeRemoved {
+            switch change.event.kind {
+            case .accessoryRemoved, .homeRemoved:
+                // A removal that took accessories with it ends their links once it is durable.
                 links.dropRemovedAccessories()
+                if change.event.kind == .homeRemoved { scheduler.reschedule() }
+            case .triggerAdded, .triggerUpdated, .triggerRemoved, .homeTimeZoneUpdated:
+                scheduler.reschedule()
+            default:
+                break
             }
         }
         _ = store.write { () throws(HomeServiceError) in try store.markEveryAccessoryUnreachable() }
+        scheduler.start()
     }
 
     /// Ends every change stream, accessory link and browser with `status`: call it when a drain
@@ -58,6 +69,7 @@ public final class HomeAPI {
     public func endStreams(_ status: CallStatus) {
         subscriptions.endAll(status)
         links.endAll(status)
+        scheduler.close()
     }
 
     /// Every controller method, in the order docs/API.md lists them.

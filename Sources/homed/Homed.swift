@@ -79,6 +79,14 @@ struct Homed: ParsableCommand {
     @Option(help: "Where the first start writes the owner account's token (mode 0600).")
     var ownerTokenFile = "homed-owner.token"
 
+    @Option(
+        help: ArgumentHelp(
+            "Shift the server's clock by this many milliseconds (tests of timer triggers).",
+            visibility: .hidden
+        )
+    )
+    var clockOffsetMs: Int64 = 0
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -124,6 +132,13 @@ struct Homed: ParsableCommand {
         return configuration
     }
 
+    /// The wall clock, shifted for tests that must reach a trigger's date without waiting.
+    static func clock(shiftedBy offset: Int64) -> @Sendable () -> Int64 {
+        guard offset != 0 else { return HomeStore.wallClock }
+        let wallClock = HomeStore.wallClock
+        return { wallClock() + offset }
+    }
+
     func run() throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
@@ -153,7 +168,8 @@ struct Homed: ParsableCommand {
                     maxEvents: maxEventsPerHome,
                     maxAgeMilliseconds: Int64(min(eventRetentionHours, 1_000_000)) * 3_600_000
                 ),
-                limits: limits.objectLimits
+                limits: limits.objectLimits,
+                clock: Self.clock(shiftedBy: clockOffsetMs)
             )
         ) { report in _ = commits.send(report) }
         umask(previousMask)

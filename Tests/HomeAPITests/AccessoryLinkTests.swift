@@ -204,11 +204,70 @@ import Wire
     }
 }
 
-/// Polls `condition` until it holds (a state the server reaches on its own), for at most 5 s.
-func eventually(_ condition: () async throws -> Bool) async throws {
-    for _ in 0..<100 {
+/// Polls `condition` until it holds (a state the server reaches on its own), for at most `seconds`.
+func eventually(within seconds: Int = 5, _ condition: () async throws -> Bool) async throws {
+    for _ in 0..<(seconds * 20) {
         if try await condition() { return }
         try await Task.sleep(for: .milliseconds(50))
     }
-    Issue.record("the condition did not hold within 5 s")
+    Issue.record("the condition did not hold within \(seconds) s")
+}
+
+/// Timer triggers fire from the server's scheduler, with its clock shifted so that a fire date (on
+/// a whole minute) is seconds away instead of minutes.
+@Suite struct TriggerFiringTests {
+    static var realNow: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// The clock offset that puts the server `seconds` before `time`.
+    static func offset(reaching time: Int64, in seconds: Int64) -> [String] {
+        ["--clock-offset-ms", String(time - seconds * 1000 - realNow)]
+    }
+
+    @Test func aTriggerFiresOnTimeRepeatsByItsRecurrenceAndFiresAfterARestart() async throws {
+        let fireDate = (Self.realNow / 60_000 + 10) * 60_000
+        let server = try await HomedProcess.launch(arguments: Self.offset(reaching: fireDate, in: 4))
+        let owner = server.client()
+        let home = owner.home(try await owner.addHome(named: "Home").id.uuid)
+        var simulators = try await Simulators(server)
+        let (lamp, added) = try await simulators.pair(Advertised.bulb("Lamp"), into: home)
+        let on = added[0].characteristic(Advertised.on).id.uuid
+        let scene = try await home.addActionSet(named: "Lights On")
+        try await home.addAction(writing: .bool(true), to: on, in: scene.id.uuid)
+        let trigger = try await home.addTrigger(
+            named: "Every Five",
+            fireDate: Date(timeIntervalSince1970: Double(fireDate) / 1000),
+            recurrence: Recurrence(5, .minute)
+        )
+        try await home.addActionSet(scene.id.uuid, toTrigger: trigger.id.uuid)
+        try await home.enableTrigger(trigger.id.uuid)
+        #expect(await lamp.values[on] == .bool(false), "fired before its date")
+
+        try await eventually(within: 10) { await lamp.values[on] == .bool(true) }
+        let fired = try await home.get().triggers.first { $0.id == trigger.id }
+        #expect(fired?.lastFireDateMs == fireDate)
+        #expect(fired?.enabled == true)
+
+        // The next occurrence, five minutes on, is due after a restart of both sides.
+        try await lamp.change(on, to: .bool(false))
+        let credential = await lamp.paired()
+        let description = await lamp.description
+        await simulators.close()
+        await owner.close()
+        server.extraArguments = Self.offset(reaching: fireDate + 300_000, in: 3)
+        try await server.restart()
+        simulators = try await Simulators(server)
+        let back = SimulatedAccessory(
+            description,
+            setupCode: Simulators.setupCode,
+            credential: credential,
+            link: simulators.link
+        )
+        try await back.start()
+        try await eventually(within: 10) { await back.values[on] == .bool(true) }
+        let again = server.client()
+        let refired = try await again.home(home.id).get().triggers.first { $0.id == trigger.id }
+        #expect(refired?.lastFireDateMs == fireDate + 300_000)
+        await simulators.close()
+        await again.close()
+    }
 }

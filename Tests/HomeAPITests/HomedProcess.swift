@@ -10,7 +10,8 @@ final class HomedProcess {
     let directory: URL
     private var process: Process?
     private(set) var ownerToken = ""
-    private let extraArguments: [String]
+    /// Flags added to every start (a test may change them between restarts).
+    var extraArguments: [String]
 
     var socketPath: String { directory.appendingPathComponent("homed.sock").path }
     var storePath: String { directory.appendingPathComponent("homed.sqlite").path }

@@ -202,10 +202,13 @@ extension HomeStore {
     }
 
     /// Ends an execution: records the writes the accessories accepted and the execution date.
+    /// - Parameter initiator: who the value changes are announced as (the caller's account unless
+    ///   given: a timer trigger's run is the server's).
     public func finishExecution(
         of id: ActionSetID,
         accepted: [(characteristic: CharacteristicID, value: CharacteristicValue)],
-        as account: AccountID
+        as account: AccountID,
+        by initiator: Initiator? = nil
     ) throws(HomeServiceError) {
         actionSets[id]?.isExecuting = false
         try beginMutation()
@@ -213,7 +216,7 @@ extension HomeStore {
         for (characteristicID, value) in accepted {
             // A characteristic removed while its write was out is simply gone.
             guard let characteristic = characteristics[characteristicID] else { continue }
-            record(value, for: characteristic, by: .account(account))
+            record(value, for: characteristic, by: initiator ?? .account(account))
         }
         guard actionSets[id] != nil else { return }
         actionSets[id]!.lastExecutionDate = now

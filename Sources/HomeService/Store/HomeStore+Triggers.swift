@@ -133,6 +133,42 @@ extension HomeStore {
         detach(actionSetID, from: id, by: .account(account))
     }
 
+    /// An enabled trigger as the scheduler needs it: when it fires next after `after`, and whose
+    /// rights its action sets run with (the home's owner).
+    public struct ScheduledTrigger: Sendable {
+        public let id: TriggerID
+        public let owner: AccountID
+        public let actionSets: [ActionSetID]
+        /// `nil` for a one-shot whose date has passed.
+        public let nextFire: Int64?
+    }
+
+    /// Every enabled trigger with its next fire date after `after` (and after its last fire).
+    public func enabledTriggers(after: Int64) -> [ScheduledTrigger] {
+        triggers.values.filter(\.isEnabled).compactMap { trigger in
+            guard let home = homes[trigger.home] else { return nil }
+            let next = TriggerRules.nextFireDate(
+                fireDate: trigger.fireDate,
+                recurrence: trigger.recurrence,
+                timeZone: home.timeZone,
+                now: max(after, trigger.lastFireDate ?? Int64.min)
+            )
+            return ScheduledTrigger(id: trigger.id, owner: home.owner, actionSets: trigger.actionSets, nextFire: next)
+        }
+    }
+
+    /// The store's clock (milliseconds since the Unix epoch): what trigger dates are compared with.
+    public var currentTime: Int64 { now }
+
+    /// Disables a one-shot trigger whose date passed while the server was not running: it never
+    /// fires late (docs/API.md, "Timer triggers").
+    public func disableMissedTrigger(_ id: TriggerID) throws(HomeServiceError) {
+        try beginMutation()
+        defer { endMutation() }
+        guard let trigger = triggers[id], trigger.isEnabled else { return }
+        updateTrigger(id, in: trigger.home, by: .server) { $0.isEnabled = false }
+    }
+
     /// The scheduler fired the trigger: records when; a one-shot trigger disables itself.
     /// - Throws: 2 for an unknown trigger; 48 for a disabled one (it cannot fire).
     public func recordFiring(of id: TriggerID, at time: Int64) throws(HomeServiceError) {

@@ -7,9 +7,11 @@ extension HomeAPI {
     /// execution date in one commit.
     /// - Parameter completion: nothing on success; 63 when every action failed, 64 with each
     ///   action's result in the items when some did; and the ticket to answer after.
+    /// - Parameter initiator: who the changes are announced as (the account unless given).
     func execute(
         _ plan: HomeStore.ActionSetPlan,
         as account: AccountID,
+        by initiator: Initiator? = nil,
         session: SessionID?,
         deadline: UInt64?,
         _ completion: @escaping (Result<Void, APIFailure>, CommitTicket) -> Void
@@ -19,7 +21,7 @@ extension HomeAPI {
             let id = plan.actionSet.id
             let (result, ticket) = store.write(from: session) { () throws(APIFailure) in
                 try attempt(object: id.raw) { () throws(HomeServiceError) in
-                    try store.finishExecution(of: id, accepted: run.accepted, as: account)
+                    try store.finishExecution(of: id, accepted: run.accepted, as: account, by: initiator)
                 }
                 try run.check()
             }
