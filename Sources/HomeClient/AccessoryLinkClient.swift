@@ -70,11 +70,18 @@ public final class AccessoryLinkClient: Sendable {
     }
 
     /// Reconnects a paired accessory: `attached` first, then commands. Fails with UNAUTHENTICATED
-    /// when the credential is not (or no longer) valid: advertise again then.
-    public func attach(_ accessory: UUID, credential: String) throws(HomeClientError) -> MessageStream<LinkMessage> {
+    /// when the credential is not (or no longer) valid: advertise again then. A bridge names the
+    /// accessories it serves now; others than it was paired with get it blocked (61) until an
+    /// administrator unblocks it.
+    public func attach(
+        _ accessory: UUID,
+        credential: String,
+        bridging bridged: [UUID] = []
+    ) throws(HomeClientError) -> MessageStream<LinkMessage> {
         var request = Home_V1_AttachRequest()
         request.accessoryID = accessory.data
         request.credential = credential
+        request.bridgedAccessoryIds = bridged.map(\.data)
         return MessageStream(stream: rpc.serverStream(Self.service + "Attach", request: try ProtoCall.encode(request)))
     }
 

@@ -76,7 +76,8 @@ public actor SimulatedAccessory {
     public func start() async throws {
         let stream: MessageStream<LinkMessage>
         if let credential {
-            stream = try link.attach(id, credential: credential)
+            let bridged = description.bridgedAccessories.compactMap { UUID(data: $0.id) }
+            stream = try link.attach(id, credential: credential, bridging: bridged)
         } else {
             stream = try link.advertise(description, setupCode: setupCode)
         }

@@ -126,9 +126,28 @@ import Wire
         try await sameHome.writeCharacteristic(porchOn, .bool(true))
         #expect(await back.values[porchOn] == .bool(true))
 
+        // The bridge comes back serving other accessories than it was paired with: blocked (61 for
+        // it and those behind it) until an administrator unblocks it.
+        await back.stop()
+        var changed = description
+        changed.bridgedAccessories = []
+        let swapped = SimulatedAccessory(
+            changed,
+            setupCode: Simulators.setupCode,
+            credential: credential,
+            link: simulators.link
+        )
+        try await swapped.start()
+        try await eventually { try await sameHome.get().accessories.first { $0.id == added[0].id }?.blocked == true }
+        await expectFailure(.failedPrecondition, 61) {
+            _ = try await sameHome.writeCharacteristic(porchOn, .bool(false))
+        }
+        #expect(try await sameHome.unblockAccessory(added[0].id.uuid).blocked == false)
+        try await sameHome.writeCharacteristic(porchOn, .bool(false))
+
         // Removal revokes the credential and tells the accessory.
         try await sameHome.removeAccessory(added[0].id.uuid)
-        try await eventually { await back.credential == nil }
+        try await eventually { await swapped.credential == nil }
         let afterRemoval = SimulatedAccessory(
             description,
             setupCode: Simulators.setupCode,
@@ -168,6 +187,60 @@ import Wire
         }
         #expect(try await home.readCharacteristic(lamps[0].1).value.boolValue == true)
         #expect(try await home.readCharacteristic(lamps[1].1).value.boolValue == false)
+        await simulators.close()
+        await owner.close()
+    }
+
+    @Test func reportsAreAllOrNothingAndOnlyFromTheLinkAndCommandsOverlap() async throws {
+        let server = try await HomedProcess.launch(arguments: ["--accessory-timeout", "1000"])
+        let owner = server.client()
+        let home = owner.home(try await owner.addHome(named: "Home").id.uuid)
+        let simulators = try await Simulators(server)
+        let (lamp, added) = try await simulators.pair(Advertised.bulb("Lamp"), into: home)
+        let lampID = await lamp.id
+        let brightness = added[0].characteristic(Advertised.brightness).id.uuid
+        let on = added[0].characteristic(Advertised.on).id.uuid
+
+        // A batch with one value its metadata forbids applies nothing.
+        await expectFailure(.invalidArgument, 50) {
+            try await simulators.link.report([(brightness, .int(20)), (on, .int(5))])
+        }
+        #expect(try await home.readCharacteristic(brightness).value.signedValue == 50)
+        try await simulators.link.report([(brightness, .int(20)), (on, .bool(true))])
+        #expect(try await home.readCharacteristic(brightness).value.signedValue == 20)
+        try await simulators.link.reportFirmwareVersion("2.0.1", of: lampID)
+        #expect(try await home.get().accessories.first?.firmwareVersion == "2.0.1")
+
+        // Another connection cannot speak for the accessory.
+        let stranger = try await AccessoryLinkClient.connect(to: server.endpoint)
+        await expectFailure(.notFound, 2) { try await stranger.report([(brightness, .int(1))]) }
+        await expectFailure(.notFound, 2) { try await stranger.reportFirmwareVersion("6.6.6", of: lampID) }
+        await expectFailure(.notFound, 2) { try await stranger.answer(1) }
+        await stranger.close()
+
+        // Many writes to one accessory are out at once.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for level in 1...20 {
+                group.addTask { _ = try await home.writeCharacteristic(brightness, .int(Int64(level))) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(await lamp.appliedWrites.count == 20)
+
+        // An action set whose write is out is executing: a second execution gets 65.
+        let scene = try await home.addActionSet(named: "Scene")
+        try await home.addAction(writing: .bool(false), to: on, in: scene.id.uuid)
+        await lamp.setWriteBehaviour(.ignore)
+        let running = Task { try await home.executeActionSet(scene.id.uuid) }
+        try await eventually { try await home.get().actionSets.first { $0.id == scene.id }?.executing == true }
+        await expectFailure(.aborted, 65) { try await home.executeActionSet(scene.id.uuid) }
+        // The silent accessory: every write failed, 63 with its 8.
+        do {
+            try await running.value
+            Issue.record("an execution nobody answered succeeded")
+        } catch let error as HomeClientError {
+            #expect(error.homeKitCode == 63 && error.itemResults.map(\.homekitCode) == [8])
+        }
         await simulators.close()
         await owner.close()
     }

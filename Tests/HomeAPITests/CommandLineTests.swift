@@ -94,4 +94,56 @@ import Testing
         #expect(listed.status == 0 && listed.output.contains("My Home"))
         server.stop()
     }
+
+    /// The README's accessory simulator session: a bridge of three lights paired from the CLI, a light
+    /// switched, the simulator seeing the write.
+    @Test func aSimulatedBridgeIsPairedAndSwitchedFromTheCommandLine() async throws {
+        let server = try await HomedProcess.launch()
+        #expect(try cli(server, "home", "add", "My Home").status == 0)
+        let state = server.directory.appendingPathComponent("simulator.json").path
+        let log = server.directory.appendingPathComponent("simulator.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let simulator = Process()
+        simulator.executableURL = URL(fileURLWithPath: Self.clientPath)
+        simulator.arguments = [
+            "accessory", "simulate", "--service", "lightbulb", "--count", "3", "--bridge", "Hall Bridge",
+            "--setup-code", "482-19-375", "--state", state, "--endpoint", "unix:\(server.socketPath)",
+        ]
+        simulator.standardOutput = try FileHandle(forWritingTo: log)
+        try simulator.run()
+        defer { simulator.terminate() }
+        func logged() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        try await eventually { logged().contains("advertising \"Hall Bridge\"") }
+
+        let wrong = try cli(
+            server,
+            "accessory",
+            "add",
+            "--home",
+            "My Home",
+            "--setup-code",
+            "111-22-333",
+            "Hall Bridge"
+        )
+        #expect(wrong.status == 1 && wrong.errors.contains("AccessoryPairingFailed"))
+        let added = try cli(
+            server,
+            "accessory",
+            "add",
+            "--home",
+            "My Home",
+            "--setup-code",
+            "482-19-375",
+            "Hall Bridge"
+        )
+        #expect(added.status == 0 && added.output.contains("added Lightbulb 3"), "\(added.errors)")
+        let list = try cli(server, "accessory", "list", "--home", "My Home")
+        let light = try #require(list.output.split(separator: "\n").first { $0.hasPrefix("Lightbulb 2") })
+        let characteristic = String(light.split(separator: " ").last!)
+        #expect(try cli(server, "characteristic", "write", "--home", "My Home", characteristic, "true").status == 0)
+        #expect(logged().contains("write   \(characteristic) = true"))
+        try await eventually { logged().contains("paired: credential saved") }
+        #expect(FileManager.default.fileExists(atPath: state))
+        server.stop()
+    }
 }

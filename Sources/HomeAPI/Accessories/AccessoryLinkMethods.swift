@@ -41,7 +41,10 @@ enum AccessoryLinkMethods {
         }
         registry.registerServerStreaming(attach, request: Home_V1_AttachRequest.self) { call, request in
             let id: AccessoryID? = try? ProtoDecoding.id(request.accessoryID, "accessory_id")
-            guard let id, api.links.attach(id, credential: request.credential, on: call) else {
+            let bridged = request.bridgedAccessoryIds.compactMap {
+                try? ProtoDecoding.id($0, "bridged_accessory_ids") as AccessoryID
+            }
+            guard let id, api.links.attach(id, credential: request.credential, bridging: Set(bridged), on: call) else {
                 call.fail(
                     CallStatus(
                         code: .unauthenticated,

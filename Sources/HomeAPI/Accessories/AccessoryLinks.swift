@@ -209,9 +209,15 @@ final class AccessoryLinks {
     }
 
     /// Attaches a paired accessory that proved itself with its credential; a link it already had
-    /// is replaced (the device reconnected before its old connection was seen to die).
+    /// is replaced (the device reconnected before its old connection was seen to die). A bridge
+    /// serving other accessories than it was paired with is blocked.
     /// - Returns: `false` for an unknown accessory or a wrong credential.
-    func attach(_ id: AccessoryID, credential: String, on call: ServerCall) -> Bool {
+    func attach(
+        _ id: AccessoryID,
+        credential: String,
+        bridging bridged: Set<AccessoryID>,
+        on call: ServerCall
+    ) -> Bool {
         guard store.isCredentialValid(credential, for: id) else { return false }
         if let old = attached[id] {
             end(old, failingCommandsWith: store.unreachableError(id))
@@ -221,7 +227,12 @@ final class AccessoryLinks {
         attached[id] = link
         call.onCancel = { [weak self, unowned link] in self?.ended(link) }
         link.send(.attached(Home_V1_Attached()))
-        _ = store.write { () throws(HomeServiceError) in try store.setReachable(id, true) }
+        _ = store.write { () throws(HomeServiceError) in
+            if let paired = store.bridgedAccessories(of: id), paired != bridged {
+                try store.setBlocked(id, true)
+            }
+            try store.setReachable(id, true)
+        }
         return true
     }
 

@@ -68,7 +68,9 @@ public nonisolated struct Home_V1_AdvertiseRequest: Sendable {
 }
 
 /// Reconnects a paired accessory: its commands arrive on this stream, and it is reachable while the
-/// stream is open. A newer Attach of the same accessory replaces this one (ABORTED here).
+/// stream is open. A newer Attach of the same accessory replaces this one (ABORTED here). A bridge
+/// that serves other accessories than it was paired with is blocked (61 for every request to it and
+/// those behind it) until an administrator unblocks it, or removes it and adds it again.
 /// Failures: UNAUTHENTICATED for an unknown accessory or a wrong credential (the accessory that holds
 /// the right one is not disturbed).
 public nonisolated struct Home_V1_AttachRequest: Sendable {
@@ -81,6 +83,9 @@ public nonisolated struct Home_V1_AttachRequest: Sendable {
 
   /// The credential from `Paired` (`hac_...`).
   public var credential: String = String()
+
+  /// For a bridge: the ids of the accessories it serves now.
+  public var bridgedAccessoryIds: [Data] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -609,7 +614,7 @@ nonisolated extension Home_V1_AdvertiseRequest: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Home_V1_AttachRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AttachRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}accessory_id\0\u{1}credential\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}accessory_id\0\u{1}credential\0\u{3}bridged_accessory_ids\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -619,6 +624,7 @@ nonisolated extension Home_V1_AttachRequest: SwiftProtobuf.Message, SwiftProtobu
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBytesField(value: &self.accessoryID) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.credential) }()
+      case 3: try { try decoder.decodeRepeatedBytesField(value: &self.bridgedAccessoryIds) }()
       default: break
       }
     }
@@ -631,12 +637,16 @@ nonisolated extension Home_V1_AttachRequest: SwiftProtobuf.Message, SwiftProtobu
     if !self.credential.isEmpty {
       try visitor.visitSingularStringField(value: self.credential, fieldNumber: 2)
     }
+    if !self.bridgedAccessoryIds.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.bridgedAccessoryIds, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Home_V1_AttachRequest, rhs: Home_V1_AttachRequest) -> Bool {
     if lhs.accessoryID != rhs.accessoryID {return false}
     if lhs.credential != rhs.credential {return false}
+    if lhs.bridgedAccessoryIds != rhs.bridgedAccessoryIds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

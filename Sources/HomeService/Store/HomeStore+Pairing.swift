@@ -48,6 +48,12 @@ extension HomeStore {
         return accessory.bridge ?? accessory.id
     }
 
+    /// The accessories behind a bridge; `nil` for an accessory that is not a bridge.
+    public func bridgedAccessories(of id: AccessoryID) -> Set<AccessoryID>? {
+        guard let accessory = accessories[id], accessory.isBridge else { return nil }
+        return Set(accessory.bridgedAccessories)
+    }
+
     /// The accessory a characteristic belongs to.
     public func accessory(ofCharacteristic id: CharacteristicID) -> AccessoryID? {
         characteristics[id]?.accessory
