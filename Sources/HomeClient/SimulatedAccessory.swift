@@ -135,7 +135,7 @@ public actor SimulatedAccessory {
             isLinked = true
             waiter.resume()
         }
-        onMessage?(message)
+        defer { onMessage?(message) }
         switch message.kind {
         case .advertised(let advertised)?:
             description = advertised.accessory

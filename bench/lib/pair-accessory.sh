@@ -8,7 +8,7 @@ pair_accessory() {
     local bin=$1 endpoint=$2 token=$3 home=$4 work=$5 description=$6 code=284-91-735
     printf '%s' "$description" >"$work/accessory.json"
     "$bin/rpc-client" accessory simulate --endpoint "$endpoint" --description-json "$work/accessory.json" \
-        --setup-code "$code" --state "$work/simulator.json" >"$work/simulator.log" 2>&1 &
+        --setup-code "$code" --state "$work/simulator.json" --quiet >"$work/simulator.log" 2>&1 &
     SIMULATOR_PID=$!
     for _ in $(seq 200); do grep -q advertising "$work/simulator.log" && break; sleep 0.1; done
     local id

@@ -120,6 +120,7 @@ struct Simulate: AsyncParsableCommand {
     @Flag(help: "Never answer writes (the controller gets 8).") var ignoreWrites = false
     @Option(help: "Drop the connection after this many seconds (then --back-after).") var dropAfter: Double?
     @Option(help: "Seconds to stay away after a drop.") var backAfter: Double = 5
+    @Flag(help: "Do not print each command (for load tests).") var quiet = false
 
     func run() async throws {
         let stored = SimulatorState.load(from: state)
@@ -177,6 +178,8 @@ struct Simulate: AsyncParsableCommand {
         }
         let statePath = state
         let json = connection.json
+        await simulator.onPaired(Self.keep(in: statePath, code: simulator.setupCode))
+        guard !quiet else { return }
         await simulator.onMessage { message in
             if json {
                 print((try? message.jsonString()) ?? "")
@@ -190,10 +193,12 @@ struct Simulate: AsyncParsableCommand {
             }
             Output.flush()
         }
-        let code = simulator.setupCode
-        await simulator.onPaired { credential, description in
-            SimulatorState(description: description, setupCode: code, credential: credential)
-                .save(to: statePath)
+    }
+
+    /// Saves the pairing (the description with its ids, and the credential) when it happens.
+    static func keep(in path: String, code: String) -> @Sendable (String, AccessoryDescription) -> Void {
+        { credential, description in
+            SimulatorState(description: description, setupCode: code, credential: credential).save(to: path)
         }
     }
 
