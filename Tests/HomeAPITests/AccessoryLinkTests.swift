@@ -15,6 +15,12 @@ import Wire
         let lamp = SimulatedAccessory(Advertised.bulb("Lamp"), setupCode: Simulators.setupCode, link: simulators.link)
         try await lamp.start()
         let lampID = await lamp.id
+        // An advertisement is checked against the catalog: a lightbulb without On is refused.
+        var broken = Advertised.bulb("Broken")
+        broken.services[0].characteristics.removeFirst()
+        await expectFailure(.invalidArgument, 93, "a standard service without a required characteristic") {
+            try await SimulatedAccessory(broken, setupCode: Simulators.setupCode, link: simulators.link).start()
+        }
         let found = try await browser.next()?.found
         #expect(found?.name == "Lamp" && found?.id.uuid == lampID)
 
@@ -123,6 +129,9 @@ import Wire
         )
         try await back.start()
         try await eventually { try await sameHome.get().accessories.allSatisfy(\.reachable) }
+        // Claims while the real bridge is attached are refused, and it keeps working.
+        await #expect(throws: HomeClientError.self) { try await forger.start() }
+        await #expect(throws: HomeClientError.self) { try await impostor.start() }
         try await sameHome.writeCharacteristic(porchOn, .bool(true))
         #expect(await back.values[porchOn] == .bool(true))
 
