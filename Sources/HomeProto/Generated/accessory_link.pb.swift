@@ -363,7 +363,7 @@ public nonisolated struct Home_V1_AnswerCommandResponse: Sendable {
 
 /// Values the accessory changed on its own (a sensor reading, a switch pressed), applied together:
 /// the cache, the durable row and the subscribers that enabled notifications follow; answered once
-/// durable. Failures: PERMISSION_DENIED for a characteristic that is not this link's accessory's (or
+/// durable. Failures: NOT_FOUND with 2 for a characteristic that is not this link's accessory's (or
 /// its bridged accessories'); INVALID_ARGUMENT with 50 for a value its metadata forbids, with the
 /// failing reports in ErrorDetails.item_results; nothing is applied then.
 public nonisolated struct Home_V1_ReportValuesRequest: Sendable {
