@@ -109,7 +109,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The load generator: pipelined unary load now, simulated accessories later.
+        // The load generator: pipelined unary load, notification fan-out, and the accessory fleet.
         .executableTarget(
             name: "LoadGen",
             dependencies: [
@@ -172,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "HomeAPITests",
             dependencies: [
-                "HomeClient", "HomeAPI", "HomeProto", "RPCClient", "UV", "Wire", "homed", "rpc-client",
+                "HomeClient", "HomeAPI", "HomeProto", "RPCClient", "UV", "Wire", "homed", "rpc-client", "LoadGen",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSettings

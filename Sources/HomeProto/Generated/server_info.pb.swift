@@ -64,6 +64,14 @@ public nonisolated struct Home_V1_ServerInfoResponse: Sendable {
   /// Whether the server is serving or draining.
   public var draining: Bool = false
 
+  /// The process's resident memory, in bytes (0 where the system does not say).
+  public var residentBytes: UInt64 = 0
+
+  /// CPU time the process has used since it started, in milliseconds: user and system.
+  public var cpuUserMs: UInt64 = 0
+
+  public var cpuSystemMs: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -125,7 +133,7 @@ nonisolated extension Home_V1_ServerInfoRequest: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ServerInfoResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -143,6 +151,9 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       case 8: try { try decoder.decodeRepeatedMessageField(value: &self.methods) }()
       case 9: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufUInt32,SwiftProtobuf.ProtobufUInt64>.self, value: &self.refusedByStatus) }()
       case 10: try { try decoder.decodeSingularBoolField(value: &self.draining) }()
+      case 11: try { try decoder.decodeSingularUInt64Field(value: &self.residentBytes) }()
+      case 12: try { try decoder.decodeSingularUInt64Field(value: &self.cpuUserMs) }()
+      case 13: try { try decoder.decodeSingularUInt64Field(value: &self.cpuSystemMs) }()
       default: break
       }
     }
@@ -179,6 +190,15 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
     if self.draining != false {
       try visitor.visitSingularBoolField(value: self.draining, fieldNumber: 10)
     }
+    if self.residentBytes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.residentBytes, fieldNumber: 11)
+    }
+    if self.cpuUserMs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.cpuUserMs, fieldNumber: 12)
+    }
+    if self.cpuSystemMs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.cpuSystemMs, fieldNumber: 13)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -193,6 +213,9 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
     if lhs.methods != rhs.methods {return false}
     if lhs.refusedByStatus != rhs.refusedByStatus {return false}
     if lhs.draining != rhs.draining {return false}
+    if lhs.residentBytes != rhs.residentBytes {return false}
+    if lhs.cpuUserMs != rhs.cpuUserMs {return false}
+    if lhs.cpuSystemMs != rhs.cpuSystemMs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,373 @@
+import Foundation
+import HomeProto
+import RPCClient
+import SwiftProtobuf
+import UV
+import Wire
+
+/// The fleet on one loop: homes of simulated accessories paired through the real path (or attached
+/// with the credentials of an earlier run), controllers that read and write their counters, one
+/// subscriber per home, and the open-loop producers of each operation kind.
+final class Fleet {
+    struct Plan {
+        var homes: Int
+        var accessoriesPerHome: Int
+        var controllers: Int
+        var reportRate: Double
+        var readRate: Double
+        var writeRate: Double
+        var statePath: String
+    }
+
+    /// What the fleet keeps between runs: each home's id and each accessory's ids and credential.
+    struct State: Codable {
+        struct Accessory: Codable {
+            var id: Data
+            var characteristic: Data
+            var home: Int
+            var credential: String
+        }
+
+        var homes: [Data]
+        var accessories: [Accessory]
+    }
+
+    static let setupCode = "284-91-735"
+    /// Values at or above this are controller writes; below, accessory reports (both ride the counter).
+    static let writeFlag: UInt32 = 1 << 31
+    /// Pairings (or attaches) under way at once during set-up.
+    static let setupWindow = 64
+
+    let loop: EventLoop
+    let endpoint: Endpoint
+    let plan: Plan
+    private let authorization: [MetadataEntry]
+    private(set) var homes: [Data] = []
+    private(set) var accessories: [FleetAccessory] = []
+    private var controllers: [ClientConnection] = []
+    private var subscribers: [ClientConnection] = []
+
+    let reports = CallMeter()
+    let reads = CallMeter()
+    let writes = CallMeter()
+    let notifications = CallMeter()
+    /// Reports acknowledged, events received for them, and updates a slow subscriber skipped.
+    private(set) var reportsAcknowledged = 0
+    private(set) var reportEvents = 0
+    private(set) var skippedUpdates = 0
+    private(set) var linkFailures = 0
+    /// When each report not yet seen by its home's subscriber was meant to start.
+    private var pendingReports: [UInt32: ContinuousClock.Instant] = [:]
+    private var nextReport: UInt32 = 0
+    private var nextWrite: UInt32 = 0
+    private var nextController = 0
+    private var isStopping = false
+
+    init(loop: EventLoop, endpoint: Endpoint, token: String, plan: Plan) {
+        self.loop = loop
+        self.endpoint = endpoint
+        self.plan = plan
+        authorization = [MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))]
+    }
+
+    var meters: [(String, CallMeter)] {
+        [("report", reports), ("read", reads), ("write", writes), ("notification", notifications)]
+    }
+
+    // MARK: Set-up
+
+    /// Connects the controllers, finds or makes the homes, links every accessory (pairing those
+    /// the state file does not know), then opens one subscription per home.
+    func setUp(_ done: @escaping (String?) -> Void) {
+        let tally = ConnectionTally(plan.controllers) { [self] error in
+            if let error { return done("controllers: \(error)") }
+            findHomes { [self] failure in
+                if let failure { return done(failure) }
+                linkAccessories { [self] failure in
+                    if let failure { return done(failure) }
+                    subscribe(done)
+                }
+            }
+        }
+        for _ in 0..<plan.controllers {
+            do {
+                try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
+                    switch result {
+                    case .success(let connection):
+                        controllers.append(connection)
+                        tally.finished(nil)
+                    case .failure(let error):
+                        tally.finished(error)
+                    }
+                }
+            } catch {
+                tally.finished(error)
+            }
+        }
+    }
+
+    private func call<Response: SwiftProtobuf.Message>(
+        _ method: String,
+        _ request: some SwiftProtobuf.Message,
+        _ response: Response.Type,
+        _ completion: @escaping (Result<Response, RPCError>) -> Void
+    ) {
+        let connection = controllers[nextController % controllers.count]
+        nextController += 1
+        connection.unary(
+            "home.v1.HomeService/" + method,
+            request: (try? request.serializedBytes()) ?? [],
+            metadata: authorization
+        ) { result in
+            completion(
+                result.flatMap { bytes in
+                    Result { try Response(serializedBytes: bytes) }.mapError {
+                        RPCError(code: .internal, message: "\($0)")
+                    }
+                }
+            )
+        }
+    }
+
+    private func findHomes(_ done: @escaping (String?) -> Void) {
+        let state = Self.loadState(plan.statePath)
+        call("ListHomes", Home_V1_ListHomesRequest(), Home_V1_ListHomesResponse.self) { [self] result in
+            guard case .success(let listed) = result else { return done("ListHomes: \(result)") }
+            let existing = Set(listed.homes.map(\.id))
+            if let state, state.homes.count == plan.homes, state.homes.allSatisfy(existing.contains) {
+                homes = state.homes
+                accessories = state.accessories.map {
+                    FleetAccessory(
+                        id: $0.id,
+                        characteristic: $0.characteristic,
+                        home: $0.home,
+                        credential: $0.credential
+                    )
+                }
+            }
+            addMissingHomes(done)
+        }
+    }
+
+    private func addMissingHomes(_ done: @escaping (String?) -> Void) {
+        guard homes.count < plan.homes else { return done(nil) }
+        var request = Home_V1_AddHomeRequest()
+        request.name = "Fleet \(homes.count + 1) \(UUID().uuidString.prefix(6))"
+        call("AddHome", request, Home_V1_AddHomeResponse.self) { [self] result in
+            guard case .success(let added) = result else { return done("AddHome: \(result)") }
+            homes.append(added.home.id)
+            addMissingHomes(done)
+        }
+    }
+
+    /// Links every accessory, `setupWindow` at a time; new ones are paired by a controller.
+    private func linkAccessories(_ done: @escaping (String?) -> Void) {
+        for home in 0..<plan.homes {
+            let present = accessories.filter { $0.home == home }.count
+            for _ in present..<plan.accessoriesPerHome { accessories.append(FleetAccessory(home: home)) }
+        }
+        var next = 0
+        var linked = 0
+        var failure: String?
+        func startNext() {
+            guard failure == nil else { return }
+            guard next < accessories.count else { return }
+            let accessory = accessories[next]
+            let name = "Counter \(next + 1)"
+            next += 1
+            link(accessory, named: name) { error in
+                if let error, failure == nil {
+                    failure = error
+                    done(error)
+                    return
+                }
+                linked += 1
+                if linked == self.accessories.count {
+                    self.saveState()
+                    done(nil)
+                } else {
+                    startNext()
+                }
+            }
+        }
+        for _ in 0..<min(Self.setupWindow, accessories.count) { startNext() }
+        if accessories.isEmpty { done(nil) }
+    }
+
+    private func link(_ accessory: FleetAccessory, named name: String, _ done: @escaping (String?) -> Void) {
+        let pairing = accessory.credential == nil
+        accessory.onLinkEnded = { [weak self] _ in
+            guard let self, !self.isStopping else { return }
+            self.linkFailures += 1
+        }
+        accessory.link(to: endpoint, on: loop, name: name, setupCode: Self.setupCode) { [self] result in
+            if case .failure(let error) = result { return done("\(name): \(error)") }
+            guard pairing else { return done(nil) }
+            accessory.onPaired = { _ in done(nil) }
+            var request = Home_V1_AddAccessoryRequest()
+            request.homeID = homes[accessory.home]
+            request.accessoryID = accessory.id
+            request.setupCode = Self.setupCode
+            call("AddAccessory", request, Home_V1_AddAccessoryResponse.self) { result in
+                if case .failure(let error) = result { done("AddAccessory \(name): \(error)") }
+            }
+        }
+    }
+
+    /// One subscription per home to its counters' value events; ready when each snapshot arrived.
+    private func subscribe(_ done: @escaping (String?) -> Void) {
+        let tally = ConnectionTally(plan.homes) { error in done(error.map { "subscribe: \($0)" }) }
+        for (index, home) in homes.enumerated() {
+            var request = Home_V1_SubscribeRequest()
+            request.homeIds = [home]
+            request.kinds = [.characteristicValueUpdated]
+            request.characteristicIds = accessories.filter { $0.home == index }.map(\.characteristic)
+            request.snapshot = true
+            do {
+                try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
+                    guard case .success(let connection) = result else {
+                        return tally.finished(RPCError(code: .unavailable, message: "\(result)"))
+                    }
+                    subscribers.append(connection)
+                    var ready = false
+                    connection.serverStream(
+                        "home.v1.HomeService/Subscribe",
+                        request: (try? request.serializedBytes()) ?? [],
+                        metadata: authorization,
+                        onMessage: { [weak self] bytes in
+                            if !ready {
+                                ready = true
+                                tally.finished(nil)
+                                return
+                            }
+                            self?.received(bytes)
+                        },
+                        onEnd: { [weak self] error in
+                            if !ready { tally.finished(error ?? RPCError(code: .unavailable, message: "ended")) }
+                            if let self, !self.isStopping { self.notifications.failed() }
+                        }
+                    )
+                }
+            } catch {
+                tally.finished(error)
+            }
+        }
+    }
+
+    private func received(_ bytes: [UInt8]) {
+        guard let event = try? Home_V1_Event(serializedBytes: bytes),
+            case .characteristicValueUpdated(let update)? = event.payload
+        else { return }
+        // The server carries integers of every format as signed values.
+        let number: Int64 =
+            switch update.value.kind {
+            case .signedValue(let signed)?: signed
+            case .unsignedValue(let unsigned)?: Int64(truncatingIfNeeded: unsigned)
+            default: -1
+            }
+        guard (0..<Int64(Self.writeFlag)).contains(number) else { return }
+        let value = UInt32(number)
+        skippedUpdates += Int(update.skippedUpdates)
+        reportEvents += 1
+        guard let start = pendingReports.removeValue(forKey: value) else { return }
+        notifications.record(since: start)
+    }
+
+    // MARK: Load
+
+    /// Starts the operations due now: reports on random accessories, reads and writes of random
+    /// counters through the controllers. Latency counts from each intended start.
+    func send(
+        reports reportStarts: [ContinuousClock.Instant],
+        reads readStarts: [ContinuousClock.Instant],
+        writes writeStarts: [ContinuousClock.Instant]
+    ) {
+        for start in reportStarts {
+            guard let accessory = accessories.randomElement() else { break }
+            let sequence = nextReport
+            nextReport = (nextReport + 1) % Self.writeFlag
+            pendingReports[sequence] = start
+            accessory.report(sequence) { [self] result in
+                if case .success = result { reportsAcknowledged += 1 } else { pendingReports[sequence] = nil }
+                reports.record(since: start, failed: isFailure(result))
+            }
+        }
+        for start in readStarts {
+            guard let accessory = accessories.randomElement() else { break }
+            var request = Home_V1_ReadCharacteristicRequest()
+            request.homeID = homes[accessory.home]
+            request.characteristicID = accessory.characteristic
+            call("ReadCharacteristic", request, Home_V1_ReadCharacteristicResponse.self) { [self] result in
+                reads.record(since: start, failed: isFailure(result))
+            }
+        }
+        for start in writeStarts {
+            guard let accessory = accessories.randomElement() else { break }
+            var request = Home_V1_WriteCharacteristicRequest()
+            request.homeID = homes[accessory.home]
+            request.characteristicID = accessory.characteristic
+            request.value.unsignedValue = UInt64(Self.writeFlag | nextWrite)
+            nextWrite = (nextWrite + 1) % Self.writeFlag
+            call("WriteCharacteristic", request, Home_V1_WriteCharacteristicResponse.self) { [self] result in
+                writes.record(since: start, failed: isFailure(result))
+            }
+        }
+    }
+
+    /// The server's resident memory and CPU time so far (`home.v1.ServerInfo/Get`).
+    func serverUsage(_ done: @escaping (Home_V1_ServerInfoResponse?) -> Void) {
+        guard let connection = controllers.first else { return done(nil) }
+        connection.unary(
+            "home.v1.ServerInfo/Get",
+            request: [],
+            metadata: authorization
+        ) { result in
+            guard case .success(let bytes) = result else { return done(nil) }
+            done(try? Home_V1_ServerInfoResponse(serializedBytes: bytes))
+        }
+    }
+
+    private func isFailure<T>(_ result: Result<T, RPCError>) -> Bool {
+        if case .failure = result { return true }
+        return false
+    }
+
+    /// Reports still waiting for their event (lost, or still on the way).
+    var reportsInFlight: Int { pendingReports.count }
+
+    func stop() {
+        isStopping = true
+        for accessory in accessories { accessory.close() }
+        for connection in controllers + subscribers { connection.close() }
+    }
+
+    // MARK: State file
+
+    private static func loadState(_ path: String) -> State? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(State.self, from: data)
+    }
+
+    /// Written with mode 0600: the credentials are secrets.
+    private func saveState() {
+        let state = State(
+            homes: homes,
+            accessories: accessories.compactMap { accessory in
+                accessory.credential.map {
+                    State.Accessory(
+                        id: accessory.id,
+                        characteristic: accessory.characteristic,
+                        home: accessory.home,
+                        credential: $0
+                    )
+                }
+            }
+        )
+        guard let data = try? JSONEncoder().encode(state) else { return }
+        _ = FileManager.default.createFile(
+            atPath: plan.statePath,
+            contents: data,
+            attributes: [.posixPermissions: 0o600]
+        )
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import HomeProto
+import RPCClient
+import SwiftProtobuf
+import UV
+import Wire
+
+/// One simulated accessory of the fleet, on the load generator's loop: its own connection, its link
+/// stream (`Advertise` until paired, `Attach` afterwards), every forwarded write accepted at once,
+/// and value reports on demand. Its one characteristic is a counter (an unbounded uint32), so each
+/// reported value names the report it came from.
+final class FleetAccessory {
+    static let service = "home.v1.AccessoryLink/"
+    /// The custom service and characteristic types of the counter.
+    static let serviceType = "B0A40001-0000-1000-8000-000000000001"
+    static let counterType = "B0A40002-0000-1000-8000-000000000001"
+
+    let id: Data
+    let characteristic: Data
+    let home: Int
+    var credential: String?
+    private(set) var connection: ClientConnection?
+    /// Called once the link is open: advertised (unpaired) or attached.
+    private var onLinked: ((Result<Void, RPCError>) -> Void)?
+    /// Called with the credential when a controller pairs the accessory.
+    var onPaired: ((String) -> Void)?
+    /// The link ended (the fleet counts it as an error unless it is stopping).
+    var onLinkEnded: ((RPCError?) -> Void)?
+    private(set) var commandsAnswered = 0
+
+    init(id: Data, characteristic: Data, home: Int, credential: String?) {
+        self.id = id
+        self.characteristic = characteristic
+        self.home = home
+        self.credential = credential
+    }
+
+    /// A new accessory with fresh identifiers.
+    convenience init(home: Int) {
+        self.init(id: Self.randomID(), characteristic: Self.randomID(), home: home, credential: nil)
+    }
+
+    static func randomID() -> Data {
+        withUnsafeBytes(of: UUID().uuid) { Data($0) }
+    }
+
+    /// What it advertises: one custom service with the counter.
+    func description(named name: String) -> Home_V1_AccessoryDescription {
+        var counter = Home_V1_CharacteristicDescription()
+        counter.id = characteristic
+        counter.type = Self.counterType
+        counter.properties.readable = true
+        counter.properties.writable = true
+        counter.properties.supportsEventNotification = true
+        counter.metadata.format = .uint32
+        var service = Home_V1_ServiceDescription()
+        service.id = Self.randomID()
+        service.type = Self.serviceType
+        service.primary = true
+        service.characteristics = [counter]
+        var accessory = Home_V1_AccessoryDescription()
+        accessory.id = id
+        accessory.name = name
+        accessory.manufacturer = "HomeRPC loadgen"
+        accessory.model = "Fleet Counter"
+        accessory.services = [service]
+        return accessory
+    }
+
+    /// Connects and opens the link: attaches with the credential, or advertises `name` with
+    /// `setupCode`.
+    func link(
+        to endpoint: Endpoint,
+        on loop: EventLoop,
+        name: String,
+        setupCode: String,
+        then done: @escaping (Result<Void, RPCError>) -> Void
+    ) {
+        onLinked = done
+        do {
+            try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
+                switch result {
+                case .failure(let error): finishLinking(.failure(error))
+                case .success(let connection):
+                    self.connection = connection
+                    openStream(on: connection, name: name, setupCode: setupCode)
+                }
+            }
+        } catch {
+            finishLinking(.failure(RPCError(code: .unavailable, message: "connect: \(error)")))
+        }
+    }
+
+    private func openStream(on connection: ClientConnection, name: String, setupCode: String) {
+        let method: String
+        let request: [UInt8]
+        if let credential {
+            var attach = Home_V1_AttachRequest()
+            attach.accessoryID = id
+            attach.credential = credential
+            method = Self.service + "Attach"
+            request = (try? attach.serializedBytes()) ?? []
+        } else {
+            var advertise = Home_V1_AdvertiseRequest()
+            advertise.accessory = description(named: name)
+            advertise.setupCode = setupCode
+            method = Self.service + "Advertise"
+            request = (try? advertise.serializedBytes()) ?? []
+        }
+        connection.serverStream(
+            method,
+            request: request,
+            onMessage: { [weak self] bytes in self?.received(bytes) },
+            onEnd: { [weak self] error in
+                self?.finishLinking(.failure(error ?? RPCError(code: .unavailable, message: "the link ended")))
+                self?.onLinkEnded?(error)
+            }
+        )
+    }
+
+    private func finishLinking(_ result: Result<Void, RPCError>) {
+        guard let done = onLinked else { return }
+        onLinked = nil
+        done(result)
+    }
+
+    private func received(_ bytes: [UInt8]) {
+        guard let message = try? Home_V1_LinkMessage(serializedBytes: bytes) else { return }
+        switch message.kind {
+        case .advertised?, .attached?:
+            finishLinking(.success(()))
+        case .paired(let paired)?:
+            credential = paired.credential
+            onPaired?(paired.credential)
+        case .command(let command)?:
+            answer(command)
+        case .unpaired?:
+            credential = nil
+        case nil:
+            break
+        }
+    }
+
+    /// Accepts every write, answers reads with nothing it could not know (HAP: does not exist) and
+    /// identify at once.
+    private func answer(_ command: Home_V1_Command) {
+        var answer = Home_V1_AnswerCommandRequest()
+        answer.commandID = command.commandID
+        if case .read? = command.action { answer.hapStatus = -70409 }
+        commandsAnswered += 1
+        connection?.unary(Self.service + "AnswerCommand", request: (try? answer.serializedBytes()) ?? []) { _ in }
+    }
+
+    /// Reports the counter's new value; `completion` runs with the server's answer.
+    func report(_ value: UInt32, completion: @escaping (Result<[UInt8], RPCError>) -> Void) {
+        guard let connection, connection.isOpen else {
+            completion(.failure(RPCError(code: .unavailable, message: "the accessory is not connected")))
+            return
+        }
+        var report = Home_V1_ValueReport()
+        report.characteristicID = characteristic
+        report.value.unsignedValue = UInt64(value)
+        var request = Home_V1_ReportValuesRequest()
+        request.reports = [report]
+        connection.unary(
+            Self.service + "ReportValues",
+            request: (try? request.serializedBytes()) ?? [],
+            completion: completion
+        )
+    }
+
+    func close() {
+        onLinkEnded = nil
+        connection?.close()
+    }
+}

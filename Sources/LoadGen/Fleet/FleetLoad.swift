@@ -1,0 +1,252 @@
+import ArgumentParser
+import Foundation
+import Histogram
+import HomeProto
+import UV
+
+/// `loadgen fleet`: a population of simulated accessories and the controllers that use them, both
+/// faces of the server loaded at once from one loop thread, open loop, latency from each
+/// operation's intended start.
+struct FleetLoad: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "Simulated accessories (each on its own connection) and controllers, at fixed rates.",
+        discussion: """
+            The first run pairs every accessory through the real path (Advertise, then AddAccessory with \
+            its setup code) and keeps the credentials in --state; later runs with the same shape attach \
+            with them. Each accessory has one counter characteristic; one subscriber per home follows the \
+            counters, so a report's notification latency is measured from the report's intended start to \
+            the event. Every write the server forwards is accepted by its accessory at once.
+            """
+    )
+
+    @Option(help: "Server address: HOST:PORT or unix:PATH.")
+    var endpoint = "127.0.0.1:7420"
+
+    @Option(help: "File with a bearer token of an account that may add homes.")
+    var tokenFile = "homed-owner.token"
+
+    @Option(help: "Homes.")
+    var homes = 2
+
+    @Option(help: "Accessories per home (each on its own connection).")
+    var accessories = 10
+
+    @Option(help: "Controller connections for reads, writes and set-up.")
+    var controllers = 4
+
+    @Option(help: "Value reports per second from the accessories, in all (Poisson arrivals).")
+    var reportRate = 100.0
+
+    @Option(help: "Cached reads per second from the controllers, in all.")
+    var readRate = 100.0
+
+    @Option(help: "Writes per second from the controllers, each forwarded to its accessory and back.")
+    var writeRate = 50.0
+
+    @Option(help: "Seconds to measure.")
+    var duration = 10.0
+
+    @Option(help: "Seconds to run before measuring.")
+    var warmup = 1.0
+
+    @Option(help: "Where the homes and the accessories' credentials are kept between runs.")
+    var state = "loadgen-fleet.json"
+
+    @Flag(help: "Print one JSON object instead of the table.")
+    var json = false
+
+    @Flag(help: "No progress line on standard error every second.")
+    var noProgress = false
+
+    func validate() throws {
+        guard homes > 0, accessories > 0, controllers > 0, duration > 0, warmup >= 0 else {
+            throw ValidationError("--homes, --accessories, --controllers and --duration must be positive")
+        }
+        guard reportRate >= 0, readRate >= 0, writeRate >= 0 else { throw ValidationError("rates must be >= 0") }
+        guard Endpoint(parsing: endpoint) != nil else {
+            throw ValidationError("--endpoint must be HOST:PORT or unix:PATH")
+        }
+    }
+
+    func run() throws {
+        try FileLimit.raise(toAtLeast: homes * accessories + controllers + homes + 64)
+        guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+            throw ValidationError("cannot read the token file \(tokenFile)")
+        }
+        let loop = try EventLoop()
+        let fleet = Fleet(
+            loop: loop,
+            endpoint: Endpoint(parsing: endpoint)!,
+            token: token.trimmingCharacters(in: .whitespacesAndNewlines),
+            plan: Fleet.Plan(
+                homes: homes,
+                accessoriesPerHome: accessories,
+                controllers: controllers,
+                reportRate: reportRate,
+                readRate: readRate,
+                writeRate: writeRate,
+                statePath: state
+            )
+        )
+        let phases = LoopTimer(loop: loop)
+        let ticker = LoopTimer(loop: loop)
+        let progress = LoopTimer(loop: loop)
+        // Ctrl-C ends the run early; the report still comes.
+        let interrupt = try SignalWatcher(signal: SIGINT, loop: loop) {
+            ticker.stop()
+            for (_, meter) in fleet.meters where meter.isMeasuring { meter.stopMeasuring() }
+            loop.stop()
+        }
+        var setupFailure: String?
+        let setupStart = ContinuousClock.now
+        var setupSeconds = 0.0
+        fleet.setUp { failure in
+            setupSeconds = Self.seconds(setupStart.duration(to: .now))
+            if let failure {
+                setupFailure = failure
+                loop.stop()
+                return
+            }
+            Self.drive(fleet, ticker: ticker)
+            if !noProgress { ProgressLine(fleet: fleet).start(on: progress) }
+            phases.start(after: .milliseconds(Int(warmup * 1000))) {
+                for (_, meter) in fleet.meters { meter.startMeasuring() }
+                phases.start(after: .milliseconds(Int(duration * 1000))) {
+                    ticker.stop()
+                    for (_, meter) in fleet.meters { meter.stopMeasuring() }
+                    // What is on the way may still arrive; then count.
+                    phases.start(after: .milliseconds(500)) { loop.stop() }
+                }
+            }
+        }
+        loop.run()
+        for timer in [phases, ticker, progress] { timer.close() }
+        interrupt.close()
+        fleet.stop()
+        if let setupFailure { throw ValidationError("set-up failed: \(setupFailure)") }
+        report(fleet, setupSeconds: setupSeconds)
+    }
+
+    /// Every millisecond, starts what each kind's schedule says is due.
+    private static func drive(_ fleet: Fleet, ticker: LoopTimer) {
+        let start = ContinuousClock.now
+        var reports = PoissonSchedule(rate: fleet.plan.reportRate, start: start)
+        var reads = PoissonSchedule(rate: fleet.plan.readRate, start: start)
+        var writes = PoissonSchedule(rate: fleet.plan.writeRate, start: start)
+        ticker.start(after: .zero, repeating: .milliseconds(1)) {
+            let now = ContinuousClock.now
+            fleet.send(reports: reports.due(by: now), reads: reads.due(by: now), writes: writes.due(by: now))
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    private func report(_ fleet: Fleet, setupSeconds: Double) {
+        let offered = ["report": reportRate, "read": readRate, "write": writeRate, "notification": reportRate]
+        if json {
+            var kinds: [String] = []
+            for (name, meter) in fleet.meters {
+                let histogram = meter.latency
+                kinds.append(
+                    "\"\(name)\": {\"offered_per_second\": \(offered[name] ?? 0), \"completed\": \(meter.completed), "
+                        + "\"errors\": \(meter.errors), \"per_second\": \(String(format: "%.1f", Double(meter.completed) / meter.measuredSeconds)), "
+                        + "\"p50_us\": \(histogram.valueAtPercentile(50)), \"p99_us\": \(histogram.valueAtPercentile(99)), "
+                        + "\"p999_us\": \(histogram.valueAtPercentile(99.9)), \"max_us\": \(histogram.max)}"
+                )
+            }
+            print(
+                "{\"homes\": \(homes), \"accessories\": \(homes * accessories), \"setup_seconds\": \(String(format: "%.2f", setupSeconds)), "
+                    + "\"seconds\": \(String(format: "%.3f", fleet.reports.measuredSeconds)), "
+                    + "\"reports_acknowledged\": \(fleet.reportsAcknowledged), \"report_events\": \(fleet.reportEvents), "
+                    + "\"skipped_updates\": \(fleet.skippedUpdates), \"reports_without_event\": \(fleet.reportsInFlight), "
+                    + "\"link_failures\": \(fleet.linkFailures), " + kinds.joined(separator: ", ") + "}"
+            )
+            return
+        }
+        print(
+            "\(homes) homes × \(accessories) accessories (set up in \(String(format: "%.2f", setupSeconds)) s), "
+                + "\(controllers) controllers, \(String(format: "%.1f", fleet.reports.measuredSeconds)) s measured"
+        )
+        print("| kind | offered/s | completed/s | errors | p50 µs | p99 µs | p99.9 µs | max µs |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for (name, meter) in fleet.meters {
+            let histogram = meter.latency
+            print(
+                "| \(name) | \(String(format: "%.0f", offered[name] ?? 0)) | "
+                    + "\(String(format: "%.0f", Double(meter.completed) / meter.measuredSeconds)) | \(meter.errors) | "
+                    + "\(histogram.valueAtPercentile(50)) | \(histogram.valueAtPercentile(99)) | "
+                    + "\(histogram.valueAtPercentile(99.9)) | \(histogram.max) |"
+            )
+        }
+        print(
+            "reports acknowledged \(fleet.reportsAcknowledged), their events \(fleet.reportEvents) "
+                + "(+\(fleet.skippedUpdates) coalesced), without an event \(fleet.reportsInFlight), link failures \(fleet.linkFailures)"
+        )
+    }
+}
+
+/// The process's open-file limit: one descriptor per accessory connection.
+enum FileLimit {
+    static func raise(toAtLeast needed: Int) throws {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        guard limit.rlim_cur < rlim_t(needed) else { return }
+        guard limit.rlim_max >= rlim_t(needed) else {
+            throw ValidationError(
+                "the fleet needs \(needed) open files but the hard limit is \(limit.rlim_max): raise it (ulimit -Hn) or run fewer accessories"
+            )
+        }
+        limit.rlim_cur = rlim_t(needed)
+        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            throw ValidationError("cannot raise the open-file limit to \(needed)")
+        }
+    }
+}
+
+/// Once a second on standard error: what each kind completed in the last second, errors, the p99
+/// so far, and the server's memory and CPU.
+final class ProgressLine {
+    let fleet: Fleet
+    private var last: [Int] = []
+    private var lastCPU: UInt64?
+    private var seconds = 0
+
+    init(fleet: Fleet) {
+        self.fleet = fleet
+        last = fleet.meters.map { $0.1.completed }
+    }
+
+    func start(on timer: LoopTimer) {
+        timer.start(after: .seconds(1), repeating: .seconds(1)) { [self] in tick() }
+    }
+
+    private func tick() {
+        seconds += 1
+        let counts = fleet.meters.map { $0.1.completed }
+        let kinds = zip(fleet.meters, zip(counts, last)).map { entry, pair in
+            "\(entry.0) \(pair.0 - pair.1)/s"
+        }
+        last = counts
+        let errors = fleet.meters.map(\.1.errors).reduce(0, +)
+        let p99 = fleet.meters.map {
+            "\($0.0) \(String(format: "%.1f", Double($0.1.latency.valueAtPercentile(99)) / 1000))"
+        }
+        let prefix =
+            "[\(String(format: "%3d", seconds))s] " + kinds.joined(separator: "  ") + "  errors \(errors)  p99 ms: "
+            + p99.joined(separator: " ")
+        fleet.serverUsage { [self] info in
+            var line = prefix
+            if let info {
+                let cpu = info.cpuUserMs + info.cpuSystemMs
+                let share = lastCPU.map { String(format: "%.0f%%", Double(cpu - $0) / 10) } ?? "-"
+                lastCPU = cpu
+                line += "  server RSS \(info.residentBytes / 1_048_576) MB CPU \(share)"
+            }
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+    }
+}
