@@ -10,12 +10,7 @@ import Wire
 /// subscriber per home, and the open-loop producers of each operation kind.
 final class Fleet {
     struct Plan {
-        var homes: Int
-        var accessoriesPerHome: Int
-        var controllers: Int
-        var reportRate: Double
-        var readRate: Double
-        var writeRate: Double
+        var scenario: FleetScenario
         var statePath: String
     }
 
@@ -79,7 +74,7 @@ final class Fleet {
     /// Connects the controllers, finds or makes the homes, links every accessory (pairing those
     /// the state file does not know), then opens one subscription per home.
     func setUp(_ done: @escaping (String?) -> Void) {
-        let tally = ConnectionTally(plan.controllers) { [self] error in
+        let tally = ConnectionTally(plan.scenario.controllers) { [self] error in
             if let error { return done("controllers: \(error)") }
             findHomes { [self] failure in
                 if let failure { return done(failure) }
@@ -89,7 +84,7 @@ final class Fleet {
                 }
             }
         }
-        for _ in 0..<plan.controllers {
+        for _ in 0..<plan.scenario.controllers {
             do {
                 try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
                     switch result {
@@ -134,7 +129,7 @@ final class Fleet {
         call("ListHomes", Home_V1_ListHomesRequest(), Home_V1_ListHomesResponse.self) { [self] result in
             guard case .success(let listed) = result else { return done("ListHomes: \(result)") }
             let existing = Set(listed.homes.map(\.id))
-            if let state, state.homes.count == plan.homes, state.homes.allSatisfy(existing.contains) {
+            if let state, state.homes.count == plan.scenario.homes, state.homes.allSatisfy(existing.contains) {
                 homes = state.homes
                 accessories = state.accessories.map {
                     FleetAccessory(
@@ -150,7 +145,7 @@ final class Fleet {
     }
 
     private func addMissingHomes(_ done: @escaping (String?) -> Void) {
-        guard homes.count < plan.homes else { return done(nil) }
+        guard homes.count < plan.scenario.homes else { return done(nil) }
         var request = Home_V1_AddHomeRequest()
         request.name = "Fleet \(homes.count + 1) \(UUID().uuidString.prefix(6))"
         call("AddHome", request, Home_V1_AddHomeResponse.self) { [self] result in
@@ -162,9 +157,9 @@ final class Fleet {
 
     /// Links every accessory, `setupWindow` at a time; new ones are paired by a controller.
     private func linkAccessories(_ done: @escaping (String?) -> Void) {
-        for home in 0..<plan.homes {
+        for home in 0..<plan.scenario.homes {
             let present = accessories.filter { $0.home == home }.count
-            for _ in present..<plan.accessoriesPerHome { accessories.append(FleetAccessory(home: home)) }
+            for _ in present..<plan.scenario.accessoriesPerHome { accessories.append(FleetAccessory(home: home)) }
         }
         var next = 0
         var linked = 0
@@ -216,7 +211,7 @@ final class Fleet {
 
     /// One subscription per home to its counters' value events; ready when each snapshot arrived.
     private func subscribe(_ done: @escaping (String?) -> Void) {
-        let tally = ConnectionTally(plan.homes) { error in done(error.map { "subscribe: \($0)" }) }
+        let tally = ConnectionTally(plan.scenario.homes) { error in done(error.map { "subscribe: \($0)" }) }
         for (index, home) in homes.enumerated() {
             var request = Home_V1_SubscribeRequest()
             request.homeIds = [home]

@@ -26,23 +26,32 @@ struct FleetLoad: ParsableCommand {
     @Option(help: "File with a bearer token of an account that may add homes.")
     var tokenFile = "homed-owner.token"
 
-    @Option(help: "Homes.")
-    var homes = 2
+    @Option(help: "A preset: small-home, apartment-block or 10k-accessories (the options below override it).")
+    var preset: FleetScenario.Preset?
 
-    @Option(help: "Accessories per home (each on its own connection).")
-    var accessories = 10
+    @Option(
+        help:
+            "A scenario file: JSON with any of homes, accessories_per_home, controllers, report_rate, read_rate, write_rate."
+    )
+    var scenarioFile: String?
 
-    @Option(help: "Controller connections for reads, writes and set-up.")
-    var controllers = 4
+    @Option(help: "Homes (default 2).")
+    var homes: Int?
 
-    @Option(help: "Value reports per second from the accessories, in all (Poisson arrivals).")
-    var reportRate = 100.0
+    @Option(help: "Accessories per home, each on its own connection (default 10).")
+    var accessories: Int?
 
-    @Option(help: "Cached reads per second from the controllers, in all.")
-    var readRate = 100.0
+    @Option(help: "Controller connections for reads, writes and set-up (default 4).")
+    var controllers: Int?
 
-    @Option(help: "Writes per second from the controllers, each forwarded to its accessory and back.")
-    var writeRate = 50.0
+    @Option(help: "Value reports per second from the accessories, in all, Poisson arrivals (default 100).")
+    var reportRate: Double?
+
+    @Option(help: "Cached reads per second from the controllers, in all (default 100).")
+    var readRate: Double?
+
+    @Option(help: "Writes per second from the controllers, each forwarded to its accessory and back (default 50).")
+    var writeRate: Double?
 
     @Option(help: "Seconds to measure.")
     var duration = 10.0
@@ -60,17 +69,33 @@ struct FleetLoad: ParsableCommand {
     var noProgress = false
 
     func validate() throws {
-        guard homes > 0, accessories > 0, controllers > 0, duration > 0, warmup >= 0 else {
-            throw ValidationError("--homes, --accessories, --controllers and --duration must be positive")
-        }
-        guard reportRate >= 0, readRate >= 0, writeRate >= 0 else { throw ValidationError("rates must be >= 0") }
+        guard duration > 0, warmup >= 0 else { throw ValidationError("--duration must be positive") }
+        try scenario().validate()
         guard Endpoint(parsing: endpoint) != nil else {
             throw ValidationError("--endpoint must be HOST:PORT or unix:PATH")
         }
     }
 
+    /// The preset or the scenario file, then the options given.
+    func scenario() throws -> FleetScenario {
+        guard preset == nil || scenarioFile == nil else {
+            throw ValidationError("give --preset or --scenario-file, not both")
+        }
+        var scenario = try scenarioFile.map(FleetScenario.load) ?? preset?.scenario ?? FleetScenario()
+        if let homes { scenario.homes = homes }
+        if let accessories { scenario.accessoriesPerHome = accessories }
+        if let controllers { scenario.controllers = controllers }
+        if let reportRate { scenario.reportRate = reportRate }
+        if let readRate { scenario.readRate = readRate }
+        if let writeRate { scenario.writeRate = writeRate }
+        return scenario
+    }
+
     func run() throws {
-        try FileLimit.raise(toAtLeast: homes * accessories + controllers + homes + 64)
+        let scenario = try scenario()
+        try FileLimit.raise(
+            toAtLeast: scenario.homes * scenario.accessoriesPerHome + scenario.controllers + scenario.homes + 64
+        )
         guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
             throw ValidationError("cannot read the token file \(tokenFile)")
         }
@@ -79,15 +104,7 @@ struct FleetLoad: ParsableCommand {
             loop: loop,
             endpoint: Endpoint(parsing: endpoint)!,
             token: token.trimmingCharacters(in: .whitespacesAndNewlines),
-            plan: Fleet.Plan(
-                homes: homes,
-                accessoriesPerHome: accessories,
-                controllers: controllers,
-                reportRate: reportRate,
-                readRate: readRate,
-                writeRate: writeRate,
-                statePath: state
-            )
+            plan: Fleet.Plan(scenario: scenario, statePath: state)
         )
         let phases = LoopTimer(loop: loop)
         let ticker = LoopTimer(loop: loop)
@@ -125,15 +142,15 @@ struct FleetLoad: ParsableCommand {
         interrupt.close()
         fleet.stop()
         if let setupFailure { throw ValidationError("set-up failed: \(setupFailure)") }
-        report(fleet, setupSeconds: setupSeconds)
+        report(fleet, scenario, setupSeconds: setupSeconds)
     }
 
     /// Every millisecond, starts what each kind's schedule says is due.
     private static func drive(_ fleet: Fleet, ticker: LoopTimer) {
         let start = ContinuousClock.now
-        var reports = PoissonSchedule(rate: fleet.plan.reportRate, start: start)
-        var reads = PoissonSchedule(rate: fleet.plan.readRate, start: start)
-        var writes = PoissonSchedule(rate: fleet.plan.writeRate, start: start)
+        var reports = PoissonSchedule(rate: fleet.plan.scenario.reportRate, start: start)
+        var reads = PoissonSchedule(rate: fleet.plan.scenario.readRate, start: start)
+        var writes = PoissonSchedule(rate: fleet.plan.scenario.writeRate, start: start)
         ticker.start(after: .zero, repeating: .milliseconds(1)) {
             let now = ContinuousClock.now
             fleet.send(reports: reports.due(by: now), reads: reads.due(by: now), writes: writes.due(by: now))
@@ -145,8 +162,12 @@ struct FleetLoad: ParsableCommand {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
-    private func report(_ fleet: Fleet, setupSeconds: Double) {
-        let offered = ["report": reportRate, "read": readRate, "write": writeRate, "notification": reportRate]
+    private func report(_ fleet: Fleet, _ scenario: FleetScenario, setupSeconds: Double) {
+        let (homes, accessories, controllers) = (scenario.homes, scenario.accessoriesPerHome, scenario.controllers)
+        let offered = [
+            "report": scenario.reportRate, "read": scenario.readRate, "write": scenario.writeRate,
+            "notification": scenario.reportRate,
+        ]
         if json {
             var kinds: [String] = []
             for (name, meter) in fleet.meters {
