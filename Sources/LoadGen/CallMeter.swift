@@ -8,6 +8,8 @@ final class CallMeter {
         numberOfSignificantValueDigits: .three
     )
     private(set) var completed = 0
+    /// Every call that completed, measured or not (for a timeline that includes warm-ups).
+    private(set) var total = 0
     private(set) var errors = 0
     private(set) var isMeasuring = false
     private var measureStart = ContinuousClock.now
@@ -37,6 +39,7 @@ final class CallMeter {
 
     /// A call that started at `start` completed now.
     func record(since start: ContinuousClock.Instant, failed: Bool = false) {
+        if !failed { total += 1 }
         guard isMeasuring else { return }
         _ = latency.record(start.duration(to: .now).wholeMicroseconds)
         if failed { errors += 1 } else { completed += 1 }

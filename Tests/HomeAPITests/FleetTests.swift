@@ -19,7 +19,8 @@ import Testing
             "fleet", "--endpoint", "unix:\(server.socketPath)",
             "--token-file", server.directory.appendingPathComponent("owner.token").path,
             "--homes", "2", "--accessories", "5", "--controllers", "2", "--duration", "1.5", "--warmup", "0.3",
-            "--report-rate", "60", "--read-rate", "60", "--write-rate", "30", "--state", state, "--json",
+            "--report-rate", "60", "--read-rate", "60", "--write-rate", "30", "--execute-rate", "10", "--state", state,
+            "--json",
             "--no-progress",
         ]
         let output = Pipe()
@@ -37,7 +38,7 @@ import Testing
         for run in 1...2 {
             let result = try fleet(server, state: state)
             #expect(result["accessories"] as? Int == 10, "run \(run)")
-            for kind in ["report", "read", "write", "notification"] {
+            for kind in ["report", "read", "write", "execute", "notification"] {
                 let figures = result[kind] as? [String: Any]
                 #expect((figures?["completed"] as? Int ?? 0) > 0, "run \(run): no \(kind) completed")
                 #expect(figures?["errors"] as? Int == 0, "run \(run): \(kind) errors")

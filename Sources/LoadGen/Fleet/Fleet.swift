@@ -42,10 +42,17 @@ final class Fleet {
     private var controllers: [ClientConnection] = []
     private var subscribers: [ClientConnection] = []
 
-    let reports = CallMeter()
-    let reads = CallMeter()
-    let writes = CallMeter()
-    let notifications = CallMeter()
+    private(set) var reports = CallMeter()
+    private(set) var reads = CallMeter()
+    private(set) var writes = CallMeter()
+    private(set) var notifications = CallMeter()
+    private(set) var executions = CallMeter()
+    /// Each home's scene: an action set writing the counters of its first three accessories.
+    private var scenes: [Data] = []
+    /// Homes whose scene is executing now (a second execution would get 65).
+    private var scenesRunning: Set<Int> = []
+    /// Executions not started because every scene was still running.
+    private(set) var executionsDeferred = 0
     /// Reports acknowledged, events received for them, and updates a slow subscriber skipped.
     private(set) var reportsAcknowledged = 0
     private(set) var reportEvents = 0
@@ -65,8 +72,18 @@ final class Fleet {
         authorization = [MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))]
     }
 
+    /// Fresh meters (each step of a rate sweep measures on its own).
+    func resetMeters() {
+        (reports, reads, writes, executions, notifications) = (
+            CallMeter(), CallMeter(), CallMeter(), CallMeter(), CallMeter()
+        )
+    }
+
     var meters: [(String, CallMeter)] {
-        [("report", reports), ("read", reads), ("write", writes), ("notification", notifications)]
+        [
+            ("report", reports), ("read", reads), ("write", writes), ("execute", executions),
+            ("notification", notifications),
+        ]
     }
 
     // MARK: Set-up
@@ -80,7 +97,10 @@ final class Fleet {
                 if let failure { return done(failure) }
                 linkAccessories { [self] failure in
                     if let failure { return done(failure) }
-                    subscribe(done)
+                    prepareScenes(from: 0) { [self] failure in
+                        if let failure { return done(failure) }
+                        subscribe(done)
+                    }
                 }
             }
         }
@@ -209,6 +229,49 @@ final class Fleet {
         }
     }
 
+    static let sceneName = "Fleet Scene"
+
+    /// Finds each home's scene, or makes it: an action set writing the counters of the home's first
+    /// three accessories (one home at a time).
+    private func prepareScenes(from home: Int, _ done: @escaping (String?) -> Void) {
+        guard home < homes.count else { return done(nil) }
+        var request = Home_V1_GetHomeRequest()
+        request.homeID = homes[home]
+        call("GetHome", request, Home_V1_GetHomeResponse.self) { [self] result in
+            guard case .success(let found) = result else { return done("GetHome: \(result)") }
+            if let scene = found.home.actionSets.first(where: { $0.name == Self.sceneName && !$0.actions.isEmpty }) {
+                scenes.append(scene.id)
+                return prepareScenes(from: home + 1, done)
+            }
+            var add = Home_V1_AddActionSetRequest()
+            add.homeID = homes[home]
+            add.name = Self.sceneName
+            call("AddActionSet", add, Home_V1_AddActionSetResponse.self) { [self] result in
+                guard case .success(let added) = result else { return done("AddActionSet: \(result)") }
+                let targets = accessories.filter { $0.home == home }.prefix(3).map(\.characteristic)
+                addActions(Array(targets), to: added.actionSet.id, in: homes[home]) { [self] failure in
+                    if let failure { return done(failure) }
+                    scenes.append(added.actionSet.id)
+                    prepareScenes(from: home + 1, done)
+                }
+            }
+        }
+    }
+
+    private func addActions(_ targets: [Data], to scene: Data, in home: Data, _ done: @escaping (String?) -> Void) {
+        guard let target = targets.first else { return done(nil) }
+        var request = Home_V1_AddActionRequest()
+        request.homeID = home
+        request.actionSetID = scene
+        request.action.id = FleetAccessory.randomID()
+        request.action.characteristicID = target
+        request.action.targetValue.unsignedValue = UInt64(Self.writeFlag)
+        call("AddAction", request, Home_V1_AddActionResponse.self) { [self] result in
+            guard case .success = result else { return done("AddAction: \(result)") }
+            addActions(Array(targets.dropFirst()), to: scene, in: home, done)
+        }
+    }
+
     /// One subscription per home to its counters' value events; ready when each snapshot arrived.
     private func subscribe(_ done: @escaping (String?) -> Void) {
         let tally = ConnectionTally(plan.scenario.homes) { error in done(error.map { "subscribe: \($0)" }) }
@@ -275,8 +338,25 @@ final class Fleet {
     func send(
         reports reportStarts: [ContinuousClock.Instant],
         reads readStarts: [ContinuousClock.Instant],
-        writes writeStarts: [ContinuousClock.Instant]
+        writes writeStarts: [ContinuousClock.Instant],
+        executions executionStarts: [ContinuousClock.Instant]
     ) {
+        for start in executionStarts {
+            // A scene that is running would answer 65: take another home's.
+            let idle = (0..<scenes.count).filter { !scenesRunning.contains($0) }
+            guard let home = idle.randomElement() else {
+                executionsDeferred += 1
+                continue
+            }
+            scenesRunning.insert(home)
+            var request = Home_V1_ExecuteActionSetRequest()
+            request.homeID = homes[home]
+            request.actionSetID = scenes[home]
+            call("ExecuteActionSet", request, Home_V1_ExecuteActionSetResponse.self) { [self] result in
+                scenesRunning.remove(home)
+                executions.record(since: start, failed: isFailure(result))
+            }
+        }
         for start in reportStarts {
             guard let accessory = accessories.randomElement() else { break }
             let sequence = nextReport

@@ -31,7 +31,7 @@ struct FleetLoad: ParsableCommand {
 
     @Option(
         help:
-            "A scenario file: JSON with any of homes, accessories_per_home, controllers, report_rate, read_rate, write_rate."
+            "A scenario file: JSON with any of homes, accessories_per_home, controllers, report_rate, read_rate, write_rate, execute_rate."
     )
     var scenarioFile: String?
 
@@ -53,6 +53,9 @@ struct FleetLoad: ParsableCommand {
     @Option(help: "Writes per second from the controllers, each forwarded to its accessory and back (default 50).")
     var writeRate: Double?
 
+    @Option(help: "Action set executions per second, in all: each home's scene writes three accessories (default 5).")
+    var executeRate: Double?
+
     @Option(help: "Seconds to measure.")
     var duration = 10.0
 
@@ -68,8 +71,19 @@ struct FleetLoad: ParsableCommand {
     @Flag(help: "No progress line on standard error every second.")
     var noProgress = false
 
+    @Option(
+        help: """
+            Rate sweep: up to this many steps, step k offering k times every rate (each with its warm-up             and duration), stopping after the first saturated step; reports each step and the knee.
+            """
+    )
+    var rateSweep: Int?
+
+    @Option(help: "In a sweep, a step whose p99 of any kind exceeds this many milliseconds is saturated.")
+    var kneeP99Ms = 100.0
+
     func validate() throws {
         guard duration > 0, warmup >= 0 else { throw ValidationError("--duration must be positive") }
+        guard (rateSweep ?? 1) > 0 else { throw ValidationError("--rate-sweep must be positive") }
         try scenario().validate()
         guard Endpoint(parsing: endpoint) != nil else {
             throw ValidationError("--endpoint must be HOST:PORT or unix:PATH")
@@ -88,6 +102,7 @@ struct FleetLoad: ParsableCommand {
         if let reportRate { scenario.reportRate = reportRate }
         if let readRate { scenario.readRate = readRate }
         if let writeRate { scenario.writeRate = writeRate }
+        if let executeRate { scenario.executeRate = executeRate }
         return scenario
     }
 
@@ -118,6 +133,34 @@ struct FleetLoad: ParsableCommand {
         var setupFailure: String?
         let setupStart = ContinuousClock.now
         var setupSeconds = 0.0
+        var steps: [SweepStep] = []
+        let recorder = ProgressLine(fleet: fleet, printing: !noProgress)
+        let lastStep = rateSweep ?? 1
+        /// Step `factor`: every rate times `factor`, warm-up, measurement, then the next step unless
+        /// this one saturated.
+        func run(step factor: Int) {
+            fleet.resetMeters()
+            Self.drive(fleet, ticker: ticker, factor: Double(factor))
+            phases.start(after: .milliseconds(Int(warmup * 1000))) {
+                for (_, meter) in fleet.meters { meter.startMeasuring() }
+                phases.start(after: .milliseconds(Int(duration * 1000))) {
+                    ticker.stop()
+                    for (_, meter) in fleet.meters { meter.stopMeasuring() }
+                    // What is on the way may still arrive; then count.
+                    phases.start(after: .milliseconds(500)) {
+                        steps.append(
+                            SweepStep(
+                                factor: factor,
+                                scenario: scenario,
+                                fleet: fleet,
+                                p99Limit: UInt64(kneeP99Ms * 1000)
+                            )
+                        )
+                        if factor < lastStep && !steps.last!.isSaturated { run(step: factor + 1) } else { loop.stop() }
+                    }
+                }
+            }
+        }
         fleet.setUp { failure in
             setupSeconds = Self.seconds(setupStart.duration(to: .now))
             if let failure {
@@ -125,35 +168,37 @@ struct FleetLoad: ParsableCommand {
                 loop.stop()
                 return
             }
-            Self.drive(fleet, ticker: ticker)
-            if !noProgress { ProgressLine(fleet: fleet).start(on: progress) }
-            phases.start(after: .milliseconds(Int(warmup * 1000))) {
-                for (_, meter) in fleet.meters { meter.startMeasuring() }
-                phases.start(after: .milliseconds(Int(duration * 1000))) {
-                    ticker.stop()
-                    for (_, meter) in fleet.meters { meter.stopMeasuring() }
-                    // What is on the way may still arrive; then count.
-                    phases.start(after: .milliseconds(500)) { loop.stop() }
-                }
-            }
+            recorder.start(on: progress)
+            run(step: 1)
         }
         loop.run()
         for timer in [phases, ticker, progress] { timer.close() }
         interrupt.close()
         fleet.stop()
         if let setupFailure { throw ValidationError("set-up failed: \(setupFailure)") }
-        report(fleet, scenario, setupSeconds: setupSeconds)
+        if rateSweep == nil {
+            report(fleet, scenario, setupSeconds: setupSeconds, timeline: recorder.timelineJSON)
+        } else {
+            SweepStep.report(steps, json: json, timeline: recorder.timelineJSON)
+        }
     }
 
     /// Every millisecond, starts what each kind's schedule says is due.
-    private static func drive(_ fleet: Fleet, ticker: LoopTimer) {
+    private static func drive(_ fleet: Fleet, ticker: LoopTimer, factor: Double) {
         let start = ContinuousClock.now
-        var reports = PoissonSchedule(rate: fleet.plan.scenario.reportRate, start: start)
-        var reads = PoissonSchedule(rate: fleet.plan.scenario.readRate, start: start)
-        var writes = PoissonSchedule(rate: fleet.plan.scenario.writeRate, start: start)
+        let scenario = fleet.plan.scenario
+        var reports = PoissonSchedule(rate: scenario.reportRate * factor, start: start)
+        var reads = PoissonSchedule(rate: scenario.readRate * factor, start: start)
+        var writes = PoissonSchedule(rate: scenario.writeRate * factor, start: start)
+        var executions = PoissonSchedule(rate: scenario.executeRate * factor, start: start)
         ticker.start(after: .zero, repeating: .milliseconds(1)) {
             let now = ContinuousClock.now
-            fleet.send(reports: reports.due(by: now), reads: reads.due(by: now), writes: writes.due(by: now))
+            fleet.send(
+                reports: reports.due(by: now),
+                reads: reads.due(by: now),
+                writes: writes.due(by: now),
+                executions: executions.due(by: now)
+            )
         }
     }
 
@@ -162,11 +207,11 @@ struct FleetLoad: ParsableCommand {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
-    private func report(_ fleet: Fleet, _ scenario: FleetScenario, setupSeconds: Double) {
+    private func report(_ fleet: Fleet, _ scenario: FleetScenario, setupSeconds: Double, timeline: String) {
         let (homes, accessories, controllers) = (scenario.homes, scenario.accessoriesPerHome, scenario.controllers)
         let offered = [
             "report": scenario.reportRate, "read": scenario.readRate, "write": scenario.writeRate,
-            "notification": scenario.reportRate,
+            "execute": scenario.executeRate, "notification": scenario.reportRate,
         ]
         if json {
             var kinds: [String] = []
@@ -184,7 +229,8 @@ struct FleetLoad: ParsableCommand {
                     + "\"seconds\": \(String(format: "%.3f", fleet.reports.measuredSeconds)), "
                     + "\"reports_acknowledged\": \(fleet.reportsAcknowledged), \"report_events\": \(fleet.reportEvents), "
                     + "\"skipped_updates\": \(fleet.skippedUpdates), \"reports_without_event\": \(fleet.reportsInFlight), "
-                    + "\"link_failures\": \(fleet.linkFailures), " + kinds.joined(separator: ", ") + "}"
+                    + "\"link_failures\": \(fleet.linkFailures), \"executions_deferred\": \(fleet.executionsDeferred), "
+                    + kinds.joined(separator: ", ") + ", \"timeline\": \(timeline)}"
             )
             return
         }
@@ -205,7 +251,8 @@ struct FleetLoad: ParsableCommand {
         }
         print(
             "reports acknowledged \(fleet.reportsAcknowledged), their events \(fleet.reportEvents) "
-                + "(+\(fleet.skippedUpdates) coalesced), without an event \(fleet.reportsInFlight), link failures \(fleet.linkFailures)"
+                + "(+\(fleet.skippedUpdates) coalesced), without an event \(fleet.reportsInFlight), link failures \(fleet.linkFailures), "
+                + "executions deferred (every scene running) \(fleet.executionsDeferred)"
         )
     }
 }
@@ -228,30 +275,46 @@ enum FileLimit {
     }
 }
 
-/// Once a second on standard error: what each kind completed in the last second, errors, the p99
-/// so far, and the server's memory and CPU.
+/// Once a second: what each kind completed in that second (kept for the JSON timeline) and, unless
+/// quiet, a line on standard error with errors, the p99 so far, and the server's memory and CPU.
 final class ProgressLine {
     let fleet: Fleet
-    private var last: [Int] = []
+    let printing: Bool
+    /// Each second's completions per kind, warm-ups included.
+    private(set) var timeline: [[String: Int]] = []
+    private var last: [String: Int] = [:]
     private var lastCPU: UInt64?
     private var seconds = 0
 
-    init(fleet: Fleet) {
+    init(fleet: Fleet, printing: Bool) {
         self.fleet = fleet
-        last = fleet.meters.map { $0.1.completed }
+        self.printing = printing
     }
 
     func start(on timer: LoopTimer) {
         timer.start(after: .seconds(1), repeating: .seconds(1)) { [self] in tick() }
     }
 
+    /// The timeline as a JSON array.
+    var timelineJSON: String {
+        "["
+            + timeline.enumerated().map { index, second in
+                "{\"second\": \(index + 1), "
+                    + second.keys.sorted().map { "\"\($0)\": \(second[$0]!)" }.joined(separator: ", ") + "}"
+            }.joined(separator: ", ") + "]"
+    }
+
     private func tick() {
         seconds += 1
-        let counts = fleet.meters.map { $0.1.completed }
-        let kinds = zip(fleet.meters, zip(counts, last)).map { entry, pair in
-            "\(entry.0) \(pair.0 - pair.1)/s"
+        var second: [String: Int] = [:]
+        for (name, meter) in fleet.meters {
+            // A sweep's next step starts its meters from zero.
+            second[name] = meter.total >= (last[name] ?? 0) ? meter.total - (last[name] ?? 0) : meter.total
+            last[name] = meter.total
         }
-        last = counts
+        timeline.append(second)
+        guard printing else { return }
+        let kinds = fleet.meters.map { "\($0.0) \(second[$0.0] ?? 0)/s" }
         let errors = fleet.meters.map(\.1.errors).reduce(0, +)
         let p99 = fleet.meters.map {
             "\($0.0) \(String(format: "%.1f", Double($0.1.latency.valueAtPercentile(99)) / 1000))"

@@ -10,6 +10,7 @@ struct FleetScenario: Codable, Equatable {
     var reportRate = 100.0
     var readRate = 100.0
     var writeRate = 50.0
+    var executeRate = 5.0
 
     enum CodingKeys: String, CodingKey {
         case homes
@@ -18,6 +19,7 @@ struct FleetScenario: Codable, Equatable {
         case reportRate = "report_rate"
         case readRate = "read_rate"
         case writeRate = "write_rate"
+        case executeRate = "execute_rate"
     }
 
     init() {}
@@ -32,6 +34,7 @@ struct FleetScenario: Codable, Equatable {
         reportRate = try container.decodeIfPresent(Double.self, forKey: .reportRate) ?? defaults.reportRate
         readRate = try container.decodeIfPresent(Double.self, forKey: .readRate) ?? defaults.readRate
         writeRate = try container.decodeIfPresent(Double.self, forKey: .writeRate) ?? defaults.writeRate
+        executeRate = try container.decodeIfPresent(Double.self, forKey: .executeRate) ?? defaults.executeRate
     }
 
     enum Preset: String, CaseIterable, ExpressibleByArgument {
@@ -44,13 +47,15 @@ struct FleetScenario: Codable, Equatable {
             switch self {
             case .smallHome:
                 (scenario.homes, scenario.accessoriesPerHome, scenario.controllers) = (1, 20, 2)
-                (scenario.reportRate, scenario.readRate, scenario.writeRate) = (20, 20, 5)
+                (scenario.reportRate, scenario.readRate, scenario.writeRate, scenario.executeRate) = (20, 20, 5, 1)
             case .apartmentBlock:
                 (scenario.homes, scenario.accessoriesPerHome, scenario.controllers) = (50, 20, 4)
-                (scenario.reportRate, scenario.readRate, scenario.writeRate) = (500, 200, 100)
+                (scenario.reportRate, scenario.readRate, scenario.writeRate, scenario.executeRate) = (500, 200, 100, 10)
             case .tenThousandAccessories:
                 (scenario.homes, scenario.accessoriesPerHome, scenario.controllers) = (50, 200, 4)
-                (scenario.reportRate, scenario.readRate, scenario.writeRate) = (5000, 2000, 1000)
+                (scenario.reportRate, scenario.readRate, scenario.writeRate, scenario.executeRate) = (
+                    5000, 2000, 1000, 50
+                )
             }
             return scenario
         }
@@ -71,6 +76,8 @@ struct FleetScenario: Codable, Equatable {
         guard homes > 0, accessoriesPerHome > 0, controllers > 0 else {
             throw ValidationError("homes, accessories per home and controllers must be positive")
         }
-        guard reportRate >= 0, readRate >= 0, writeRate >= 0 else { throw ValidationError("rates must be >= 0") }
+        guard reportRate >= 0, readRate >= 0, writeRate >= 0, executeRate >= 0 else {
+            throw ValidationError("rates must be >= 0")
+        }
     }
 }
