@@ -10,6 +10,8 @@ final class CallMeter {
     private(set) var completed = 0
     /// Every call that completed, measured or not (for a timeline that includes warm-ups).
     private(set) var total = 0
+    /// Calls started while measuring (an open-loop producer's offered count).
+    private(set) var started = 0
     private(set) var errors = 0
     private(set) var isMeasuring = false
     private var measureStart = ContinuousClock.now
@@ -30,6 +32,11 @@ final class CallMeter {
     func stopMeasuring() {
         isMeasuring = false
         measureEnd = .now
+    }
+
+    /// An open-loop producer started a call.
+    func start() {
+        if isMeasuring { started += 1 }
     }
 
     /// A failure that has no latency (a stream that ended, a reply that could not be read).

@@ -349,6 +349,7 @@ final class Fleet {
                 continue
             }
             scenesRunning.insert(home)
+            executions.start()
             var request = Home_V1_ExecuteActionSetRequest()
             request.homeID = homes[home]
             request.actionSetID = scenes[home]
@@ -361,6 +362,8 @@ final class Fleet {
             guard let accessory = accessories.randomElement() else { break }
             let sequence = nextReport
             nextReport = (nextReport + 1) % Self.writeFlag
+            reports.start()
+            notifications.start()
             pendingReports[sequence] = start
             accessory.report(sequence) { [self] result in
                 if case .success = result { reportsAcknowledged += 1 } else { pendingReports[sequence] = nil }
@@ -369,6 +372,7 @@ final class Fleet {
         }
         for start in readStarts {
             guard let accessory = accessories.randomElement() else { break }
+            reads.start()
             var request = Home_V1_ReadCharacteristicRequest()
             request.homeID = homes[accessory.home]
             request.characteristicID = accessory.characteristic
@@ -378,6 +382,7 @@ final class Fleet {
         }
         for start in writeStarts {
             guard let accessory = accessories.randomElement() else { break }
+            writes.start()
             var request = Home_V1_WriteCharacteristicRequest()
             request.homeID = homes[accessory.home]
             request.characteristicID = accessory.characteristic
