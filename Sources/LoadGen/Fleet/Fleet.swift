@@ -62,7 +62,6 @@ final class Fleet {
     private var pendingReports: [UInt32: ContinuousClock.Instant] = [:]
     private var nextReport: UInt32 = 0
     private var nextWrite: UInt32 = 0
-    private var nextController = 0
     private var isStopping = false
 
     init(loop: EventLoop, endpoint: Endpoint, token: String, plan: Plan) {
@@ -121,19 +120,17 @@ final class Fleet {
         }
     }
 
+    /// Calls a controller method on the least busy controller connection; when every connection has
+    /// the server's limit of concurrent calls in flight, the call waits for one to end (its latency
+    /// still counts from its intended start).
     private func call<Response: SwiftProtobuf.Message>(
         _ method: String,
         _ request: some SwiftProtobuf.Message,
         _ response: Response.Type,
         _ completion: @escaping (Result<Response, RPCError>) -> Void
     ) {
-        let connection = controllers[nextController % controllers.count]
-        nextController += 1
-        connection.unary(
-            "home.v1.HomeService/" + method,
-            request: (try? request.serializedBytes()) ?? [],
-            metadata: authorization
-        ) { result in
+        let bytes = (try? request.serializedBytes()) ?? []
+        let decoded: (Result<[UInt8], RPCError>) -> Void = { result in
             completion(
                 result.flatMap { bytes in
                     Result { try Response(serializedBytes: bytes) }.mapError {
@@ -141,6 +138,39 @@ final class Fleet {
                     }
                 }
             )
+        }
+        waitingCalls.append((method, bytes, decoded))
+        startWaitingCalls()
+    }
+
+    /// Calls waiting for room on a controller connection, oldest first from `waitingHead`.
+    private var waitingCalls: [(method: String, request: [UInt8], completion: (Result<[UInt8], RPCError>) -> Void)] = []
+    private var waitingHead = 0
+    /// Below the server's default of 100 concurrent calls per connection.
+    static let maxCallsPerController = 96
+
+    private func startWaitingCalls() {
+        defer {
+            // Forget what was sent once it is most of the array.
+            if waitingHead > 1024 && waitingHead * 2 > waitingCalls.count {
+                waitingCalls.removeFirst(waitingHead)
+                waitingHead = 0
+            }
+        }
+        while waitingHead < waitingCalls.count {
+            guard let connection = controllers.min(by: { $0.callsInFlight < $1.callsInFlight }),
+                connection.callsInFlight < Self.maxCallsPerController
+            else { return }
+            let next = waitingCalls[waitingHead]
+            waitingHead += 1
+            connection.unary(
+                "home.v1.HomeService/" + next.method,
+                request: next.request,
+                metadata: authorization
+            ) { [self] result in
+                next.completion(result)
+                startWaitingCalls()
+            }
         }
     }
 
