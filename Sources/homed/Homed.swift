@@ -29,8 +29,10 @@ struct Homed: ParsableCommand {
     @Option(help: "Also listen on this Unix-domain socket path (a stale socket file there is replaced).")
     var unixSocket: String?
 
-    @Option(help: "Most connections served at once; more are refused with a GOAWAY.")
-    var maxConnections = 10_000
+    @Option(
+        help: "Most connections served at once; more are refused with a GOAWAY (the open-file limit is raised to fit)."
+    )
+    var maxConnections = 16_384
 
     @Option(help: "Largest frame payload accepted, in bytes (16384...16777216).")
     var maxFrameSize = 1 << 20
@@ -149,6 +151,14 @@ struct Homed: ParsableCommand {
         let logger = Logger(label: "homed")
         logger.info("starting", metadata: ["version": "\(Self.version)", "pid": "\(getpid())"])
 
+        // One descriptor per connection, plus the store's files, listeners and wakers.
+        let openFiles = OpenFileLimit.raise(toAtLeast: maxConnections + 64)
+        if openFiles < maxConnections + 64 {
+            logger.warning(
+                "the open-file limit is below --max-connections: connections past it fail to accept",
+                metadata: ["open files": "\(openFiles)", "max connections": "\(maxConnections)"]
+            )
+        }
         let loop = try EventLoop()
         // The writer thread reports commits through a waker; the store handles them on the loop.
         let storeHolder = StoreHolder()

@@ -12,17 +12,19 @@ import Testing
             .appendingPathComponent("loadgen").path
     }
 
-    func fleet(_ server: HomedProcess, state: String) throws -> [String: Any] {
+    func fleet(_ server: HomedProcess, state: String, _ extra: [String] = []) throws -> [String: Any] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.loadgenPath)
-        process.arguments = [
-            "fleet", "--endpoint", "unix:\(server.socketPath)",
-            "--token-file", server.directory.appendingPathComponent("owner.token").path,
-            "--homes", "2", "--accessories", "5", "--controllers", "2", "--duration", "1.5", "--warmup", "0.3",
-            "--report-rate", "60", "--read-rate", "60", "--write-rate", "30", "--execute-rate", "10", "--state", state,
-            "--json",
-            "--no-progress",
-        ]
+        process.arguments =
+            [
+                "fleet", "--endpoint", "unix:\(server.socketPath)",
+                "--token-file", server.directory.appendingPathComponent("owner.token").path,
+                "--homes", "2", "--accessories", "5", "--controllers", "2", "--duration", "1.5", "--warmup", "0.3",
+                "--report-rate", "60", "--read-rate", "60", "--write-rate", "30", "--execute-rate", "10", "--state",
+                state,
+                "--json",
+                "--no-progress",
+            ] + extra
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -32,11 +34,13 @@ import Testing
         return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     }
 
-    @Test func everyKindCompletesAndEveryReportIsDelivered() async throws {
+    @Test(arguments: [0, 3])
+    func everyKindCompletesAndEveryReportIsDelivered(bridged: Int) async throws {
         let server = try await HomedProcess.launch()
         let state = server.directory.appendingPathComponent("fleet.json").path
         for run in 1...2 {
-            let result = try fleet(server, state: state)
+            // With bridges of 3: each home's 5 accessories behind two bridges (3 and 2).
+            let result = try fleet(server, state: state, ["--bridged", String(bridged)])
             #expect(result["accessories"] as? Int == 10, "run \(run)")
             for kind in ["report", "read", "write", "execute", "notification"] {
                 let figures = result[kind] as? [String: Any]
@@ -55,7 +59,8 @@ import Testing
         #expect(homes.count == 2)
         var accessories = 0
         for home in homes { accessories += try await client.home(home.id.uuid).get().accessories.count }
-        #expect(accessories == 10)
+        // Bridges are accessories too: 10 counters, plus two bridges per home when bridged.
+        #expect(accessories == (bridged == 0 ? 10 : 14))
         await client.close()
     }
 }

@@ -12,13 +12,16 @@ final class Fleet {
     struct Plan {
         var scenario: FleetScenario
         var statePath: String
+        /// Accessories per bridge; 0: each accessory on its own connection.
+        var bridged: Int
     }
 
-    /// What the fleet keeps between runs: each home's id and each accessory's ids and credential.
+    /// What the fleet keeps between runs: each home's id and each link's ids and credential.
     struct State: Codable {
         struct Accessory: Codable {
             var id: Data
-            var characteristic: Data
+            var isBridge: Bool
+            var counters: [FleetAccessory.Counter]
             var home: Int
             var credential: String
         }
@@ -39,6 +42,8 @@ final class Fleet {
     private let authorization: [MetadataEntry]
     private(set) var homes: [Data] = []
     private(set) var accessories: [FleetAccessory] = []
+    /// Every counter with the link that reports it and its home (what the load picks from).
+    private var counters: [(link: FleetAccessory, counter: FleetAccessory.Counter)] = []
     private var controllers: [ClientConnection] = []
     private var subscribers: [ClientConnection] = []
 
@@ -184,7 +189,8 @@ final class Fleet {
                 accessories = state.accessories.map {
                     FleetAccessory(
                         id: $0.id,
-                        characteristic: $0.characteristic,
+                        isBridge: $0.isBridge,
+                        counters: $0.counters,
                         home: $0.home,
                         credential: $0.credential
                     )
@@ -208,9 +214,14 @@ final class Fleet {
     /// Links every accessory, `setupWindow` at a time; new ones are paired by a controller.
     private func linkAccessories(_ done: @escaping (String?) -> Void) {
         for home in 0..<plan.scenario.homes {
-            let present = accessories.filter { $0.home == home }.count
-            for _ in present..<plan.scenario.accessoriesPerHome { accessories.append(FleetAccessory(home: home)) }
+            var present = accessories.filter { $0.home == home }.map(\.counters.count).reduce(0, +)
+            while present < plan.scenario.accessoriesPerHome {
+                let bridged = plan.bridged > 0 ? min(plan.bridged, plan.scenario.accessoriesPerHome - present) : 0
+                accessories.append(FleetAccessory(home: home, bridged: bridged))
+                present += max(bridged, 1)
+            }
         }
+        counters = accessories.flatMap { link in link.counters.map { (link, $0) } }
         var next = 0
         var linked = 0
         var failure: String?
@@ -278,7 +289,7 @@ final class Fleet {
             add.name = Self.sceneName
             call("AddActionSet", add, Home_V1_AddActionSetResponse.self) { [self] result in
                 guard case .success(let added) = result else { return done("AddActionSet: \(result)") }
-                let targets = accessories.filter { $0.home == home }.prefix(3).map(\.characteristic)
+                let targets = counters.filter { $0.link.home == home }.prefix(3).map(\.counter.characteristic)
                 addActions(Array(targets), to: added.actionSet.id, in: homes[home]) { [self] failure in
                     if let failure { return done(failure) }
                     scenes.append(added.actionSet.id)
@@ -309,7 +320,7 @@ final class Fleet {
             var request = Home_V1_SubscribeRequest()
             request.homeIds = [home]
             request.kinds = [.characteristicValueUpdated]
-            request.characteristicIds = accessories.filter { $0.home == index }.map(\.characteristic)
+            request.characteristicIds = counters.filter { $0.link.home == index }.map(\.counter.characteristic)
             request.snapshot = true
             do {
                 try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
@@ -389,33 +400,33 @@ final class Fleet {
             }
         }
         for start in reportStarts {
-            guard let accessory = accessories.randomElement() else { break }
+            guard let (accessory, counter) = counters.randomElement() else { break }
             let sequence = nextReport
             nextReport = (nextReport + 1) % Self.writeFlag
             reports.start()
             notifications.start()
             pendingReports[sequence] = start
-            accessory.report(sequence) { [self] result in
+            accessory.report(sequence, on: counter) { [self] result in
                 if case .success = result { reportsAcknowledged += 1 } else { pendingReports[sequence] = nil }
                 reports.record(since: start, failed: isFailure(result))
             }
         }
         for start in readStarts {
-            guard let accessory = accessories.randomElement() else { break }
+            guard let (accessory, counter) = counters.randomElement() else { break }
             reads.start()
             var request = Home_V1_ReadCharacteristicRequest()
             request.homeID = homes[accessory.home]
-            request.characteristicID = accessory.characteristic
+            request.characteristicID = counter.characteristic
             call("ReadCharacteristic", request, Home_V1_ReadCharacteristicResponse.self) { [self] result in
                 reads.record(since: start, failed: isFailure(result))
             }
         }
         for start in writeStarts {
-            guard let accessory = accessories.randomElement() else { break }
+            guard let (accessory, counter) = counters.randomElement() else { break }
             writes.start()
             var request = Home_V1_WriteCharacteristicRequest()
             request.homeID = homes[accessory.home]
-            request.characteristicID = accessory.characteristic
+            request.characteristicID = counter.characteristic
             request.value.unsignedValue = UInt64(Self.writeFlag | nextWrite)
             nextWrite = (nextWrite + 1) % Self.writeFlag
             call("WriteCharacteristic", request, Home_V1_WriteCharacteristicResponse.self) { [self] result in
@@ -466,7 +477,8 @@ final class Fleet {
                 accessory.credential.map {
                     State.Accessory(
                         id: accessory.id,
-                        characteristic: accessory.characteristic,
+                        isBridge: accessory.isBridge,
+                        counters: accessory.counters,
                         home: accessory.home,
                         credential: $0
                     )

@@ -5,18 +5,28 @@ import SwiftProtobuf
 import UV
 import Wire
 
-/// One simulated accessory of the fleet, on the load generator's loop: its own connection, its link
-/// stream (`Advertise` until paired, `Attach` afterwards), every forwarded write accepted at once,
-/// and value reports on demand. Its one characteristic is a counter (an unbounded uint32), so each
-/// reported value names the report it came from.
+/// One simulated accessory of the fleet (or a bridge with the accessories behind it), on the load
+/// generator's loop: its own connection, its link stream (`Advertise` until paired, `Attach`
+/// afterwards), every forwarded write accepted at once, and value reports on demand. Each accessory
+/// has one characteristic, a counter (an unbounded uint32), so each reported value names the report
+/// it came from.
 final class FleetAccessory {
+    /// One accessory's counter: the accessory (a bridged one, behind a bridge) and its characteristic.
+    struct Counter: Codable, Hashable {
+        var accessory: Data
+        var characteristic: Data
+    }
+
     static let service = "home.v1.AccessoryLink/"
     /// The custom service and characteristic types of the counter.
     static let serviceType = "B0A40001-0000-1000-8000-000000000001"
     static let counterType = "B0A40002-0000-1000-8000-000000000001"
 
+    /// The link's accessory: the standalone accessory, or the bridge.
     let id: Data
-    let characteristic: Data
+    let isBridge: Bool
+    /// The counters it reports: its own, or those of the accessories behind the bridge.
+    let counters: [Counter]
     let home: Int
     var credential: String?
     private(set) var connection: ClientConnection?
@@ -28,38 +38,58 @@ final class FleetAccessory {
     var onLinkEnded: ((RPCError?) -> Void)?
     private(set) var commandsAnswered = 0
 
-    init(id: Data, characteristic: Data, home: Int, credential: String?) {
+    init(id: Data, isBridge: Bool, counters: [Counter], home: Int, credential: String?) {
         self.id = id
-        self.characteristic = characteristic
+        self.isBridge = isBridge
+        self.counters = counters
         self.home = home
         self.credential = credential
     }
 
-    /// A new accessory with fresh identifiers.
-    convenience init(home: Int) {
-        self.init(id: Self.randomID(), characteristic: Self.randomID(), home: home, credential: nil)
+    /// A new accessory with fresh identifiers, or with `bridged` > 0 a new bridge of that many.
+    convenience init(home: Int, bridged: Int = 0) {
+        let id = Self.randomID()
+        let counters = (0..<max(bridged, 1)).map { _ in
+            Counter(accessory: bridged > 0 ? Self.randomID() : id, characteristic: Self.randomID())
+        }
+        self.init(id: id, isBridge: bridged > 0, counters: counters, home: home, credential: nil)
     }
 
     static func randomID() -> Data {
         withUnsafeBytes(of: UUID().uuid) { Data($0) }
     }
 
-    /// What it advertises: one custom service with the counter.
+    /// What it advertises: an accessory with the counter service, or a bridge of them.
     func description(named name: String) -> Home_V1_AccessoryDescription {
-        var counter = Home_V1_CharacteristicDescription()
-        counter.id = characteristic
-        counter.type = Self.counterType
-        counter.properties.readable = true
-        counter.properties.writable = true
-        counter.properties.supportsEventNotification = true
-        counter.metadata.format = .uint32
+        guard isBridge else { return Self.accessory(counters[0], named: name) }
+        var bridge = Home_V1_AccessoryDescription()
+        bridge.id = id
+        bridge.name = name
+        bridge.category = 2
+        bridge.manufacturer = "HomeRPC loadgen"
+        bridge.model = "Fleet Bridge"
+        bridge.bridgedAccessories = counters.enumerated().map { index, counter in
+            Self.accessory(counter, named: "\(name) \(index + 1)")
+        }
+        return bridge
+    }
+
+    /// One accessory with one custom service holding the counter.
+    private static func accessory(_ counter: Counter, named name: String) -> Home_V1_AccessoryDescription {
+        var characteristic = Home_V1_CharacteristicDescription()
+        characteristic.id = counter.characteristic
+        characteristic.type = Self.counterType
+        characteristic.properties.readable = true
+        characteristic.properties.writable = true
+        characteristic.properties.supportsEventNotification = true
+        characteristic.metadata.format = .uint32
         var service = Home_V1_ServiceDescription()
         service.id = Self.randomID()
         service.type = Self.serviceType
         service.primary = true
-        service.characteristics = [counter]
+        service.characteristics = [characteristic]
         var accessory = Home_V1_AccessoryDescription()
-        accessory.id = id
+        accessory.id = counter.accessory
         accessory.name = name
         accessory.manufacturer = "HomeRPC loadgen"
         accessory.model = "Fleet Counter"
@@ -98,6 +128,8 @@ final class FleetAccessory {
             var attach = Home_V1_AttachRequest()
             attach.accessoryID = id
             attach.credential = credential
+            // A bridge names what it serves (another set would get it blocked).
+            if isBridge { attach.bridgedAccessoryIds = counters.map(\.accessory) }
             method = Self.service + "Attach"
             request = (try? attach.serializedBytes()) ?? []
         } else {
@@ -151,14 +183,14 @@ final class FleetAccessory {
         connection?.unary(Self.service + "AnswerCommand", request: (try? answer.serializedBytes()) ?? []) { _ in }
     }
 
-    /// Reports the counter's new value; `completion` runs with the server's answer.
-    func report(_ value: UInt32, completion: @escaping (Result<[UInt8], RPCError>) -> Void) {
+    /// Reports a counter's new value; `completion` runs with the server's answer.
+    func report(_ value: UInt32, on counter: Counter, completion: @escaping (Result<[UInt8], RPCError>) -> Void) {
         guard let connection, connection.isOpen else {
             completion(.failure(RPCError(code: .unavailable, message: "the accessory is not connected")))
             return
         }
         var report = Home_V1_ValueReport()
-        report.characteristicID = characteristic
+        report.characteristicID = counter.characteristic
         report.value.unsignedValue = UInt64(value)
         var request = Home_V1_ReportValuesRequest()
         request.reports = [report]

@@ -10,7 +10,8 @@ import UV
 struct FleetLoad: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
-        abstract: "Simulated accessories (each on its own connection) and controllers, at fixed rates.",
+        abstract:
+            "Simulated accessories (each on its own connection, or bridges of them) and controllers, at fixed rates.",
         discussion: """
             The first run pairs every accessory through the real path (Advertise, then AddAccessory with \
             its setup code) and keeps the credentials in --state; later runs with the same shape attach \
@@ -62,6 +63,9 @@ struct FleetLoad: ParsableCommand {
     @Option(help: "Seconds to run before measuring.")
     var warmup = 1.0
 
+    @Option(help: "Put this many accessories behind each bridge (one connection per bridge); 0: each on its own.")
+    var bridged = 0
+
     @Option(help: "Where the homes and the accessories' credentials are kept between runs.")
     var state = "loadgen-fleet.json"
 
@@ -84,6 +88,9 @@ struct FleetLoad: ParsableCommand {
     func validate() throws {
         guard duration > 0, warmup >= 0 else { throw ValidationError("--duration must be positive") }
         guard (rateSweep ?? 1) > 0 else { throw ValidationError("--rate-sweep must be positive") }
+        guard (0...150).contains(bridged) else {
+            throw ValidationError("--bridged must be within 0...150 (HAP's limit)")
+        }
         try scenario().validate()
         guard Endpoint(parsing: endpoint) != nil else {
             throw ValidationError("--endpoint must be HOST:PORT or unix:PATH")
@@ -108,9 +115,13 @@ struct FleetLoad: ParsableCommand {
 
     func run() throws {
         let scenario = try scenario()
-        try FileLimit.raise(
-            toAtLeast: scenario.homes * scenario.accessoriesPerHome + scenario.controllers + scenario.homes + 64
-        )
+        let needed = scenario.homes * scenario.accessoriesPerHome + scenario.controllers + scenario.homes + 64
+        let available = OpenFileLimit.raise(toAtLeast: needed)
+        guard available >= needed else {
+            throw ValidationError(
+                "the fleet needs \(needed) open files but the limit is \(available): raise the hard limit (ulimit -Hn) or run fewer accessories"
+            )
+        }
         guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
             throw ValidationError("cannot read the token file \(tokenFile)")
         }
@@ -119,7 +130,7 @@ struct FleetLoad: ParsableCommand {
             loop: loop,
             endpoint: Endpoint(parsing: endpoint)!,
             token: token.trimmingCharacters(in: .whitespacesAndNewlines),
-            plan: Fleet.Plan(scenario: scenario, statePath: state)
+            plan: Fleet.Plan(scenario: scenario, statePath: state, bridged: bridged)
         )
         let phases = LoopTimer(loop: loop)
         let ticker = LoopTimer(loop: loop)
@@ -254,24 +265,6 @@ struct FleetLoad: ParsableCommand {
                 + "(+\(fleet.skippedUpdates) coalesced), without an event \(fleet.reportsInFlight), link failures \(fleet.linkFailures), "
                 + "executions deferred (every scene running) \(fleet.executionsDeferred)"
         )
-    }
-}
-
-/// The process's open-file limit: one descriptor per accessory connection.
-enum FileLimit {
-    static func raise(toAtLeast needed: Int) throws {
-        var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        guard limit.rlim_cur < rlim_t(needed) else { return }
-        guard limit.rlim_max >= rlim_t(needed) else {
-            throw ValidationError(
-                "the fleet needs \(needed) open files but the hard limit is \(limit.rlim_max): raise it (ulimit -Hn) or run fewer accessories"
-            )
-        }
-        limit.rlim_cur = rlim_t(needed)
-        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
-            throw ValidationError("cannot raise the open-file limit to \(needed)")
-        }
     }
 }
 
