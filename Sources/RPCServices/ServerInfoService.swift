@@ -63,27 +63,3 @@ public final class ServerInfoService {
         return info
     }
 }
-
-/// The process's own resource use: CPU time from `getrusage`, resident memory from /proc.
-struct ProcessUsage {
-    var residentBytes: UInt64 = 0
-    var userMilliseconds: UInt64 = 0
-    var systemMilliseconds: UInt64 = 0
-
-    static var current: ProcessUsage {
-        var found = ProcessUsage()
-        var usage = rusage()
-        if getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 {
-            found.userMilliseconds = UInt64(usage.ru_utime.tv_sec) * 1000 + UInt64(usage.ru_utime.tv_usec) / 1000
-            found.systemMilliseconds = UInt64(usage.ru_stime.tv_sec) * 1000 + UInt64(usage.ru_stime.tv_usec) / 1000
-        }
-        // /proc/self/statm: size and resident, in pages.
-        if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) {
-            let fields = statm.split(separator: " ")
-            if fields.count > 1, let pages = UInt64(fields[1]) {
-                found.residentBytes = pages * UInt64(sysconf(Int32(_SC_PAGESIZE)))
-            }
-        }
-        return found
-    }
-}
