@@ -255,7 +255,7 @@ final class AccessoryLinks {
     private func end(_ link: Link, failingCommandsWith error: HomeServiceError) {
         if case .attached(let id) = link.state, attached[id] === link { attached[id] = nil }
         link.state = .ended
-        commands.failAll(on: ObjectIdentifier(link)) { _ in error }
+        commands.failAll(on: ObjectIdentifier(link), with: error)
     }
 
     /// Unpairs the links of accessories no longer in any home (after a removal committed): their

@@ -59,11 +59,11 @@ final class ForwardedCommands {
     }
 
     /// Fails every command out on `link` (it went away).
-    func failAll(on link: ObjectIdentifier, _ error: (Pending) -> HomeServiceError) {
+    func failAll(on link: ObjectIdentifier, with error: HomeServiceError) {
         let ended = pending.filter { $0.value.link == link }
         for id in ended.keys { pending[id] = nil }
         stopTimerIfIdle()
-        for command in ended.values { command.completion(.failure(error(command))) }
+        for command in ended.values { command.completion(.failure(error)) }
     }
 
     /// Fails every command (the server is stopping).

@@ -103,7 +103,7 @@ extension HomeStore {
         emit(ChangeEvent(.accessoryUnblocked, object: id.raw), in: home.id, by: .account(account))
     }
 
-    /// Checks that an identify request may go to the accessory (the accessory link sends it).
+    /// Checks that an identify request may be forwarded to the accessory.
     /// - Throws: 61 blocked, 4 or 88 unreachable, 48 if it cannot identify itself.
     public func identifyAccessory(_ id: AccessoryID, as account: AccountID) throws(HomeServiceError) {
         let (accessory, _) = try lookup(id, NamedKinds.accessory, for: account, .identifyAccessory)

@@ -38,7 +38,7 @@ extension HomeStore {
         return characteristic.accessory
     }
 
-    /// Checks a write without doing it (the accessory link forwards it and records the answer).
+    /// Checks a write without doing it, before it is forwarded to the accessory.
     /// - Throws: 5 read-only; 61 blocked; 4 or 88 unreachable; 43–51 and 3 for a bad value.
     public func checkWrite(
         _ id: CharacteristicID,
@@ -53,8 +53,8 @@ extension HomeStore {
         return characteristic
     }
 
-    /// Writes a value the accessory accepted (or, until accessories are linked, that the server
-    /// accepts for it) into the cache. The caller learns of it from its reply; observers get an event.
+    /// Writes a value the accessory accepted into the cache (checked again: the accessory answered
+    /// after a delay). The caller learns of it from its reply; observers get an event.
     @discardableResult
     public func writeValue(
         _ id: CharacteristicID,

@@ -220,10 +220,7 @@ struct FleetLoad: ParsableCommand {
 
     private func report(_ fleet: Fleet, _ scenario: FleetScenario, setupSeconds: Double, timeline: String) {
         let (homes, accessories, controllers) = (scenario.homes, scenario.accessoriesPerHome, scenario.controllers)
-        let offered = [
-            "report": scenario.reportRate, "read": scenario.readRate, "write": scenario.writeRate,
-            "execute": scenario.executeRate, "notification": scenario.reportRate,
-        ]
+        let offered = scenario.ratesByKind
         if json {
             var kinds: [String] = []
             for (name, meter) in fleet.meters {

@@ -61,6 +61,14 @@ struct FleetScenario: Codable, Equatable {
         }
     }
 
+    /// The rate offered to each kind the fleet measures (notifications follow the reports).
+    var ratesByKind: [String: Double] {
+        [
+            "report": reportRate, "read": readRate, "write": writeRate, "execute": executeRate,
+            "notification": reportRate,
+        ]
+    }
+
     static func load(_ path: String) throws -> FleetScenario {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ValidationError("cannot read the scenario file \(path)")

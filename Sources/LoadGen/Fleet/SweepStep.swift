@@ -24,10 +24,7 @@ struct SweepStep {
     init(factor: Int, scenario: FleetScenario, fleet: Fleet, p99Limit: UInt64) {
         self.factor = factor
         self.p99Limit = p99Limit
-        let offered = [
-            "report": scenario.reportRate, "read": scenario.readRate, "write": scenario.writeRate,
-            "execute": scenario.executeRate, "notification": scenario.reportRate,
-        ]
+        let offered = scenario.ratesByKind
         kinds = fleet.meters.map { name, meter in
             Kind(
                 name: name,

@@ -115,9 +115,7 @@ struct CharacteristicCommand: AsyncParsableCommand {
         @Argument(help: "The characteristic's id.") var characteristic: String
 
         func run() async throws {
-            guard let id = UUID(uuidString: characteristic) else {
-                throw ValidationError("the characteristic id must be a UUID")
-            }
+            let id = try Resolve.uuid(characteristic, "characteristic")
             let response = try await connection.withHomeClient { client in
                 try await client.home(try await Resolve.home(home, client).id.uuid).readCharacteristic(id, fresh: fresh)
             }
@@ -149,15 +147,10 @@ struct CharacteristicCommand: AsyncParsableCommand {
         @Argument(help: "The value.") var value: String
 
         func run() async throws {
-            guard let id = UUID(uuidString: characteristic) else {
-                throw ValidationError("the characteristic id must be a UUID")
-            }
-            let parsed: CharacteristicValue =
-                if value == "true" || value == "false" { .bool(value == "true") } else if let int = Int64(value) {
-                    .int(int)
-                } else if let double = Double(value) { .float(double) } else { .string(value) }
+            let id = try Resolve.uuid(characteristic, "characteristic")
             try await connection.withHomeClient { client in
-                _ = try await client.home(try await Resolve.home(home, client).id.uuid).writeCharacteristic(id, parsed)
+                _ = try await client.home(try await Resolve.home(home, client).id.uuid)
+                    .writeCharacteristic(id, Self.parse(value))
             }
         }
     }
