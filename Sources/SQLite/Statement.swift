@@ -36,20 +36,50 @@ public final class Statement {
     }
 
     /// Runs the statement and hands each row to `body` as it is read, without collecting them: for
-    /// loading tables larger than one wants in memory twice.
+    /// loading tables larger than one wants in memory twice. The row reads its columns in place
+    /// (``Row``), so a column that is not asked for, or only looked at, is never copied.
     public func forEachRow(
         _ parameters: [SQLValue] = [],
-        _ body: ([SQLValue]) throws -> Void
+        _ body: (Row) throws -> Void
     ) throws {
         try bind(parameters)
         defer { reset() }
-        let columns = sqlite3_column_count(handle)
-        var row: [SQLValue] = []
-        row.reserveCapacity(Int(columns))
+        let row = Row(statement: self, count: Int(sqlite3_column_count(handle)))
         while try step() {
-            row.removeAll(keepingCapacity: true)
-            for index in 0..<columns { row.append(column(index)) }
             try body(row)
+        }
+    }
+
+    /// The row a statement stands on inside ``forEachRow(_:_:)``; valid only during that call.
+    public struct Row {
+        let statement: Statement
+        /// Columns in the row.
+        public let count: Int
+
+        /// The column's value, copied out.
+        public subscript(column: Int) -> SQLValue {
+            statement.column(Int32(column))
+        }
+
+        public func isNull(_ column: Int) -> Bool {
+            sqlite3_column_type(statement.handle, Int32(column)) == SQLITE_NULL
+        }
+
+        /// The column's integer, if it holds one.
+        public func integer(_ column: Int) -> Int64? {
+            guard sqlite3_column_type(statement.handle, Int32(column)) == SQLITE_INTEGER else { return nil }
+            return sqlite3_column_int64(statement.handle, Int32(column))
+        }
+
+        /// Lends the bytes of a blob column to `body` without copying them; `nil` if it holds no blob.
+        public func withBlob<Result>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+            let handle = statement.handle
+            guard sqlite3_column_type(handle, Int32(column)) == SQLITE_BLOB else { return nil }
+            let count = Int(sqlite3_column_bytes(handle, Int32(column)))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, Int32(column)) else {
+                return body(UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+            return body(UnsafeRawBufferPointer(start: bytes, count: count))
         }
     }
 
@@ -97,7 +127,7 @@ public final class Statement {
         sqlite3_reset(handle)
     }
 
-    private func column(_ index: Int32) -> SQLValue {
+    fileprivate func column(_ index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER:
             return .integer(sqlite3_column_int64(handle, index))

@@ -108,6 +108,32 @@ import Testing
         #expect(harness.store.rooms[kitchen.id] == nil)
     }
 
+    /// The large tables are read in key order (random ids) and put back in creation order by the
+    /// loader: with this many objects, any list left in key order would differ.
+    @Test(arguments: StoreKind.allCases)
+    func listsComeBackInCreationOrderAfterReopening(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let owner = harness.owner
+        let home = try harness.store.addHome(named: "Home", as: owner)
+        for number in 0..<12 {
+            _ = try harness.store.addAccessory(Accessories.bulb("Lamp \(number)"), to: home.id, as: owner)
+        }
+        let bridged = (0..<12).map { Accessories.sensor("Sensor \($0)") }
+        let bridge = try harness.store.addAccessory(Accessories.bridge(behind: bridged), to: home.id, as: owner)[0]
+        func lists(_ store: HomeStore) -> [[UniqueIdentifier]] {
+            let accessories = store.homes[home.id]!.accessories
+            return [accessories.map(\.raw), store.accessories[bridge.id]!.bridgedAccessories.map(\.raw)]
+                + accessories.map { store.accessories[$0]!.services.map(\.raw) }
+                + accessories.flatMap { store.accessories[$0]!.services }.map {
+                    store.services[$0]!.characteristics.map(\.raw)
+                }
+        }
+        let before = lists(harness.store)
+        #expect(before[0].count == 25 && before[1].count == 12)
+        try harness.reopen()
+        #expect(lists(harness.store) == before)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func bridgesAddAnnounceAndRemoveTheirBridgedAccessories(kind: StoreKind) throws {
         let harness = try StoreHarness(kind)

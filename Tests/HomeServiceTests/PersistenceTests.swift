@@ -89,7 +89,7 @@ import Testing
             try inner.apply(changes)
         }
 
-        func forEachRow(of table: StoreTable, _ body: ([SQLValue]) throws(StoreError) -> Void) throws(StoreError) {
+        func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {
             try inner.forEachRow(of: table, body)
         }
     }

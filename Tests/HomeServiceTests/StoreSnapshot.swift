@@ -28,15 +28,20 @@ struct StoreSnapshot: Equatable {
         zones = store.zones
         accessories = store.accessories
         services = store.services
-        characteristics = store.characteristics.mapValues {
-            CharacteristicState(
-                service: $0.service,
-                type: $0.type,
-                properties: $0.properties,
-                metadata: $0.metadata,
-                entry: store.cache[$0.slot]
-            )
-        }
+        characteristics = Dictionary(
+            uniqueKeysWithValues: store.characteristics.all.map {
+                (
+                    $0.id,
+                    CharacteristicState(
+                        service: $0.service,
+                        type: $0.type,
+                        properties: $0.properties,
+                        metadata: $0.metadata,
+                        entry: store.cache[$0.slot]
+                    )
+                )
+            }
+        )
         serviceGroups = store.serviceGroups
         actionSets = store.actionSets
         triggers = store.triggers

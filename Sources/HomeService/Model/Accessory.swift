@@ -51,13 +51,16 @@ public struct Characteristic: Hashable, Sendable {
     public let service: ServiceID
     public let accessory: AccessoryID
     public let home: HomeID
-    /// The HAP type UUID (uppercase).
-    public let type: String
-    public let properties: CharacteristicProperties
-    public let metadata: CharacteristicMetadata
+    /// Its type, properties and metadata, shared with every characteristic that has the same.
+    public let kind: CharacteristicKind
     /// Where its value lives in the cache.
     public let slot: CharacteristicCache.Slot
     let sequence: Int64
+
+    /// The HAP type UUID (uppercase).
+    public var type: String { kind.type }
+    public var properties: CharacteristicProperties { kind.properties }
+    public var metadata: CharacteristicMetadata { kind.metadata }
 
     /// The catalog name for standard types, else the UUID: for messages.
     public var displayName: String { StandardCatalog.characteristicType(uuid: type)?.name ?? type }

@@ -41,7 +41,7 @@ public final class InMemoryStorage: StoreBackend {
         }
     }
 
-    func forEachRow(of table: StoreTable, _ body: ([SQLValue]) throws(StoreError) -> Void) throws(StoreError) {
+    func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {
         for row in rows(of: table) { try body(row) }
     }
 

@@ -12,7 +12,7 @@ enum RowCoding {
         ]
     }
 
-    static func account(_ row: [SQLValue]) throws(StoreError) -> Account {
+    static func account(_ row: any StoredRow) throws(StoreError) -> Account {
         var reader = RowReader(row, StoreSchema.account)
         return Account(
             id: try reader.id(),
@@ -28,7 +28,7 @@ enum RowCoding {
         [.id(token.id), .id(token.account), .blob(token.hash), .integer(token.createdAt), .integer(token.sequence)]
     }
 
-    static func token(_ row: [SQLValue]) throws(StoreError) -> AccessToken {
+    static func token(_ row: any StoredRow) throws(StoreError) -> AccessToken {
         var reader = RowReader(row, StoreSchema.token)
         return AccessToken(
             id: try reader.id(),
@@ -47,7 +47,7 @@ enum RowCoding {
     }
 
     /// A home without its members and objects, which load adds from their own tables.
-    static func home(_ row: [SQLValue]) throws(StoreError) -> Home {
+    static func home(_ row: any StoredRow) throws(StoreError) -> Home {
         var reader = RowReader(row, StoreSchema.home)
         var home = Home(
             id: try reader.id(),
@@ -66,7 +66,7 @@ enum RowCoding {
         [.id(home), .id(account), .text(role.rawValue)]
     }
 
-    static func member(_ row: [SQLValue]) throws(StoreError) -> (HomeID, AccountID, HomeRole) {
+    static func member(_ row: any StoredRow) throws(StoreError) -> (HomeID, AccountID, HomeRole) {
         var reader = RowReader(row, StoreSchema.member)
         let home: HomeID = try reader.id()
         let account: AccountID = try reader.id()
@@ -79,7 +79,7 @@ enum RowCoding {
         [.id(room.id), .id(room.home), .text(room.name), .integer(room.sequence)]
     }
 
-    static func room(_ row: [SQLValue]) throws(StoreError) -> Room {
+    static func room(_ row: any StoredRow) throws(StoreError) -> Room {
         var reader = RowReader(row, StoreSchema.room)
         return Room(id: try reader.id(), home: try reader.id(), name: try reader.text(), sequence: try reader.integer())
     }
@@ -88,7 +88,7 @@ enum RowCoding {
         [.id(zone.id), .id(zone.home), .text(zone.name), .idList(zone.rooms), .integer(zone.sequence)]
     }
 
-    static func zone(_ row: [SQLValue]) throws(StoreError) -> Zone {
+    static func zone(_ row: any StoredRow) throws(StoreError) -> Zone {
         var reader = RowReader(row, StoreSchema.zone)
         return Zone(
             id: try reader.id(),
@@ -110,7 +110,7 @@ enum RowCoding {
     }
 
     /// An accessory without its services and bridged accessories, which load links from their rows.
-    static func accessory(_ row: [SQLValue]) throws(StoreError) -> Accessory {
+    static func accessory(_ row: any StoredRow) throws(StoreError) -> Accessory {
         var reader = RowReader(row, StoreSchema.accessory)
         let id: AccessoryID = try reader.id()
         let home: HomeID = try reader.id()
@@ -154,7 +154,7 @@ enum RowCoding {
     }
 
     /// A service without its characteristics, which load links from their rows.
-    static func service(_ row: [SQLValue], intern: (String) -> String) throws(StoreError) -> Service {
+    static func service(_ row: any StoredRow, intern: (String) -> String) throws(StoreError) -> Service {
         var reader = RowReader(row, StoreSchema.service)
         return Service(
             id: try reader.id(),
@@ -185,11 +185,11 @@ enum RowCoding {
         ]
     }
 
-    /// A characteristic's row, decoded; `slot` places its value in the cache, `intern` shares the
-    /// storage of repeated strings (half a million characteristics have a few dozen types).
+    /// A characteristic's row, decoded; `slot` places its value in the cache, `kinds` shares its type,
+    /// properties and metadata with every characteristic that has the same.
     static func characteristic(
-        _ row: [SQLValue],
-        intern: (String) -> String,
+        _ row: any StoredRow,
+        kinds: CharacteristicKinds,
         slot: (CharacteristicCache.Entry) -> CharacteristicCache.Slot
     ) throws(StoreError) -> Characteristic {
         var reader = RowReader(row, StoreSchema.characteristic)
@@ -197,7 +197,7 @@ enum RowCoding {
         let service: ServiceID = try reader.id()
         let accessory: AccessoryID = try reader.id()
         let home: HomeID = try reader.id()
-        let type = intern(try reader.text())
+        let type = try reader.text()
         let properties = CharacteristicProperties(rawValue: UInt8(truncatingIfNeeded: try reader.integer()))
         let formatName = try reader.text()
         guard let format = CharacteristicFormat(rawValue: formatName) else {
@@ -205,7 +205,7 @@ enum RowCoding {
         }
         let metadata = CharacteristicMetadata(
             format: format,
-            units: try reader.optionalText().map(intern),
+            units: try reader.optionalText(),
             minimumValue: try reader.optionalReal(),
             maximumValue: try reader.optionalReal(),
             stepValue: try reader.optionalReal(),
@@ -221,9 +221,7 @@ enum RowCoding {
             service: service,
             accessory: accessory,
             home: home,
-            type: type,
-            properties: properties,
-            metadata: metadata,
+            kind: kinds.kind(type: type, properties: properties, metadata: metadata),
             slot: slot(entry),
             sequence: try reader.integer()
         )
@@ -233,7 +231,7 @@ enum RowCoding {
         [.id(group.id), .id(group.home), .text(group.name), .idList(group.services), .integer(group.sequence)]
     }
 
-    static func serviceGroup(_ row: [SQLValue]) throws(StoreError) -> ServiceGroup {
+    static func serviceGroup(_ row: any StoredRow) throws(StoreError) -> ServiceGroup {
         var reader = RowReader(row, StoreSchema.serviceGroup)
         return ServiceGroup(
             id: try reader.id(),
@@ -257,7 +255,7 @@ enum RowCoding {
         ]
     }
 
-    static func actionSet(_ row: [SQLValue]) throws(StoreError) -> ActionSet {
+    static func actionSet(_ row: any StoredRow) throws(StoreError) -> ActionSet {
         var reader = RowReader(row, StoreSchema.actionSet)
         let id: ActionSetID = try reader.id()
         let home: HomeID = try reader.id()
@@ -296,7 +294,7 @@ enum RowCoding {
         ]
     }
 
-    static func timerTrigger(_ row: [SQLValue]) throws(StoreError) -> TimerTrigger {
+    static func timerTrigger(_ row: any StoredRow) throws(StoreError) -> TimerTrigger {
         var reader = RowReader(row, StoreSchema.timerTrigger)
         let id: TriggerID = try reader.id()
         let home: HomeID = try reader.id()
@@ -335,7 +333,7 @@ enum RowCoding {
         ]
     }
 
-    static func idempotencyRecord(_ row: [SQLValue]) throws(StoreError) -> HomeStore.IdempotencyRecord {
+    static func idempotencyRecord(_ row: any StoredRow) throws(StoreError) -> HomeStore.IdempotencyRecord {
         var reader = RowReader(row, StoreSchema.idempotencyKey)
         return HomeStore.IdempotencyRecord(
             account: try reader.id(),
@@ -365,7 +363,7 @@ enum RowCoding {
         ]
     }
 
-    static func change(_ row: [SQLValue]) throws(StoreError) -> HomeChange {
+    static func change(_ row: any StoredRow) throws(StoreError) -> HomeChange {
         var reader = RowReader(row, StoreSchema.event)
         let home: HomeID = try reader.id()
         guard let revision = UInt64(exactly: try reader.integer()) else {
@@ -456,35 +454,40 @@ extension SQLValue {
 
 /// Reads a row's columns in order, naming the table and column in any error.
 private struct RowReader {
-    private let row: [SQLValue]
+    private let row: any StoredRow
     private let table: StoreTable
     private var column = 0
 
-    init(_ row: [SQLValue], _ table: StoreTable) {
+    init(_ row: any StoredRow, _ table: StoreTable) {
         self.row = row
         self.table = table
     }
 
-    private mutating func next() throws(StoreError) -> SQLValue {
+    /// The next column's index.
+    private mutating func next() throws(StoreError) -> Int {
         guard column < row.count else { throw .corrupt("\(table.name) row has \(row.count) columns") }
         defer { column += 1 }
-        return row[column]
+        return column
     }
 
-    private func mismatch(_ value: SQLValue, _ expected: String) -> StoreError {
-        .corrupt("\(table.name).\(table.columns[column - 1]) holds \(value), not \(expected)")
+    private func mismatch(_ column: Int, _ expected: String) -> StoreError {
+        .corrupt("\(table.name).\(table.columns[column]) holds \(row[column]), not \(expected)")
     }
 
     mutating func id<Kind>() throws(StoreError) -> ID<Kind> {
-        guard let id = try optionalID() as ID<Kind>? else { throw mismatch(.null, "an id") }
-        return id
+        let column = try next()
+        guard let raw = row.withBlob(column, { UniqueIdentifier(bytes: $0) }) ?? nil else {
+            throw mismatch(column, "an id")
+        }
+        return ID(raw)
     }
 
     mutating func optionalID<Kind>() throws(StoreError) -> ID<Kind>? {
-        let value = try next()
-        if value == .null { return nil }
-        guard let bytes = value.blob, let raw = UniqueIdentifier(bytes: bytes) else { throw mismatch(value, "an id") }
-        return ID(raw)
+        if row.isNull(column) {
+            column += 1
+            return nil
+        }
+        return try id()
     }
 
     mutating func idList<Kind>() throws(StoreError) -> [ID<Kind>] {
@@ -492,49 +495,52 @@ private struct RowReader {
     }
 
     mutating func text() throws(StoreError) -> String {
-        guard let text = try optionalText() else { throw mismatch(.null, "text") }
+        guard let text = try optionalText() else { throw mismatch(column - 1, "text") }
         return text
     }
 
     mutating func optionalText() throws(StoreError) -> String? {
-        let value = try next()
+        let column = try next()
+        let value = row[column]
         if value == .null { return nil }
-        guard let text = value.text else { throw mismatch(value, "text") }
+        guard let text = value.text else { throw mismatch(column, "text") }
         return text
     }
 
     mutating func integer() throws(StoreError) -> Int64 {
-        guard let integer = try optionalInteger() else { throw mismatch(.null, "an integer") }
+        guard let integer = try optionalInteger() else { throw mismatch(column - 1, "an integer") }
         return integer
     }
 
     mutating func optionalInteger() throws(StoreError) -> Int64? {
-        let value = try next()
-        if value == .null { return nil }
-        guard let integer = value.integer else { throw mismatch(value, "an integer") }
-        return integer
+        let column = try next()
+        if let integer = row.integer(column) { return integer }
+        if row.isNull(column) { return nil }
+        throw mismatch(column, "an integer")
     }
 
     mutating func bool() throws(StoreError) -> Bool { try integer() != 0 }
 
     mutating func optionalReal() throws(StoreError) -> Double? {
-        switch try next() {
-        case .null: return nil
+        let column = try next()
+        if row.isNull(column) { return nil }
+        switch row[column] {
         case .real(let real): return real
         case .integer(let integer): return Double(integer)
-        case let value: throw mismatch(value, "a number")
+        default: throw mismatch(column, "a number")
         }
     }
 
     mutating func blob() throws(StoreError) -> [UInt8] {
-        guard let blob = try optionalBlob() else { throw mismatch(.null, "bytes") }
+        guard let blob = try optionalBlob() else { throw mismatch(column - 1, "bytes") }
         return blob
     }
 
     mutating func optionalBlob() throws(StoreError) -> [UInt8]? {
-        let value = try next()
+        let column = try next()
+        let value = row[column]
         if value == .null { return nil }
-        guard let blob = value.blob else { throw mismatch(value, "bytes") }
+        guard let blob = value.blob else { throw mismatch(column, "bytes") }
         return blob
     }
 }

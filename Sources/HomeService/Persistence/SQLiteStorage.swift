@@ -74,7 +74,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         }
     }
 
-    func forEachRow(of table: StoreTable, _ body: ([SQLValue]) throws(StoreError) -> Void) throws(StoreError) {
+    func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {
         do {
             let columns = table.columns.joined(separator: ", ")
             let statement = try database.prepare("SELECT \(columns) FROM \(table.name) ORDER BY \(table.orderBy)")

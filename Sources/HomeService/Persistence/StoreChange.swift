@@ -18,5 +18,28 @@ protocol StoreBackend: AnyObject, Sendable {
     func apply(_ changes: [StoreChange]) throws(StoreError)
     /// Hands every row of `table` to `body`, in the table's order, one at a time. Called before the
     /// writer starts.
-    func forEachRow(of table: StoreTable, _ body: ([SQLValue]) throws(StoreError) -> Void) throws(StoreError)
+    func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError)
+}
+
+/// A stored row as the loader reads it: SQLite's current row, read in place, or an array of values
+/// (``InMemoryStorage``).
+protocol StoredRow {
+    var count: Int { get }
+    /// The column's value, copied out.
+    subscript(column: Int) -> SQLValue { get }
+    func isNull(_ column: Int) -> Bool
+    /// The column's integer, if it holds one.
+    func integer(_ column: Int) -> Int64?
+    /// The bytes of a blob column, lent to `body`; `nil` if it holds no blob.
+    func withBlob<Result>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result?
+}
+
+extension Statement.Row: StoredRow {}
+
+extension Array: StoredRow where Element == SQLValue {
+    func isNull(_ column: Int) -> Bool { self[column] == .null }
+    func integer(_ column: Int) -> Int64? { self[column].integer }
+    func withBlob<Result>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        self[column].blob?.withUnsafeBytes(body)
+    }
 }

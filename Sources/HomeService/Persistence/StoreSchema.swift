@@ -3,7 +3,9 @@ struct StoreTable: Hashable, Sendable {
     let name: String
     let columns: [String]
     let keyColumnCount: Int
-    /// How load orders rows (creation order, so lists come back as they were).
+    /// How load orders rows: creation order (`sequence`), so lists come back as they were. The large
+    /// tables are read in key order instead (`id`, no sort in SQLite) and the loader restores the
+    /// order in memory: ORDER BY an unindexed column sorted the whole table in a temporary B-tree.
     let orderBy: String
 
     var keyColumns: ArraySlice<String> { columns.prefix(keyColumnCount) }
@@ -55,7 +57,7 @@ enum StoreSchema {
             "supports_identify", "bridge", "is_blocked", "is_reachable", "sequence", "credential_hash",
         ],
         keyColumnCount: 1,
-        orderBy: "sequence"
+        orderBy: "id"  // the loader sorts it (StoreLoader.decodedInCreationOrder)
     )
     static let service = StoreTable(
         name: "service",
@@ -64,7 +66,7 @@ enum StoreSchema {
             "linked_services", "sequence",
         ],
         keyColumnCount: 1,
-        orderBy: "sequence"
+        orderBy: "id"  // the loader sorts it (StoreLoader.decodedInCreationOrder)
     )
     static let characteristic = StoreTable(
         name: "characteristic",
@@ -73,7 +75,7 @@ enum StoreSchema {
             "step", "max_length", "min_length", "valid_values", "description", "value", "value_time", "sequence",
         ],
         keyColumnCount: 1,
-        orderBy: "sequence"
+        orderBy: "id"  // the loader restores each service's order
     )
     static let serviceGroup = StoreTable(
         name: "service_group",

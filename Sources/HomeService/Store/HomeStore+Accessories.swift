@@ -350,9 +350,11 @@ extension HomeStore {
                 service: service.id,
                 accessory: accessory.id,
                 home: accessory.home,
-                type: strings.intern(characteristicDescription.type.uppercased()),
-                properties: properties,
-                metadata: metadata,
+                kind: characteristicKinds.kind(
+                    type: characteristicDescription.type.uppercased(),
+                    properties: properties,
+                    metadata: metadata
+                ),
                 slot: cache.allocate(
                     value: characteristicDescription.value,
                     at: characteristicDescription.value == nil ? 0 : time

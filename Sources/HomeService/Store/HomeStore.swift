@@ -59,7 +59,7 @@ public final class HomeStore {
     var zones: [ZoneID: Zone] = [:]
     var accessories: [AccessoryID: Accessory] = [:]
     var services: [ServiceID: Service] = [:]
-    var characteristics: [CharacteristicID: Characteristic] = [:]
+    var characteristics = CharacteristicTable()
     var serviceGroups: [ServiceGroupID: ServiceGroup] = [:]
     var actionSets: [ActionSetID: ActionSet] = [:]
     var triggers: [TriggerID: TimerTrigger] = [:]
@@ -83,8 +83,10 @@ public final class HomeStore {
     var idempotency: [IdempotencyKey: IdempotencyRecord] = [:]
     var idempotencyOrder: [AccountID: FrontDroppingArray<IdempotencyKey>] = [:]
     var pendingIdempotency: [IdempotencyKey] = []
-    /// One copy of each type UUID and unit name, however many objects carry it.
+    /// One copy of each type UUID, however many objects carry it.
     let strings = StringInterner()
+    /// One copy of each characteristic type, properties and metadata combination.
+    let characteristicKinds: CharacteristicKinds
 
     let configuration: Configuration
 
@@ -125,6 +127,7 @@ public final class HomeStore {
     init(backend: any StoreBackend, configuration: Configuration, onCommit: @escaping @Sendable (CommitReport) -> Void)
     {
         self.configuration = configuration
+        self.characteristicKinds = CharacteristicKinds(strings: strings)
         self.writer = StoreWriter(backend: backend, onCommit: onCommit)
     }
 

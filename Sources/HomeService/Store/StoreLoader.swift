@@ -55,40 +55,54 @@ struct StoreLoader {
             store.place(zone, NamedKinds.zone)
             note(zone.sequence)
         }
-        var accessoriesInOrder: [AccessoryID] = []
-        try backend.forEachRow(of: StoreSchema.accessory) { (row) throws(StoreError) in
-            let accessory = try RowCoding.accessory(row)
-            accessoriesInOrder.append(accessory.id)
+        let accessories = try decodedInCreationOrder(StoreSchema.accessory, RowCoding.accessory, \.sequence)
+        store.accessories.reserveCapacity(accessories.count)
+        for accessory in accessories {
             try require(store.rooms[accessory.room]?.home == accessory.home, "accessory \(accessory.id) is in no room")
             try requireHome(accessory.home, "accessory \(accessory.id)")
             store.place(accessory, NamedKinds.accessory)
             note(accessory.sequence)
         }
-        // Rows come in creation order, so bridged accessories are linked in the order they were added.
-        for id in accessoriesInOrder {
-            guard let bridge = store.accessories[id]!.bridge else { continue }
-            try require(store.accessories[bridge] != nil, "accessory \(id) has a missing bridge")
-            store.accessories[bridge]!.bridgedAccessories.append(id)
+        // Bridged accessories are linked in the order they were added.
+        for accessory in accessories {
+            guard let bridge = accessory.bridge else { continue }
+            try require(
+                store.accessories[bridge]?.bridgedAccessories.append(accessory.id) != nil,
+                "accessory \(accessory.id) has a missing bridge"
+            )
         }
-        try backend.forEachRow(of: StoreSchema.service) { (row) throws(StoreError) in
-            let service = try RowCoding.service(row, intern: store.strings.intern)
-            try require(store.accessories[service.accessory] != nil, "service \(service.id) has no accessory")
+        let services = try decodedInCreationOrder(
+            StoreSchema.service,
+            { (row) throws(StoreError) in try RowCoding.service(row, intern: store.strings.intern) },
+            \.sequence
+        )
+        store.services.reserveCapacity(services.count)
+        for service in services {
+            try require(
+                store.accessories[service.accessory]?.services.append(service.id) != nil,
+                "service \(service.id) has no accessory"
+            )
             store.services[service.id] = service
-            store.accessories[service.accessory]!.services.append(service.id)
             store.index(service.name, kind: "service", id: service.id.raw, in: service.home)
             note(service.sequence)
         }
+        var characteristicsInOrder: [(sequence: Int64, id: CharacteristicID, service: ServiceID)] = []
         try backend.forEachRow(of: StoreSchema.characteristic) { (row) throws(StoreError) in
-            let characteristic = try RowCoding.characteristic(row, intern: store.strings.intern) { entry in
+            let characteristic = try RowCoding.characteristic(row, kinds: store.characteristicKinds) { entry in
                 store.cache.allocate(value: entry.value, at: entry.updatedAt)
             }
-            try require(
-                store.services[characteristic.service] != nil,
-                "characteristic \(characteristic.id) has no service"
-            )
             store.characteristics[characteristic.id] = characteristic
-            store.services[characteristic.service]!.characteristics.append(characteristic.id)
+            characteristicsInOrder.append((characteristic.sequence, characteristic.id, characteristic.service))
             note(characteristic.sequence)
+        }
+        // Characteristic rows come in id order (StoreSchema.characteristic); each service lists its
+        // own in creation order.
+        characteristicsInOrder.sort { $0.sequence < $1.sequence }
+        for (_, id, service) in characteristicsInOrder {
+            try require(
+                store.services[service]?.characteristics.append(id) != nil,
+                "characteristic \(id) has no service"
+            )
         }
         try backend.forEachRow(of: StoreSchema.serviceGroup) { (row) throws(StoreError) in
             let group = try RowCoding.serviceGroup(row)
@@ -151,6 +165,20 @@ struct StoreLoader {
         if let orphan = changesByHome.keys.first {
             throw .corrupt("events of home \(orphan), which does not exist")
         }
+    }
+
+    /// Every row of a large table, decoded, in creation order. These tables are read in key order
+    /// and sorted here: ORDER BY sequence (which has no index) made SQLite sort the whole table in a
+    /// temporary B-tree first.
+    private func decodedInCreationOrder<Object>(
+        _ table: StoreTable,
+        _ decode: (any StoredRow) throws(StoreError) -> Object,
+        _ sequence: KeyPath<Object, Int64>
+    ) throws(StoreError) -> [Object] {
+        var objects: [Object] = []
+        try backend.forEachRow(of: table) { (row) throws(StoreError) in objects.append(try decode(row)) }
+        let sequences = objects.map { $0[keyPath: sequence] }
+        return objects.indices.sorted { sequences[$0] < sequences[$1] }.map { objects[$0] }
     }
 
     /// Checks that the home an object names as its parent exists.
