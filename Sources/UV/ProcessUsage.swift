@@ -1,3 +1,4 @@
+import CLibUV
 import Glibc
 
 /// The process's own resource use: CPU time from `getrusage`, resident memory from /proc.
@@ -25,5 +26,12 @@ public struct ProcessUsage: Sendable {
             }
         }
         return found
+    }
+
+    /// Hands memory that is free inside the allocator back to the system. glibc keeps freed pages for
+    /// later allocations; after start-up, whose temporary copies of whole tables are freed by then,
+    /// they would stay resident for nothing.
+    public static func returnFreedMemory() {
+        malloc_trim(0)
     }
 }

@@ -212,6 +212,7 @@ struct Homed: ParsableCommand {
             accessories: accessories
         )
         api.register(in: &registry)
+        ProcessUsage.returnFreedMemory()
         // Every connection authenticates with a bearer token on its first call (health checks aside).
         let server = RPCServer(
             loop: loop,

@@ -24,12 +24,12 @@ struct StoreSnapshot: Equatable {
     init(_ store: HomeStore) {
         accounts = store.accounts
         homes = store.homes
-        rooms = store.rooms
-        zones = store.zones
-        accessories = store.accessories
-        services = store.services
+        rooms = store.rooms.dictionary
+        zones = store.zones.dictionary
+        accessories = store.accessories.dictionary
+        services = store.services.dictionary
         characteristics = Dictionary(
-            uniqueKeysWithValues: store.characteristics.all.map {
+            uniqueKeysWithValues: store.characteristics.values.map {
                 (
                     $0.id,
                     CharacteristicState(
@@ -42,8 +42,8 @@ struct StoreSnapshot: Equatable {
                 )
             }
         )
-        serviceGroups = store.serviceGroups
-        actionSets = store.actionSets
-        triggers = store.triggers
+        serviceGroups = store.serviceGroups.dictionary
+        actionSets = store.actionSets.dictionary
+        triggers = store.triggers.dictionary
     }
 }

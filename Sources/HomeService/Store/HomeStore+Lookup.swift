@@ -12,7 +12,7 @@ extension HomeStore {
     /// An object of a home the caller may act on.
     func object<Kind, Object>(
         _ id: ID<Kind>,
-        in table: some ObjectTable<ID<Kind>, Object>,
+        in table: IDTable<Kind, Object>,
         kind: String,
         home homeOf: (Object) -> HomeID,
         for account: AccountID,
@@ -48,7 +48,7 @@ extension HomeStore {
     ///   member of; 2 otherwise, never a hint that an object of a home they cannot see exists.
     func sameHome<Kind, Object>(
         _ id: ID<Kind>,
-        in table: some ObjectTable<ID<Kind>, Object>,
+        in table: IDTable<Kind, Object>,
         kind: String,
         home homeOf: (Object) -> HomeID,
         as home: Home,
@@ -135,16 +135,3 @@ extension HomeStore {
         index(new, kind: kind, id: id, in: home)
     }
 }
-
-/// The store's tables of objects by id: its dictionaries and the dense ``CharacteristicTable``.
-protocol ObjectTable<Key, Object> {
-    associatedtype Key: Hashable
-    associatedtype Object
-    subscript(_ key: Key) -> Object? { get }
-}
-
-extension Dictionary: ObjectTable {
-    typealias Object = Value
-}
-
-extension CharacteristicTable: ObjectTable {}

@@ -55,14 +55,14 @@ public final class HomeStore {
     var tokens: [AccessTokenID: AccessToken] = [:]
     var tokenIDsByHash: [[UInt8]: AccessTokenID] = [:]
     var homes: [HomeID: Home] = [:]
-    var rooms: [RoomID: Room] = [:]
-    var zones: [ZoneID: Zone] = [:]
-    var accessories: [AccessoryID: Accessory] = [:]
-    var services: [ServiceID: Service] = [:]
-    var characteristics = CharacteristicTable()
-    var serviceGroups: [ServiceGroupID: ServiceGroup] = [:]
-    var actionSets: [ActionSetID: ActionSet] = [:]
-    var triggers: [TriggerID: TimerTrigger] = [:]
+    var rooms = IDTable<IDKind.Room, Room>()
+    var zones = IDTable<IDKind.Zone, Zone>()
+    var accessories = IDTable<IDKind.Accessory, Accessory>()
+    var services = IDTable<IDKind.Service, Service>()
+    var characteristics = IDTable<IDKind.Characteristic, Characteristic>()
+    var serviceGroups = IDTable<IDKind.ServiceGroup, ServiceGroup>()
+    var actionSets = IDTable<IDKind.ActionSet, ActionSet>()
+    var triggers = IDTable<IDKind.Trigger, TimerTrigger>()
     /// The action set each action belongs to (an action is in at most one).
     var actionOwners: [ActionID: ActionSetID] = [:]
     /// Every characteristic's last value.

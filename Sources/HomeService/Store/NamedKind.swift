@@ -4,7 +4,7 @@
 struct NamedKind<Kind, Object> {
     /// "room", "zone"... for messages and the namespace.
     let noun: String
-    let table: ReferenceWritableKeyPath<HomeStore, [ID<Kind>: Object]>
+    let table: ReferenceWritableKeyPath<HomeStore, IDTable<Kind, Object>>
     let id: KeyPath<Object, ID<Kind>>
     let home: KeyPath<Object, HomeID>
     let name: WritableKeyPath<Object, String>
