@@ -33,6 +33,9 @@ public final class InMemoryStorage: StoreBackend {
                     row[RowCoding.characteristicValueColumn] = value
                     row[RowCoding.characteristicValueColumn + 1] = .integer(time)
                     state.rows[StoreSchema.characteristic.name]?[key] = row
+                case .setReachable(let accessory, let reachable):
+                    let key: [SQLValue] = [.blob(accessory)]
+                    state.rows[StoreSchema.accessory.name]?[key]?[RowCoding.accessoryReachableColumn] = .bool(reachable)
                 case .trimEvents(let home, let revision):
                     state.events[home]?.removeFirst { ($0[1].integer ?? 0) <= revision }
                     if state.events[home]?.isEmpty == true { state.events[home] = nil }

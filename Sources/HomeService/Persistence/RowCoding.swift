@@ -4,6 +4,8 @@ internal import SQLite
 enum RowCoding {
     /// Where the value and its time sit in a characteristic row.
     static let characteristicValueColumn = StoreSchema.characteristic.columns.firstIndex(of: "value")!
+    /// Where the reachability sits in an accessory row.
+    static let accessoryReachableColumn = StoreSchema.accessory.columns.firstIndex(of: "is_reachable")!
 
     static func row(_ account: Account) -> [SQLValue] {
         [

@@ -9,6 +9,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
     private var upserts: [String: Statement] = [:]
     private var deletes: [String: Statement] = [:]
     private let setValue: Statement
+    private let setReachable: Statement
     private let trimEvents: Statement
 
     /// Opens (creating if needed) the store at `path`, migrates it and checks its integrity.
@@ -25,6 +26,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             setValue = try database.prepare(
                 "UPDATE characteristic SET value = ?, value_time = ? WHERE id = ?"
             )
+            setReachable = try database.prepare("UPDATE accessory SET is_reachable = ? WHERE id = ?")
             trimEvents = try database.prepare("DELETE FROM event WHERE home = ? AND revision <= ?")
         } catch let error as StoreError {
             throw error
@@ -64,6 +66,8 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
                         try deleteStatement(table).run(key)
                     case .setValue(let characteristic, let value, let time):
                         try setValue.run([value, .integer(time), .blob(characteristic)])
+                    case .setReachable(let accessory, let reachable):
+                        try setReachable.run([.bool(reachable), .blob(accessory)])
                     case .trimEvents(let home, let revision):
                         try trimEvents.run([.blob(home), .integer(revision)])
                     }

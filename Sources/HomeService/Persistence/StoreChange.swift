@@ -8,6 +8,8 @@ enum StoreChange: Sendable {
     case delete(StoreTable, key: [SQLValue])
     /// A characteristic's cached value (the hot path: two columns, not the whole row).
     case setValue(characteristic: [UInt8], value: SQLValue, time: Int64)
+    /// An accessory's reachability only (every accessory's changes at each start and link).
+    case setReachable(accessory: [UInt8], reachable: Bool)
     /// Drop a home's events up to and including `revision` (retention).
     case trimEvents(home: [UInt8], throughRevision: Int64)
 }

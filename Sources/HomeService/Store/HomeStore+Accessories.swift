@@ -217,7 +217,7 @@ extension HomeStore {
         guard let accessory = accessories[id] else { throw HomeServiceError(.notFound, "no such accessory \(id)") }
         for target in [id] + accessory.bridgedAccessories where accessories[target]!.isReachable != reachable {
             accessories[target]!.isReachable = reachable
-            touch(.accessory(target))
+            touch(.reachability(target))
             if !reachable {
                 for service in accessories[target]!.services {
                     for characteristic in services[service]!.characteristics {

@@ -358,6 +358,9 @@ public final class HomeStore {
             return upsertOrDelete(StoreSchema.zone, id, zones[id].map(RowCoding.row))
         case .accessory(let id):
             return upsertOrDelete(StoreSchema.accessory, id, accessories[id].map(RowCoding.row))
+        case .reachability(let id):
+            guard let accessory = accessories[id] else { return .delete(StoreSchema.accessory, key: [.id(id)]) }
+            return .setReachable(accessory: id.raw.bytes, reachable: accessory.isReachable)
         case .service(let id):
             return upsertOrDelete(StoreSchema.service, id, services[id].map(RowCoding.row))
         case .characteristic(let id):
@@ -417,6 +420,8 @@ enum RecordKey: Hashable {
     case room(RoomID)
     case zone(ZoneID)
     case accessory(AccessoryID)
+    /// Only the reachability of an accessory.
+    case reachability(AccessoryID)
     case service(ServiceID)
     case characteristic(CharacteristicID)
     /// Only the cached value of a characteristic.
