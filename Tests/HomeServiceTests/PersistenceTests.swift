@@ -22,6 +22,30 @@ import Testing
         #expect(throws: StoreError.self) { _ = try HomeStore.open(.file(path: harness.path)) }
     }
 
+    /// The integrity check runs beside the load on its own connection; damage in a page the load
+    /// never reads must still refuse the file.
+    @Test func damageTheLoadDoesNotReadIsStillRefused() throws {
+        let harness = try StoreHarness(.file)
+        harness.store.waitForCommits()
+        let pageSize: Int
+        let page: Int
+        do {
+            let database = try Database(path: harness.path)
+            try database.execute("CREATE TABLE unread (x TEXT)")
+            for number in 0..<200 { try database.execute("INSERT INTO unread VALUES ('row \(number) of padding')") }
+            pageSize = Int(try database.scalar("PRAGMA page_size")?.integer ?? 0)
+            page = Int(try database.scalar("SELECT rootpage FROM sqlite_master WHERE name = 'unread'")?.integer ?? 0)
+            _ = try database.scalar("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        #expect(pageSize > 0 && page > 1)
+        _ = try HomeStore.open(.file(path: harness.path))  // undamaged: opens
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: harness.path))
+        try file.seek(toOffset: UInt64((page - 1) * pageSize))
+        try file.write(contentsOf: [UInt8](repeating: 0xFF, count: 16))
+        try file.close()
+        #expect(throws: StoreError.self) { _ = try HomeStore.open(.file(path: harness.path)) }
+    }
+
     /// Version 1 stored recurrences in seconds and homes without a time zone.
     @Test func aVersion1FileIsMigratedToCalendarRecurrences() throws {
         let harness = try StoreHarness(.file)

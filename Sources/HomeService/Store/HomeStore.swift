@@ -1,4 +1,6 @@
+import Dispatch
 internal import SQLite
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -142,12 +144,30 @@ public final class HomeStore {
         onCommit: @escaping @Sendable (CommitReport) -> Void = { _ in }
     ) throws(StoreError) -> HomeStore {
         let backend: any StoreBackend
+        let integrityCheck = DispatchGroup()
+        let integrityFailure = Mutex<StoreError?>(nil)
         switch location {
-        case .file(let path): backend = try SQLiteStorage(path: path)
+        case .file(let path):
+            backend = try SQLiteStorage(path: path)
+            DispatchQueue.global().async(group: integrityCheck) {
+                do throws(StoreError) {
+                    try SQLiteStorage.checkIntegrity(of: path)
+                } catch {
+                    integrityFailure.withLock { $0 = error }
+                }
+            }
         case .memory(let storage): backend = storage
         }
         let store = HomeStore(backend: backend, configuration: configuration, onCommit: onCommit)
-        try StoreLoader(store: store, backend: backend).load()
+        var loadFailure: StoreError?
+        do throws(StoreError) {
+            try StoreLoader(store: store, backend: backend).load()
+        } catch {
+            loadFailure = error
+        }
+        integrityCheck.wait()
+        // A damaged file is reported as such, whatever the load made of its rows.
+        if let failure = integrityFailure.withLock({ $0 }) ?? loadFailure { throw failure }
         if !store.accounts.values.contains(where: \.isOwner) {
             store.newOwnerToken = store.createOwner()
         }
