@@ -34,6 +34,12 @@ extension UnsafeMutablePointer<uv_signal_t> {
     }
 }
 
+extension UnsafeMutablePointer<uv_prepare_t> {
+    var asHandle: UnsafeMutablePointer<uv_handle_t> {
+        UnsafeMutableRawPointer(self).assumingMemoryBound(to: uv_handle_t.self)
+    }
+}
+
 extension UnsafeMutablePointer<uv_async_t> {
     var asHandle: UnsafeMutablePointer<uv_handle_t> {
         UnsafeMutableRawPointer(self).assumingMemoryBound(to: uv_handle_t.self)

@@ -54,6 +54,11 @@ enum Trampolines {
         unsafeDowncast(timer.asHandle.owner, to: LoopTimer.self).fire()
     }
 
+    static let aboutToPoll: uv_prepare_cb = { prepare in
+        guard let prepare else { return }
+        unsafeDowncast(prepare.asHandle.owner, to: LoopStallWatch.self).aboutToPoll()
+    }
+
     static let signalled: uv_signal_cb = { signal, _ in
         guard let signal else { return }
         unsafeDowncast(signal.asHandle.owner, to: SignalWatcher.self).fire()

@@ -92,6 +92,14 @@ struct Homed: ParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @Option(
+        help: """
+            Warn when the event loop runs callbacks for this many milliseconds without polling (no \
+            connection is served meanwhile); 0 disables.
+            """
+    )
+    var stallWarningMs = 100
+
     @OptionGroup(title: "Object limits")
     var limits: LimitOptions
 
@@ -110,6 +118,9 @@ struct Homed: ParsableCommand {
         }
         guard maxPendingEventsPerSubscription > 0 else {
             throw ValidationError("--max-pending-events-per-subscription must be positive")
+        }
+        guard (0...3_600_000).contains(stallWarningMs) else {
+            throw ValidationError("--stall-warning-ms must be within 0...3600000")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -253,7 +264,16 @@ struct Homed: ParsableCommand {
                 }
             )
         }
+        let stallWatch =
+            stallWarningMs > 0
+            ? LoopStallWatch(loop: loop, threshold: .milliseconds(stallWarningMs)) { busy in
+                logger.warning(
+                    "event loop stalled: callbacks ran without polling",
+                    metadata: ["milliseconds": "\(busy.wholeMicroseconds / 1000)"]
+                )
+            } : nil
         loop.run()
+        stallWatch?.close()
         for watcher in watchers { watcher.close() }
         if let failure = homeStore.waitForCommits() {
             logger.error("store failed", metadata: ["error": "\(failure)"])

@@ -146,6 +146,8 @@ struct FleetLoad: ParsableCommand {
         var setupSeconds = 0.0
         var steps: [SweepStep] = []
         let recorder = ProgressLine(fleet: fleet, printing: !noProgress)
+        // The client's own stalls delay calls as much as the server's: count them for the report.
+        var clientStalls: LoopStallWatch?
         let lastStep = rateSweep ?? 1
         /// Step `factor`: every rate times `factor`, warm-up, measurement, then the next step unless
         /// this one saturated.
@@ -180,15 +182,28 @@ struct FleetLoad: ParsableCommand {
                 return
             }
             recorder.start(on: progress)
+            let started = ContinuousClock.now
+            clientStalls = LoopStallWatch(loop: loop, threshold: Self.clientStallThreshold) { [noProgress] busy in
+                guard !noProgress, busy >= .milliseconds(50) else { return }
+                let at = Self.seconds(started.duration(to: .now))
+                FileHandle.standardError.write(
+                    Data(
+                        "loadgen's loop stalled \(busy.wholeMicroseconds / 1000) ms at \(String(format: "%.1f", at)) s\n"
+                            .utf8
+                    )
+                )
+            }
             run(step: 1)
         }
         loop.run()
         for timer in [phases, ticker, progress] { timer.close() }
+        let stalls = (count: clientStalls?.stallCount ?? 0, longest: clientStalls?.longestStall ?? .zero)
+        clientStalls?.close()
         interrupt.close()
         fleet.stop()
         if let setupFailure { throw ValidationError("set-up failed: \(setupFailure)") }
         if rateSweep == nil {
-            report(fleet, scenario, setupSeconds: setupSeconds, timeline: recorder.timelineJSON)
+            report(fleet, scenario, setupSeconds: setupSeconds, clientStalls: stalls, timeline: recorder.timelineJSON)
         } else {
             SweepStep.report(steps, json: json, timeline: recorder.timelineJSON)
         }
@@ -218,7 +233,17 @@ struct FleetLoad: ParsableCommand {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
-    private func report(_ fleet: Fleet, _ scenario: FleetScenario, setupSeconds: Double, timeline: String) {
+    /// Loop iterations at least this busy count as stalls of the client in the report.
+    static let clientStallThreshold = Duration.milliseconds(10)
+
+    private func report(
+        _ fleet: Fleet,
+        _ scenario: FleetScenario,
+        setupSeconds: Double,
+        clientStalls: (count: Int, longest: Duration),
+        timeline: String
+    ) {
+        let longestStallMs = clientStalls.longest.wholeMicroseconds / 1000
         let (homes, accessories, controllers) = (scenario.homes, scenario.accessoriesPerHome, scenario.controllers)
         let offered = scenario.ratesByKind
         if json {
@@ -238,6 +263,7 @@ struct FleetLoad: ParsableCommand {
                     + "\"reports_acknowledged\": \(fleet.reportsAcknowledged), \"report_events\": \(fleet.reportEvents), "
                     + "\"skipped_updates\": \(fleet.skippedUpdates), \"reports_without_event\": \(fleet.reportsInFlight), "
                     + "\"link_failures\": \(fleet.linkFailures), \"executions_deferred\": \(fleet.executionsDeferred), "
+                    + "\"client_stalls\": \(clientStalls.count), \"client_longest_stall_ms\": \(longestStallMs), "
                     + kinds.joined(separator: ", ") + ", \"timeline\": \(timeline)}"
             )
             return
@@ -261,6 +287,10 @@ struct FleetLoad: ParsableCommand {
             "reports acknowledged \(fleet.reportsAcknowledged), their events \(fleet.reportEvents) "
                 + "(+\(fleet.skippedUpdates) coalesced), without an event \(fleet.reportsInFlight), link failures \(fleet.linkFailures), "
                 + "executions deferred (every scene running) \(fleet.executionsDeferred)"
+        )
+        print(
+            "loadgen's own loop stalled \(clientStalls.count) times for 10 ms or more (longest \(longestStallMs) ms): "
+                + "calls due meanwhile started late, and their latency counts it"
         )
     }
 }

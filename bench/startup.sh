@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# homed's start-up time and memory on a store of 100,000 accessories (500,000 characteristics),
+# built once by bench/core (`core-bench build`). Two states of the same store are measured, each
+# RUNS times on a fresh copy:
+#   reachable:   as built, every accessory reachable, so the start marks 100,000 of them unreachable
+#                (an event and a row update each), as after a server that stopped with all of them
+#                connected;
+#   unreachable: the store after such a start (the steady state: nothing to reset).
+# "ready" is from launching homed to its first answered health check; RSS is read 3 s later.
+#
+#   bench/startup.sh            # from the repository root; prints a Markdown table
+# Environment: ACCESSORIES (default 100000), RUNS (default 3), STORE_DIR (default a folder under
+# bench/core/.build, reused between runs so the 10 s build happens once).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ACCESSORIES="${ACCESSORIES:-100000}"
+RUNS="${RUNS:-3}"
+STORE_DIR="${STORE_DIR:-$PWD/bench/core/.build/startup-stores}"
+PORT=7436
+
+scripts/install-packages.sh
+command -v bc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bc >/dev/null
+swift build -c release --product homed >&2
+swift build -c release --product rpc-client >&2
+BIN="$(swift build -c release --show-bin-path)"
+(cd bench/core && swift build -c release >&2)
+mkdir -p "$STORE_DIR"
+WORK="$(mktemp -d)"
+cleanup() {
+    kill "${HOMED_PID:-}" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+reachable="$STORE_DIR/reachable-$ACCESSORIES.sqlite"
+unreachable="$STORE_DIR/unreachable-$ACCESSORIES.sqlite"
+if [ ! -f "$reachable" ]; then
+    bench/core/.build/release/core-bench build "$reachable" --accessories "$ACCESSORIES" >&2
+fi
+
+# start STORE-FILE [keep-as]: prints "seconds rss-MB peak-MB"; with keep-as, the store after the
+# start (its reset committed, homed stopped with SIGTERM) is copied there.
+start() {
+    rm -rf "$WORK/run" && mkdir "$WORK/run"
+    cp "$1" "$WORK/run/store.sqlite"
+    local begin end
+    begin=$(date +%s.%N)
+    (cd "$WORK/run" && exec "$BIN/homed" --port "$PORT" --store store.sqlite --log-level warning 2>homed.err) &
+    HOMED_PID=$!
+    until "$BIN/rpc-client" health --endpoint "127.0.0.1:$PORT" >/dev/null 2>&1; do sleep 0.02; done
+    end=$(date +%s.%N)
+    sleep 3
+    local rss peak
+    rss=$(awk '/VmRSS/ { print int($2 / 1024) }' "/proc/$HOMED_PID/status")
+    peak=$(awk '/VmHWM/ { print int($2 / 1024) }' "/proc/$HOMED_PID/status")
+    kill -TERM "$HOMED_PID" && wait "$HOMED_PID" 2>/dev/null || true
+    HOMED_PID=""
+    if [ -n "${2:-}" ]; then cp "$WORK/run/store.sqlite" "$2"; fi
+    echo "$(echo "$end - $begin" | bc) $rss $peak"
+}
+
+[ -f "$unreachable" ] || start "$reachable" "$unreachable" >/dev/null
+echo "| store | ready (s) | RSS after 3 s (MB) | peak RSS (MB) |"
+echo "|---|---|---|---|"
+for state in reachable unreachable; do
+    file="$STORE_DIR/$state-$ACCESSORIES.sqlite"
+    results=()
+    for _ in $(seq "$RUNS"); do results+=("$(start "$file")"); done
+    column() { printf '%s\n' "${results[@]}" | awk -v f="$1" '{ printf "%s%s", (NR > 1 ? ", " : ""), (f == 1 ? sprintf("%.2f", $f) : $f) }'; }
+    echo "| $state | $(column 1) | $(column 2) | $(column 3) |"
+done
