@@ -56,7 +56,7 @@ enum Trampolines {
 
     static let aboutToPoll: uv_prepare_cb = { prepare in
         guard let prepare else { return }
-        unsafeDowncast(prepare.asHandle.owner, to: LoopStallWatch.self).aboutToPoll()
+        unsafeDowncast(prepare.asHandle.owner, to: BeforePollHook.self).run()
     }
 
     static let signalled: uv_signal_cb = { signal, _ in

@@ -195,6 +195,10 @@ struct Homed: ParsableCommand {
         ) { report in _ = commits.send(report) }
         umask(previousMask)
         storeHolder.store = homeStore
+        // Everything one loop iteration changes goes to the writer in one hand-off, just before the
+        // loop polls again (and so before it could block).
+        homeStore.defersSubmission = true
+        let submitter = BeforePollHook(loop: loop) { homeStore.submitQueued() }
         logger.info(
             "store loaded",
             metadata: [
@@ -274,6 +278,7 @@ struct Homed: ParsableCommand {
             } : nil
         loop.run()
         stallWatch?.close()
+        submitter.close()
         for watcher in watchers { watcher.close() }
         if let failure = homeStore.waitForCommits() {
             logger.error("store failed", metadata: ["error": "\(failure)"])

@@ -57,10 +57,10 @@ extension HomeStore {
             requestDigest: requestDigest,
             outcome: outcome,
             createdAt: now,
-            ticket: CommitTicket(batch: 0)
+            // The batch this mutation's changes go in (a retry waits for it, not only for the record).
+            ticket: CommitTicket(batch: nextBatch)
         )
         idempotencyOrder[account, default: FrontDroppingArray()].append(id)
-        pendingIdempotency.append(id)
         touch(.idempotency(account, key))
     }
 
@@ -92,11 +92,5 @@ extension HomeStore {
             touch(.idempotency(id.account, id.key))
         }
         idempotencyOrder[account] = order.isEmpty ? nil : order
-    }
-
-    /// Gives the records made by the batch just submitted their ticket.
-    func stampIdempotencyRecords(batch: UInt64) {
-        for key in pendingIdempotency { idempotency[key]?.ticket = CommitTicket(batch: batch) }
-        pendingIdempotency.removeAll(keepingCapacity: true)
     }
 }

@@ -84,7 +84,6 @@ public final class HomeStore {
     /// oldest first (HomeStore+Idempotency.swift).
     var idempotency: [IdempotencyKey: IdempotencyRecord] = [:]
     var idempotencyOrder: [AccountID: FrontDroppingArray<IdempotencyKey>] = [:]
-    var pendingIdempotency: [IdempotencyKey] = []
     /// One copy of each type UUID, however many objects carry it.
     let strings = StringInterner()
     /// One copy of each characteristic type, properties and metadata combination.
@@ -95,7 +94,11 @@ public final class HomeStore {
     // MARK: Commit plumbing
 
     private let writer: StoreWriter
-    /// Rows touched by the mutation in progress, in first-touch order.
+    /// Whether changes wait for ``submitQueued()`` instead of going to the writer as each mutation
+    /// ends. A server sets it and submits once per loop iteration: one hand-off to the writer for
+    /// everything the iteration changed, and a row written many times in it is encoded once.
+    public var defersSubmission = false
+    /// Rows touched since the last submission, in first-touch order.
     private var dirty: [RecordKey] = []
     private var dirtySet: Set<RecordKey> = []
     private var pendingChanges: [HomeChange] = []
@@ -203,7 +206,7 @@ public final class HomeStore {
         let result = Result<T, Failure> { () throws(Failure) -> T in try body() }
         currentSession = outerSession
         endMutation()
-        return (result, CommitTicket(batch: lastSubmitted))
+        return (result, currentTicket)
     }
 
     /// Calls `callback` once the batch `ticket` names, and every one before it, is committed, with
@@ -218,8 +221,21 @@ public final class HomeStore {
         }
     }
 
-    /// The ticket of everything submitted so far (a barrier: for shutdown and tools).
-    public var currentTicket: CommitTicket { CommitTicket(batch: lastSubmitted) }
+    /// The ticket of every change made so far, submitted or queued (a barrier: for shutdown and tools).
+    public var currentTicket: CommitTicket {
+        CommitTicket(batch: hasUnsubmittedChanges ? nextBatch : lastSubmitted)
+    }
+
+    /// The batch the changes not yet submitted will go in: the writer numbers batches in order.
+    var nextBatch: UInt64 { lastSubmitted + 1 }
+
+    private var hasUnsubmittedChanges: Bool { !dirty.isEmpty || !pendingChanges.isEmpty }
+
+    /// Hands everything changed since the last submission to the writer, as one batch (with
+    /// ``defersSubmission``; otherwise each mutation has already done so).
+    public func submitQueued() {
+        if mutationDepth == 0 { submitPending() }
+    }
 
     /// Calls `callback` once every change made so far is committed, with `nil`, or with the failure
     /// that stopped it. Calls it at once when nothing is pending.
@@ -252,6 +268,7 @@ public final class HomeStore {
     /// shutdown; a server passes reports through its loop instead.
     @discardableResult
     public func waitForCommits() -> StoreError? {
+        submitQueued()
         handle(writer.waitForCommits())
         return failure
     }
@@ -269,10 +286,11 @@ public final class HomeStore {
         mutationDepth += 1
     }
 
-    /// Ends a mutation; the outermost one submits everything the scope changed as one batch.
+    /// Ends a mutation; the outermost one submits everything the scope changed as one batch, unless
+    /// submission is deferred (``defersSubmission``).
     func endMutation() {
         mutationDepth -= 1
-        if mutationDepth == 0 { submitPending() }
+        if mutationDepth == 0 && !defersSubmission { submitPending() }
     }
 
     /// Refuses mutations once a commit has failed: memory may be ahead of the file, and only a
@@ -349,8 +367,10 @@ public final class HomeStore {
             trimmedThrough[homeID] = through
             changes.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(through)))
         }
+        let expected = nextBatch
         lastSubmitted = writer.submit(changes)
-        stampIdempotencyRecords(batch: lastSubmitted)
+        // Tickets and idempotency records name the batch before it is submitted.
+        precondition(lastSubmitted == expected, "the store is the writer's only submitter")
         for change in pendingChanges { unpublished.append((lastSubmitted, change)) }
         dirty.removeAll(keepingCapacity: true)
         dirtySet.removeAll(keepingCapacity: true)
