@@ -95,7 +95,7 @@ struct Homed: ParsableCommand {
     @Option(
         help: """
             Warn when the event loop runs callbacks for this many milliseconds without polling (no \
-            connection is served meanwhile); 0 disables.
+            connection is served meanwhile), or a commit takes as long; 0 disables.
             """
     )
     var stallWarningMs = 100
@@ -173,7 +173,18 @@ struct Homed: ParsableCommand {
         let loop = try EventLoop()
         // The writer thread reports commits through a waker; the store handles them on the loop.
         let storeHolder = StoreHolder()
+        let slowCommit = Duration.milliseconds(stallWarningMs)
         let commits = try Waker<CommitReport>(loop: loop) { reports in
+            for report in reports {
+                guard stallWarningMs > 0, let timing = report.timing, timing.total >= slowCommit else { continue }
+                logger.warning(
+                    "slow commit: the changes it carries wait for it",
+                    metadata: [
+                        "statements ms": "\(timing.statements.wholeMicroseconds / 1000)",
+                        "commit ms": "\(timing.commit.wholeMicroseconds / 1000)", "changes": "\(timing.changes)",
+                    ]
+                )
+            }
             // A commit acknowledges many mutations and publishes their events: one write per
             // connection for all of it.
             let handle = { for report in reports { storeHolder.store?.handle(report) } }
@@ -195,10 +206,6 @@ struct Homed: ParsableCommand {
         ) { report in _ = commits.send(report) }
         umask(previousMask)
         storeHolder.store = homeStore
-        // Everything one loop iteration changes goes to the writer in one hand-off, just before the
-        // loop polls again (and so before it could block).
-        homeStore.defersSubmission = true
-        let submitter = BeforePollHook(loop: loop) { homeStore.submitQueued() }
         logger.info(
             "store loaded",
             metadata: [
@@ -278,7 +285,6 @@ struct Homed: ParsableCommand {
             } : nil
         loop.run()
         stallWatch?.close()
-        submitter.close()
         for watcher in watchers { watcher.close() }
         if let failure = homeStore.waitForCommits() {
             logger.error("store failed", metadata: ["error": "\(failure)"])

@@ -108,9 +108,9 @@ import Testing
         let inner = InMemoryStorage()
         let failing = Mutex(false)
 
-        func apply(_ changes: [StoreChange]) throws(StoreError) {
+        func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
             if failing.withLock({ $0 }) { throw .database("disk I/O error (simulated)") }
-            try inner.apply(changes)
+            return try inner.apply(changes)
         }
 
         func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {

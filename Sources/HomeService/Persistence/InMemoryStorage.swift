@@ -16,7 +16,7 @@ public final class InMemoryStorage: StoreBackend {
 
     public init() {}
 
-    func apply(_ changes: [StoreChange]) throws(StoreError) {
+    func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
         tables.withLock { state in
             for change in changes {
                 switch change {
@@ -42,6 +42,7 @@ public final class InMemoryStorage: StoreBackend {
                 }
             }
         }
+        return CommitTiming(changes: changes.count)
     }
 
     func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {

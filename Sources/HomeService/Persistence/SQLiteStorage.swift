@@ -68,7 +68,9 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         }
     }
 
-    func apply(_ changes: [StoreChange]) throws(StoreError) {
+    func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
+        let start = ContinuousClock.now
+        var statementsDone = start
         do {
             try database.transaction {
                 for change in changes {
@@ -85,10 +87,16 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
                         try trimEvents.run([.blob(home), .integer(revision)])
                     }
                 }
+                statementsDone = .now
             }
         } catch {
             throw .database("commit failed: \(error)")
         }
+        return CommitTiming(
+            statements: start.duration(to: statementsDone),
+            commit: statementsDone.duration(to: .now),
+            changes: changes.count
+        )
     }
 
     func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {

@@ -17,7 +17,7 @@ enum StoreChange: Sendable {
 /// Where committed rows live: an SQLite file, or memory (for tests and throwaway servers).
 protocol StoreBackend: AnyObject, Sendable {
     /// Applies every change in one transaction: all of them or none. Called on the writer thread only.
-    func apply(_ changes: [StoreChange]) throws(StoreError)
+    func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming
     /// Hands every row of `table` to `body`, in the table's order, one at a time. Called before the
     /// writer starts.
     func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError)
@@ -44,4 +44,16 @@ extension Array: StoredRow where Element == SQLValue {
     func withBlob<Result>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
         self[column].blob?.withUnsafeBytes(body)
     }
+}
+
+/// Where a commit's time went, for reports of slow ones.
+public struct CommitTiming: Sendable {
+    /// Running the statements (rows written, events trimmed).
+    public var statements: Duration = .zero
+    /// COMMIT itself: with WAL and `synchronous=FULL`, the WAL's fsync (and any checkpoint).
+    public var commit: Duration = .zero
+    /// Row changes in the commit.
+    public var changes = 0
+
+    public var total: Duration { statements + commit }
 }

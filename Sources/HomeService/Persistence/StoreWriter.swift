@@ -7,6 +7,8 @@ public struct CommitReport: Sendable {
     public let committedThrough: UInt64
     /// Set when the commit failed; the writer then refuses everything after it.
     public let failure: StoreError?
+    /// Where the commit's time went (`nil` in reports that made no commit).
+    public var timing: CommitTiming? = nil
 }
 
 /// The one thread that writes the store. Batches queue up while a commit runs; the next commit takes
@@ -59,9 +61,10 @@ final class StoreWriter: Sendable {
             return (state.queued, state.lastSubmitted, state.failure)
         }
         var failure = earlierFailure
+        var timing: CommitTiming?
         if failure == nil {
             do {
-                try backend.apply(changes)
+                timing = try backend.apply(changes)
             } catch {
                 failure = .failed(error.description)
             }
@@ -69,7 +72,7 @@ final class StoreWriter: Sendable {
         let report = state.withLock { state in
             state.lastCommitted = through
             state.failure = failure
-            return CommitReport(committedThrough: through, failure: failure)
+            return CommitReport(committedThrough: through, failure: failure, timing: timing)
         }
         onCommit(report)
     }

@@ -94,11 +94,7 @@ public final class HomeStore {
     // MARK: Commit plumbing
 
     private let writer: StoreWriter
-    /// Whether changes wait for ``submitQueued()`` instead of going to the writer as each mutation
-    /// ends. A server sets it and submits once per loop iteration: one hand-off to the writer for
-    /// everything the iteration changed, and a row written many times in it is encoded once.
-    public var defersSubmission = false
-    /// Rows touched since the last submission, in first-touch order.
+    /// Rows touched by the mutation in progress, in first-touch order.
     private var dirty: [RecordKey] = []
     private var dirtySet: Set<RecordKey> = []
     private var pendingChanges: [HomeChange] = []
@@ -221,7 +217,8 @@ public final class HomeStore {
         }
     }
 
-    /// The ticket of every change made so far, submitted or queued (a barrier: for shutdown and tools).
+    /// The ticket of every change made so far, including those of a write scope still open (a barrier:
+    /// for shutdown and tools).
     public var currentTicket: CommitTicket {
         CommitTicket(batch: hasUnsubmittedChanges ? nextBatch : lastSubmitted)
     }
@@ -230,12 +227,6 @@ public final class HomeStore {
     var nextBatch: UInt64 { lastSubmitted + 1 }
 
     private var hasUnsubmittedChanges: Bool { !dirty.isEmpty || !pendingChanges.isEmpty }
-
-    /// Hands everything changed since the last submission to the writer, as one batch (with
-    /// ``defersSubmission``; otherwise each mutation has already done so).
-    public func submitQueued() {
-        if mutationDepth == 0 { submitPending() }
-    }
 
     /// Calls `callback` once every change made so far is committed, with `nil`, or with the failure
     /// that stopped it. Calls it at once when nothing is pending.
@@ -268,7 +259,6 @@ public final class HomeStore {
     /// shutdown; a server passes reports through its loop instead.
     @discardableResult
     public func waitForCommits() -> StoreError? {
-        submitQueued()
         handle(writer.waitForCommits())
         return failure
     }
@@ -286,11 +276,10 @@ public final class HomeStore {
         mutationDepth += 1
     }
 
-    /// Ends a mutation; the outermost one submits everything the scope changed as one batch, unless
-    /// submission is deferred (``defersSubmission``).
+    /// Ends a mutation; the outermost one submits everything the scope changed as one batch.
     func endMutation() {
         mutationDepth -= 1
-        if mutationDepth == 0 && !defersSubmission { submitPending() }
+        if mutationDepth == 0 { submitPending() }
     }
 
     /// Refuses mutations once a commit has failed: memory may be ahead of the file, and only a
