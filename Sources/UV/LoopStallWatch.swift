@@ -29,6 +29,8 @@ public final class LoopStallWatch {
             self.onStall = onStall
             // Measuring idle time cannot fail once the loop exists; it adds a clock read per poll.
             precondition(homerpc_uv_measure_idle_time(loop) == 0)
+            // The cached time is from the loop's last iteration (or its creation): start from now.
+            uv_update_time(loop)
             lastIterationStart = uv_now(loop) * 1_000_000
             lastIdleTime = uv_metrics_idle_time(loop)
         }

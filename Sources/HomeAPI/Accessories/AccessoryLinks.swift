@@ -55,12 +55,35 @@ final class AccessoryLinks {
     private var nextBrowser = 0
     private let commands: ForwardedCommands
     private var attempts = PairingAttempts()
+    /// Reachability to record for links that attached or ended since the loop last polled, applied
+    /// together just before it polls again: thousands of accessories connecting or dropping at once
+    /// then make one mutation and one hand-off to the writer, not one each (which kept the loop
+    /// from polling for up to half a second at 10,000). The latest state of an accessory wins.
+    private var reachability: [AccessoryID: Bool] = [:]
+    private var reachabilityHook: BeforePollHook?
 
     init(store: HomeStore, loop: EventLoop, configuration: AccessoryLinkConfiguration) {
         self.store = store
         self.loop = loop
         self.configuration = configuration
         commands = ForwardedCommands(loop: loop)
+        reachabilityHook = BeforePollHook(loop: loop) { [unowned self] in applyReachability() }
+    }
+
+    private func record(_ id: AccessoryID, reachable: Bool) {
+        reachability[id] = reachable
+        // Once draining has closed the hook, nothing waits for the next poll.
+        if reachabilityHook?.isClosed != false { applyReachability() }
+    }
+
+    private func applyReachability() {
+        guard !reachability.isEmpty else { return }
+        let changes = reachability
+        reachability = [:]
+        _ = store.write { () throws(HomeServiceError) in
+            // An accessory removed meanwhile has nothing left to mark.
+            for (id, reachable) in changes { try? store.setReachable(id, reachable) }
+        }
     }
 
     // MARK: Advertising and the browser
@@ -227,12 +250,10 @@ final class AccessoryLinks {
         attached[id] = link
         call.onCancel = { [weak self, unowned link] in self?.ended(link) }
         link.send(.attached(Home_V1_Attached()))
-        _ = store.write { () throws(HomeServiceError) in
-            if let paired = store.bridgedAccessories(of: id), paired != bridged {
-                try store.setBlocked(id, true)
-            }
-            try store.setReachable(id, true)
+        if let paired = store.bridgedAccessories(of: id), paired != bridged {
+            _ = store.write { () throws(HomeServiceError) in try store.setBlocked(id, true) }
         }
+        record(id, reachable: true)
         return true
     }
 
@@ -244,8 +265,7 @@ final class AccessoryLinks {
         case .attached(let id):
             guard attached[id] === link else { break }
             end(link, failingCommandsWith: store.unreachableError(id))
-            // A removed accessory has nothing left to mark.
-            _ = store.write { () throws(HomeServiceError) in try store.setReachable(id, false) }
+            record(id, reachable: false)
         case .ended:
             break
         }
@@ -270,6 +290,8 @@ final class AccessoryLinks {
 
     /// Ends every link and browser with `status` (the server is draining).
     func endAll(_ status: CallStatus) {
+        applyReachability()
+        reachabilityHook?.close()
         for link in Array(advertised.values) + Array(attached.values) {
             link.state = .ended
             link.stream.finish(status)
