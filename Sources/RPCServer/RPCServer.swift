@@ -45,7 +45,12 @@ public final class RPCServer {
         self.authenticator = authenticator
         self.logger = logger
         metrics = ServerMetrics(methodNames: registry.namesByIndex)
+        requiresAuthentication = registry.namesByIndex.map { !configuration.unauthenticatedMethods.contains($0) }
     }
+
+    /// Whether each method (by registry index) needs an authenticated connection: decided once
+    /// here, so a call does not hash its method name into the configuration's set.
+    let requiresAuthentication: [Bool]
 
     /// Connections currently open.
     public var connectionCount: Int { connections.count }

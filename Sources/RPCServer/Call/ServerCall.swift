@@ -1,3 +1,4 @@
+import UV
 public import Wire
 
 /// One call in progress on the server, handed to its handler. Loop thread only.
@@ -34,7 +35,8 @@ public final class ServerCall {
     /// Strong: the connection holds the call in its table until the call ends, so the cycle is
     /// broken exactly when the call ends. (A weak reference cost a side table per call.)
     var connection: ServerConnection?
-    let startedAt: ContinuousClock.Instant
+    /// ``EventLoop/monotonicNanoseconds`` when the call started.
+    let startedAt: UInt64
     /// The method's handler until the request arrives; `nil` afterwards.
     var handler: CallHandler?
 
@@ -59,7 +61,7 @@ public final class ServerCall {
         self.deadline = deadline
         self.credit = credit
         self.connection = connection
-        self.startedAt = .now
+        self.startedAt = EventLoop.monotonicNanoseconds
     }
 
     /// The `trace-id` metadata value, if the client sent one.

@@ -141,9 +141,7 @@ final class ServerConnection: ConnectionDelegate {
             refuse(streamID, CallStatus(code: .unimplemented, message: "unknown method \(start.method)"))
             return
         }
-        if server.authenticator != nil, principal == nil,
-            !server.configuration.unauthenticatedMethods.contains(method.name)
-        {
+        if server.authenticator != nil, principal == nil, server.requiresAuthentication[method.index] {
             guard let token = Self.bearerToken(in: start.metadata),
                 let authenticated = server.authenticator?.principal(forToken: token)
             else {

@@ -61,8 +61,10 @@ public final class ServerMetrics {
 
     public var callsTotal: UInt64 { statsByIndex.reduce(0) { $0 + $1.calls } }
 
-    func recordCall(methodIndex: Int, code: StatusCode, startedAt: ContinuousClock.Instant) {
-        statsByIndex[methodIndex].record(code: code, microseconds: startedAt.duration(to: .now).wholeMicroseconds)
+    /// - Parameter startedAt: ``EventLoop/monotonicNanoseconds`` when the call started.
+    func recordCall(methodIndex: Int, code: StatusCode, startedAt: UInt64) {
+        let elapsed = EventLoop.monotonicNanoseconds &- startedAt
+        statsByIndex[methodIndex].record(code: code, microseconds: elapsed / 1000)
     }
 
     func recordRefusal(_ code: StatusCode) {
