@@ -54,10 +54,12 @@ public enum FrameEncoder {
     /// Appends a MESSAGE frame without building a ``Frame`` first (the hot path).
     public static func encodeMessage(
         streamID: StreamID,
-        payload: some Collection<UInt8>,
+        payload: [UInt8],
         endStream: Bool,
         into buffer: inout [UInt8]
     ) {
+        // Concrete, not `some Collection`: called from other modules, a generic payload ran
+        // unspecialised (metadata lookups and witness calls for every append, seen in profiles).
         let header = FrameHeader(
             payloadLength: UInt32(payload.count),
             type: .message,

@@ -31,11 +31,16 @@ public struct FrameHeader: Hashable, Sendable {
 }
 
 extension FrameHeader {
-    /// Appends the header's ten bytes to `buffer`.
+    /// Appends the header's ten bytes to `buffer`, in one append (ten single-byte appends each
+    /// checked the array's capacity and uniqueness: a visible share of a call in profiles).
     func write(to buffer: inout [UInt8]) {
-        buffer.writeUInt32(payloadLength)
-        buffer.append(type.rawValue)
-        buffer.append(flags.rawValue)
-        buffer.writeUInt32(streamID.rawValue)
+        let first8 =
+            UInt64(payloadLength) << 32 | UInt64(type.rawValue) << 24 | UInt64(flags.rawValue) << 16
+            | UInt64(streamID.rawValue >> 16)
+        let last2 = UInt16(truncatingIfNeeded: streamID.rawValue)
+        // A (UInt64, UInt16) tuple is laid out as its ten bytes in order.
+        withUnsafeBytes(of: (first8.bigEndian, last2.bigEndian)) { bytes in
+            buffer.append(contentsOf: bytes.prefix(Self.length))
+        }
     }
 }
