@@ -38,9 +38,10 @@ extension FrameHeader {
             UInt64(payloadLength) << 32 | UInt64(type.rawValue) << 24 | UInt64(flags.rawValue) << 16
             | UInt64(streamID.rawValue >> 16)
         let last2 = UInt16(truncatingIfNeeded: streamID.rawValue)
-        // A (UInt64, UInt16) tuple is laid out as its ten bytes in order.
+        // A (UInt64, UInt16) tuple is laid out as its ten bytes in order (its size is 10; a slice
+        // of the bytes would be copied through an iterator instead of at once).
         withUnsafeBytes(of: (first8.bigEndian, last2.bigEndian)) { bytes in
-            buffer.append(contentsOf: bytes.prefix(Self.length))
+            buffer.append(contentsOf: bytes)
         }
     }
 }

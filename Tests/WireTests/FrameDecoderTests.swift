@@ -35,6 +35,24 @@ import Wire
         #expect(frames == expected)
     }
 
+    /// The decoder hands out the previous call's method string when the bytes repeat it: a name of
+    /// the same length, or one that only shares a prefix, must still come out as itself.
+    @Test func repeatedAndSimilarMethodNamesDecodeAsThemselves() throws {
+        let names = [
+            "home.v1.Health/Check", "home.v1.Health/Check", "home.v1.Health/Chock", "home.v1.Health/Check",
+            "home.v1.Health/CheckX", "home.v1.Health/Check", "é.v1.Health/Check", "é.v1.Health/Check",
+        ]
+        let frames = names.enumerated().map { index, name in
+            Frame.callStart(
+                StreamID(UInt32(2 * index + 1)),
+                CallStart(method: name, timeoutMilliseconds: 0, metadata: [])
+            )
+        }
+        let bytes = frames.flatMap(encoded)
+        #expect(try decodeAll(bytes, expectsPreface: false) { bytes.count } == frames)
+        #expect(try decodeAll(bytes, expectsPreface: false) { 7 } == frames)
+    }
+
     @Test func returnsNilUntilTheWholeFrameArrives() throws {
         let bytes = encoded(.credit(StreamID(9), increment: 5))
         var decoder = FrameDecoder(expectsPreface: false)
