@@ -35,7 +35,7 @@ public final class ServerCall {
     /// Strong: the connection holds the call in its table until the call ends, so the cycle is
     /// broken exactly when the call ends. (A weak reference cost a side table per call.)
     var connection: ServerConnection?
-    /// ``EventLoop/monotonicNanoseconds`` when the call started.
+    /// ``EventLoop/monotonicNanoseconds`` when the read carrying its CALL_START was taken up.
     let startedAt: UInt64
     /// The method's handler until the request arrives; `nil` afterwards.
     var handler: CallHandler?
@@ -49,6 +49,7 @@ public final class ServerCall {
         principal: (any Principal)?,
         deadline: UInt64?,
         credit: UInt32,
+        startedAt: UInt64,
         connection: ServerConnection
     ) {
         self.streamID = streamID
@@ -61,7 +62,7 @@ public final class ServerCall {
         self.deadline = deadline
         self.credit = credit
         self.connection = connection
-        self.startedAt = EventLoop.monotonicNanoseconds
+        self.startedAt = startedAt
     }
 
     /// The `trace-id` metadata value, if the client sent one.

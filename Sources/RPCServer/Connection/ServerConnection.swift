@@ -29,6 +29,9 @@ final class ServerConnection: ConnectionDelegate {
     private var awaitingRequest: [StreamID] = []
     private var principal: (any Principal)?
     private var lastMethod: MethodRegistry.Method?
+    /// When the read in progress was taken up: the start of every call it carries, so a read of
+    /// many calls costs one clock read for their starts.
+    private var readStartedAt: UInt64 = 0
     /// Nesting depth of ``batch(_:)``; output is written when it returns to zero.
     private var batchDepth = 0
     /// Output waits for the server's batch (the connection is in its flush list).
@@ -58,6 +61,7 @@ final class ServerConnection: ConnectionDelegate {
     // MARK: ConnectionDelegate
 
     func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {
+        readStartedAt = EventLoop.monotonicNanoseconds
         decoder.append(bytes)
         let now = connection.loop.now
         machine.bytesReceived(now: now)
@@ -167,6 +171,7 @@ final class ServerConnection: ConnectionDelegate {
             principal: principal,
             deadline: deadline,
             credit: machine.peerSettings.initialStreamCredit,
+            startedAt: readStartedAt,
             connection: self
         )
         call.handler = method.handler
