@@ -48,7 +48,7 @@ final class CharacteristicKinds {
         let kind = CharacteristicKind(
             .init(type: strings.intern(type), properties: properties, metadata: metadata)
         )
-        kinds[contents] = kind
+        kinds[kind.contents] = kind
         return kind
     }
 }

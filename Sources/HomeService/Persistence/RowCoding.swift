@@ -477,19 +477,18 @@ private struct RowReader {
     }
 
     mutating func id<Kind>() throws(StoreError) -> ID<Kind> {
+        guard let id = try optionalID() as ID<Kind>? else { throw mismatch(column - 1, "an id") }
+        return id
+    }
+
+    mutating func optionalID<Kind>() throws(StoreError) -> ID<Kind>? {
         let column = try next()
+        if row.isNull(column) { return nil }
+        // Parsed from the stored bytes in place, without copying them out first.
         guard let raw = row.withBlob(column, { UniqueIdentifier(bytes: $0) }) ?? nil else {
             throw mismatch(column, "an id")
         }
         return ID(raw)
-    }
-
-    mutating func optionalID<Kind>() throws(StoreError) -> ID<Kind>? {
-        if row.isNull(column) {
-            column += 1
-            return nil
-        }
-        return try id()
     }
 
     mutating func idList<Kind>() throws(StoreError) -> [ID<Kind>] {
