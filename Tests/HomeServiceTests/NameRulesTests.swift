@@ -58,6 +58,17 @@ import Testing
         #expect(NameRules.areSimilar(first, second) == collide)
         #expect(NameRules.areSimilar(second, first) == collide)
     }
+
+    /// ASCII names take a byte-wise path to their key; it must give the general form's key.
+    @Test func asciiKeysAreTheGeneralKeys() {
+        let printable = (0x20..<0x7F).map { Character(Unicode.Scalar(UInt8($0))) }
+        let names = [String(printable), "Kid's Room", "LIVING ROOM 2", "a", "", "'  '"] + printable.map { "X\($0)y" }
+        for name in names {
+            #expect(NameRules.asciiComparisonKey(name) == NameRules.unicodeComparisonKey(name), "\(name)")
+        }
+        #expect(NameRules.asciiComparisonKey("Café") == nil)
+        #expect(NameRules.comparisonKey("Kid's Room") == "kidsroom")
+    }
 }
 
 @Suite struct HomeKitErrorCodeTests {

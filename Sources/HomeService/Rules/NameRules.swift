@@ -42,7 +42,30 @@ public enum NameRules {
 
     /// The form in which names are compared: lowercased, without spaces and apostrophes.
     public static func comparisonKey(_ name: String) -> String {
+        asciiComparisonKey(name) ?? unicodeComparisonKey(name)
+    }
+
+    /// The key of any name.
+    static func unicodeComparisonKey(_ name: String) -> String {
         String(String.UnicodeScalarView(name.lowercased().unicodeScalars.filter { !isSpace($0) && !isApostrophe($0) }))
+    }
+
+    /// The key of an ASCII name, built from its bytes in one pass (start-up keys 200,000 names at
+    /// 100,000 accessories, and the general form allocates three times for each); `nil` for any
+    /// other name.
+    static func asciiComparisonKey(_ name: String) -> String? {
+        var name = name
+        return name.withUTF8 { bytes -> String? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count) { key in
+                var length = 0
+                for byte in bytes where byte != UInt8(ascii: " ") && byte != UInt8(ascii: "'") {
+                    key[length] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+                    length += 1
+                }
+                return length
+            }
+        }
     }
 
     /// Whether two names collide.
