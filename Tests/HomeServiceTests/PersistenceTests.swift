@@ -66,13 +66,118 @@ import Testing
             ALTER TABLE home DROP COLUMN time_zone;
             DROP TABLE idempotency_key;
             ALTER TABLE accessory DROP COLUMN credential_hash;
-            PRAGMA user_version = 1;
             """
         )
+        try database.execute(Self.characteristicsAsInVersion4)
+        try database.execute("PRAGMA user_version = 1")
         let reopened = try HomeStore.open(.file(path: harness.path))
         #expect(reopened.triggers[trigger.id]?.recurrence == .minutes(60))
         #expect(reopened.homes[home.id]?.timeZone == "UTC")
         #expect(try database.scalar("PRAGMA user_version")?.integer == Int64(StoreSchema.currentVersion))
+    }
+
+    /// Undoes migration 5: each characteristic row carries its type, properties and metadata.
+    static let characteristicsAsInVersion4 = """
+        CREATE TABLE characteristic_v4 (id BLOB PRIMARY KEY, service BLOB NOT NULL, accessory BLOB NOT NULL,
+            home BLOB NOT NULL, type TEXT NOT NULL, properties INTEGER NOT NULL, format TEXT NOT NULL, units TEXT,
+            minimum REAL, maximum REAL, step REAL, max_length INTEGER, min_length INTEGER, valid_values BLOB,
+            description TEXT, value BLOB, value_time INTEGER NOT NULL, sequence INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO characteristic_v4
+            SELECT c.id, c.service, c.accessory, c.home, k.type, k.properties, k.format, k.units, k.minimum,
+                k.maximum, k.step, k.max_length, k.min_length, k.valid_values, k.description, c.value,
+                c.value_time, c.sequence
+            FROM characteristic c JOIN characteristic_kind k ON k.id = c.kind;
+        DROP TABLE characteristic;
+        DROP TABLE characteristic_kind;
+        ALTER TABLE characteristic_v4 RENAME TO characteristic;
+        """
+
+    /// Version 4 repeated each characteristic's type, properties and metadata in its row; version 5
+    /// stores each distinct combination once and the rows name it.
+    @Test func aVersion4FileIsMigratedToSharedCharacteristicKinds() throws {
+        let harness = try StoreHarness(.file)
+        let home = try harness.store.addHome(named: "Home", as: harness.owner)
+        let lamps = try harness.store.addAccessory(Accessories.bulb("Lamp"), to: home.id, as: harness.owner)
+        _ = try harness.store.addAccessory(Accessories.bulb("Desk Lamp"), to: home.id, as: harness.owner)
+        _ = try harness.store.addAccessory(Accessories.sensor(), to: home.id, as: harness.owner)
+        let lamp = lamps[0]
+        let brightness = harness.store.characteristics.values.first {
+            $0.accessory == lamp.id && $0.type == Accessories.brightness
+        }!.id
+        _ = try harness.store.writeValue(brightness, .int(70), as: harness.owner)
+        harness.store.waitForCommits()
+        let before = StoreSnapshot(harness.store)
+        let kinds = harness.store.characteristicKinds.count
+        #expect(kinds > 0 && kinds < harness.store.characteristics.count)
+
+        let database = try Database(path: harness.path)
+        try database.execute(Self.characteristicsAsInVersion4)
+        try database.execute("PRAGMA user_version = 4")
+        let reopened = try HomeStore.open(.file(path: harness.path))
+        #expect(StoreSnapshot(reopened) == before)
+        #expect(reopened.characteristicKinds.count == kinds)
+        #expect(try database.scalar("SELECT count(*) FROM characteristic_kind")?.integer == Int64(kinds))
+        // Characteristics of one kind share one instance again.
+        let onOfBothLamps = reopened.characteristics.values.filter { $0.type == Accessories.on }
+        #expect(onOfBothLamps.count == 2 && onOfBothLamps[0].kind === onOfBothLamps[1].kind)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aKindGoesWithItsLastCharacteristic(_ storeKind: StoreKind) throws {
+        let harness = try StoreHarness(storeKind)
+        let home = try harness.store.addHome(named: "Home", as: harness.owner)
+        let lamp = try harness.store.addAccessory(Accessories.bulb("Lamp"), to: home.id, as: harness.owner)[0]
+        let desk = try harness.store.addAccessory(Accessories.bulb("Desk Lamp"), to: home.id, as: harness.owner)[0]
+        let sensor = try harness.store.addAccessory(Accessories.sensor(), to: home.id, as: harness.owner)[0]
+        let kindsOfLamps = harness.store.characteristicKinds.count
+        try harness.store.removeAccessory(lamp.id, as: harness.owner)
+        #expect(harness.store.characteristicKinds.count == kindsOfLamps, "the desk lamp still uses them")
+        try harness.store.removeAccessory(desk.id, as: harness.owner)
+        try harness.store.removeAccessory(sensor.id, as: harness.owner)
+        #expect(harness.store.characteristicKinds.count == 0)
+        harness.store.waitForCommits()
+        let reopened = try HomeStore.open(harness.location)
+        #expect(reopened.characteristicKinds.count == 0)
+        var storedKinds = 0
+        switch harness.location {
+        case .memory(let storage):
+            try storage.forEachRow(of: StoreSchema.characteristicKind) { _ in storedKinds += 1 }
+        case .file(let path):
+            storedKinds = Int(
+                try Database(path: path).scalar("SELECT count(*) FROM characteristic_kind")?.integer ?? -1
+            )
+        }
+        #expect(storedKinds == 0)
+    }
+
+    /// A kind row that no characteristic names (its deletion lost in a crash) is deleted at start-up.
+    @Test func anUnusedKindRowIsDeletedAtStartUp() throws {
+        let harness = try StoreHarness(.file)
+        let home = try harness.store.addHome(named: "Home", as: harness.owner)
+        _ = try harness.store.addAccessory(Accessories.bulb(), to: home.id, as: harness.owner)
+        harness.store.waitForCommits()
+        let kinds = harness.store.characteristicKinds.count
+        let database = try Database(path: harness.path)
+        try database.execute(
+            "INSERT INTO characteristic_kind (id, type, properties, format) VALUES (999, 'FF', 1, 'bool')"
+        )
+        let reopened = try HomeStore.open(.file(path: harness.path))
+        reopened.waitForCommits()
+        #expect(reopened.characteristicKinds.count == kinds)
+        #expect(try database.scalar("SELECT count(*) FROM characteristic_kind WHERE id = 999")?.integer == 0)
+    }
+
+    @Test func aCharacteristicOfAMissingKindStopsTheLoad() throws {
+        let harness = try StoreHarness(.file)
+        let home = try harness.store.addHome(named: "Home", as: harness.owner)
+        let lamp = try harness.store.addAccessory(Accessories.bulb(), to: home.id, as: harness.owner)[0]
+        harness.store.waitForCommits()
+        let on = harness.store.characteristics.values.first { $0.accessory == lamp.id && $0.type == Accessories.on }!.id
+        try Database(path: harness.path).prepare("UPDATE characteristic SET kind = 999 WHERE id = ?")
+            .run([.blob(on.raw.bytes)])
+        #expect(throws: StoreError.corrupt("characteristic \(on) has kind 999, which does not exist")) {
+            _ = try HomeStore.open(.file(path: harness.path))
+        }
     }
 
     @Test func danglingReferencesStopTheLoadWithTheirName() throws {
@@ -116,6 +221,10 @@ import Testing
         func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {
             try inner.forEachRow(of: table, body)
         }
+
+        func rowCount(of table: StoreTable) throws(StoreError) -> Int { try inner.rowCount(of: table) }
+
+        func makeReader() throws(StoreError) -> any TableReader { inner }
     }
 
     @Test func afterAFailedCommitNothingIsAcknowledgedAndNoChangeIsAccepted() throws {

@@ -30,6 +30,11 @@ public struct CharacteristicCache: Sendable {
     /// Slots in use.
     public var count: Int { values.count - freeSlots.count }
 
+    mutating func reserveCapacity(_ capacity: Int) {
+        values.reserveCapacity(capacity)
+        updatedAt.reserveCapacity(capacity)
+    }
+
     mutating func allocate(value: CharacteristicValue?, at time: Int64) -> Slot {
         if let index = freeSlots.popLast() {
             values[Int(index)] = value

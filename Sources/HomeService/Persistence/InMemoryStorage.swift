@@ -49,6 +49,13 @@ public final class InMemoryStorage: StoreBackend {
         for row in rows(of: table) { try body(row) }
     }
 
+    func rowCount(of table: StoreTable) throws(StoreError) -> Int {
+        rows(of: table).count
+    }
+
+    /// Itself: its tables are behind a lock.
+    func makeReader() throws(StoreError) -> any TableReader { self }
+
     private func rows(of table: StoreTable) -> [[SQLValue]] {
         if table == StoreSchema.event {
             return tables.withLock { state in

@@ -173,37 +173,29 @@ enum RowCoding {
         )
     }
 
-    static func row(_ characteristic: Characteristic, _ entry: CharacteristicCache.Entry) -> [SQLValue] {
-        let metadata = characteristic.metadata
+    static func row(_ kind: CharacteristicKind) -> [SQLValue] {
+        let metadata = kind.metadata
         return [
-            .id(characteristic.id), .id(characteristic.service), .id(characteristic.accessory),
-            .id(characteristic.home), .text(characteristic.type), .integer(Int64(characteristic.properties.rawValue)),
+            .integer(Int64(kind.number)), .text(kind.type), .integer(Int64(kind.properties.rawValue)),
             .text(metadata.format.rawValue), .optionalText(metadata.units), .optionalReal(metadata.minimumValue),
             .optionalReal(metadata.maximumValue), .optionalReal(metadata.stepValue),
             .optionalInteger(metadata.maxLength.map(Int64.init)), .optionalInteger(metadata.minLength.map(Int64.init)),
             metadata.validValues.map { .blob(integerList($0)) } ?? .null,
             .optionalText(metadata.manufacturerDescription),
-            value(entry.value), .integer(entry.updatedAt), .integer(characteristic.sequence),
         ]
     }
 
-    /// A characteristic's row, decoded; `slot` places its value in the cache, `kinds` shares its type,
-    /// properties and metadata with every characteristic that has the same.
-    static func characteristic(
-        _ row: any StoredRow,
-        kinds: CharacteristicKinds,
-        slot: (CharacteristicCache.Entry) -> CharacteristicCache.Slot
-    ) throws(StoreError) -> Characteristic {
-        var reader = RowReader(row, StoreSchema.characteristic)
-        let id: CharacteristicID = try reader.id()
-        let service: ServiceID = try reader.id()
-        let accessory: AccessoryID = try reader.id()
-        let home: HomeID = try reader.id()
+    static func characteristicKind(_ row: any StoredRow) throws(StoreError) -> CharacteristicKind {
+        var reader = RowReader(row, StoreSchema.characteristicKind)
+        let storedNumber = try reader.integer()
+        guard let number = Int32(exactly: storedNumber), number > 0 else {
+            throw .corrupt("characteristic kind number \(storedNumber)")
+        }
         let type = try reader.text()
         let properties = CharacteristicProperties(rawValue: UInt8(truncatingIfNeeded: try reader.integer()))
         let formatName = try reader.text()
         guard let format = CharacteristicFormat(rawValue: formatName) else {
-            throw .corrupt("characteristic \(id) has format \"\(formatName)\"")
+            throw .corrupt("characteristic kind \(number) has format \"\(formatName)\"")
         }
         let metadata = CharacteristicMetadata(
             format: format,
@@ -216,6 +208,33 @@ enum RowCoding {
             validValues: try reader.optionalBlob().map(integers),
             manufacturerDescription: try reader.optionalText()
         )
+        return CharacteristicKind(.init(type: type, properties: properties, metadata: metadata), number: number)
+    }
+
+    static func row(_ characteristic: Characteristic, _ entry: CharacteristicCache.Entry) -> [SQLValue] {
+        [
+            .id(characteristic.id), .id(characteristic.service), .id(characteristic.accessory),
+            .id(characteristic.home), .integer(Int64(characteristic.kind.number)), value(entry.value),
+            .integer(entry.updatedAt), .integer(characteristic.sequence),
+        ]
+    }
+
+    /// A characteristic's row, decoded; `kinds` gives its shared kind (one more use of it), `slot`
+    /// places its value in the cache.
+    static func characteristic(
+        _ row: any StoredRow,
+        kinds: inout CharacteristicKinds,
+        slot: (CharacteristicCache.Entry) -> CharacteristicCache.Slot
+    ) throws(StoreError) -> Characteristic {
+        var reader = RowReader(row, StoreSchema.characteristic)
+        let id: CharacteristicID = try reader.id()
+        let service: ServiceID = try reader.id()
+        let accessory: AccessoryID = try reader.id()
+        let home: HomeID = try reader.id()
+        let number = try reader.integer()
+        guard let kind = Int32(exactly: number).flatMap({ kinds.use(number: $0) }) else {
+            throw .corrupt("characteristic \(id) has kind \(number), which does not exist")
+        }
         let value = try reader.optionalBlob().map(decodeValue)
         let entry = CharacteristicCache.Entry(value: value, updatedAt: try reader.integer())
         return Characteristic(
@@ -223,7 +242,7 @@ enum RowCoding {
             service: service,
             accessory: accessory,
             home: home,
-            kind: kinds.kind(type: type, properties: properties, metadata: metadata),
+            kind: kind,
             slot: slot(entry),
             sequence: try reader.integer()
         )

@@ -100,14 +100,18 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
     }
 
     func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {
+        try database.forEachRow(of: table, body)
+    }
+
+    func rowCount(of table: StoreTable) throws(StoreError) -> Int {
+        try database.rowCount(of: table)
+    }
+
+    func makeReader() throws(StoreError) -> any TableReader {
         do {
-            let columns = table.columns.joined(separator: ", ")
-            let statement = try database.prepare("SELECT \(columns) FROM \(table.name) ORDER BY \(table.orderBy)")
-            try statement.forEachRow { row in try body(row) }
-        } catch let error as StoreError {
-            throw error
+            return SQLiteTableReader(database: try Database(path: database.path))
         } catch {
-            throw .database("reading \(table.name): \(error)")
+            throw .database("\(database.path): \(error)")
         }
     }
 
@@ -133,5 +137,47 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         let statement = try database.prepare("DELETE FROM \(table.name) WHERE \(condition)")
         deletes[table.name] = statement
         return statement
+    }
+}
+
+/// A connection of its own that only reads (WAL lets it read beside the store's connection).
+private final class SQLiteTableReader: TableReader, @unchecked Sendable {
+    private let database: Database
+
+    init(database: Database) {
+        self.database = database
+    }
+
+    func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {
+        try database.forEachRow(of: table, body)
+    }
+
+    func rowCount(of table: StoreTable) throws(StoreError) -> Int {
+        try database.rowCount(of: table)
+    }
+}
+
+extension Database {
+    fileprivate func rowCount(of table: StoreTable) throws(StoreError) -> Int {
+        do {
+            return Int(try scalar("SELECT count(*) FROM \(table.name)")?.integer ?? 0)
+        } catch {
+            throw .database("counting \(table.name): \(error)")
+        }
+    }
+
+    fileprivate func forEachRow(
+        of table: StoreTable,
+        _ body: (any StoredRow) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        do {
+            let columns = table.columns.joined(separator: ", ")
+            let statement = try prepare("SELECT \(columns) FROM \(table.name) ORDER BY \(table.orderBy)")
+            try statement.forEachRow { row in try body(row) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .database("reading \(table.name): \(error)")
+        }
     }
 }

@@ -14,13 +14,22 @@ enum StoreChange: Sendable {
     case trimEvents(home: [UInt8], throughRevision: Int64)
 }
 
-/// Where committed rows live: an SQLite file, or memory (for tests and throwaway servers).
-protocol StoreBackend: AnyObject, Sendable {
-    /// Applies every change in one transaction: all of them or none. Called on the writer thread only.
-    func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming
+/// Reads committed rows at start-up, by one thread at a time.
+protocol TableReader: AnyObject, Sendable {
     /// Hands every row of `table` to `body`, in the table's order, one at a time. Called before the
     /// writer starts.
     func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError)
+    /// How many rows `table` has (to reserve room before reading them).
+    func rowCount(of table: StoreTable) throws(StoreError) -> Int
+}
+
+/// Where committed rows live: an SQLite file, or memory (for tests and throwaway servers).
+protocol StoreBackend: TableReader {
+    /// Applies every change in one transaction: all of them or none. Called on the writer thread only.
+    func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming
+    /// A second reader of the same rows, for loading a table on another thread while this backend
+    /// reads others.
+    func makeReader() throws(StoreError) -> any TableReader
 }
 
 /// A stored row as the loader reads it: SQLite's current row, read in place, or an array of values

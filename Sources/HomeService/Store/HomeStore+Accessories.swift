@@ -345,16 +345,18 @@ extension HomeStore {
         touch(.service(service.id))
         for characteristicDescription in description.characteristics {
             let (properties, metadata) = AccessoryDescriptionCheck.resolved(characteristicDescription)!
+            let (kind, isNewKind) = characteristicKinds.use(
+                type: characteristicDescription.type.uppercased(),
+                properties: properties,
+                metadata: metadata
+            )
+            if isNewKind { touch(.characteristicKind(number: kind.number)) }
             let characteristic = Characteristic(
                 id: characteristicDescription.id,
                 service: service.id,
                 accessory: accessory.id,
                 home: accessory.home,
-                kind: characteristicKinds.kind(
-                    type: characteristicDescription.type.uppercased(),
-                    properties: properties,
-                    metadata: metadata
-                ),
+                kind: kind,
                 slot: cache.allocate(
                     value: characteristicDescription.value,
                     at: characteristicDescription.value == nil ? 0 : time
@@ -393,7 +395,11 @@ extension HomeStore {
         var removedCharacteristics: Set<CharacteristicID> = []
         for serviceID in accessory.services {
             for characteristicID in services[serviceID]!.characteristics {
-                cache.release(characteristics[characteristicID]!.slot)
+                let characteristic = characteristics[characteristicID]!
+                cache.release(characteristic.slot)
+                if characteristicKinds.release(characteristic.kind) {
+                    touch(.characteristicKind(number: characteristic.kind.number))
+                }
                 characteristics[characteristicID] = nil
                 notificationsEnabled[characteristicID] = nil
                 removedCharacteristics.insert(characteristicID)

@@ -1,6 +1,4 @@
-import Dispatch
 internal import SQLite
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -87,7 +85,7 @@ public final class HomeStore {
     /// One copy of each type UUID, however many objects carry it.
     let strings = StringInterner()
     /// One copy of each characteristic type, properties and metadata combination.
-    let characteristicKinds: CharacteristicKinds
+    var characteristicKinds = CharacteristicKinds()
 
     let configuration: Configuration
 
@@ -128,7 +126,6 @@ public final class HomeStore {
     init(backend: any StoreBackend, configuration: Configuration, onCommit: @escaping @Sendable (CommitReport) -> Void)
     {
         self.configuration = configuration
-        self.characteristicKinds = CharacteristicKinds(strings: strings)
         self.writer = StoreWriter(backend: backend, onCommit: onCommit)
     }
 
@@ -143,38 +140,28 @@ public final class HomeStore {
         onCommit: @escaping @Sendable (CommitReport) -> Void = { _ in }
     ) throws(StoreError) -> HomeStore {
         let backend: any StoreBackend
-        let integrityCheck = DispatchGroup()
-        let integrityFailure = Mutex<StoreError?>(nil)
+        var integrityCheck: BackgroundWork<Void>?
         switch location {
         case .file(let path):
             backend = try SQLiteStorage(path: path)
-            DispatchQueue.global().async(group: integrityCheck) {
-                do throws(StoreError) {
-                    try SQLiteStorage.checkIntegrity(of: path)
-                } catch {
-                    integrityFailure.withLock { $0 = error }
-                }
-            }
+            integrityCheck = BackgroundWork { () throws(StoreError) in try SQLiteStorage.checkIntegrity(of: path) }
         case .memory(let storage): backend = storage
         }
         let store = HomeStore(backend: backend, configuration: configuration, onCommit: onCommit)
-        var loadFailure: StoreError?
-        do throws(StoreError) {
-            try StoreLoader(store: store, backend: backend).load()
-        } catch {
-            loadFailure = error
-        }
-        integrityCheck.wait()
+        let loaded = Result { () throws(StoreError) in try StoreLoader(store: store, backend: backend).load() }
         // A damaged file is reported as such, whatever the load made of its rows.
-        if let failure = integrityFailure.withLock({ $0 }) ?? loadFailure { throw failure }
+        try integrityCheck?.value()
+        try loaded.get()
         if !store.accounts.values.contains(where: \.isOwner) {
             store.newOwnerToken = store.createOwner()
         }
-        // Idempotency keys past their window are forgotten (and deleted) at start-up too.
+        // Idempotency keys past their window are forgotten (and deleted) at start-up too, and so are
+        // kinds that lost their last characteristic in a commit that did not delete them.
         store.mutationDepth += 1
         for account in Array(store.idempotencyOrder.keys) {
             store.forgetIdempotencyKeys(of: account, keepingRoomForOne: false)
         }
+        for number in store.characteristicKinds.removeUnused() { store.touch(.characteristicKind(number: number)) }
         store.endMutation()
         return store
     }
@@ -392,6 +379,11 @@ public final class HomeStore {
             return .setReachable(accessory: id.raw.bytes, reachable: accessory.isReachable)
         case .service(let id):
             return upsertOrDelete(StoreSchema.service, id, services[id].map(RowCoding.row))
+        case .characteristicKind(let number):
+            if let kind = characteristicKinds.kind(number: number) {
+                return .upsert(StoreSchema.characteristicKind, RowCoding.row(kind))
+            }
+            return .delete(StoreSchema.characteristicKind, key: [.integer(Int64(number))])
         case .characteristic(let id):
             return upsertOrDelete(
                 StoreSchema.characteristic,
@@ -452,6 +444,7 @@ enum RecordKey: Hashable {
     /// Only the reachability of an accessory.
     case reachability(AccessoryID)
     case service(ServiceID)
+    case characteristicKind(number: Int32)
     case characteristic(CharacteristicID)
     /// Only the cached value of a characteristic.
     case value(CharacteristicID)

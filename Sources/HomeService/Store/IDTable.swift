@@ -66,3 +66,5 @@ struct IDTable<Kind, Object> {
         }
     }
 }
+
+extension IDTable: Sendable where Object: Sendable {}

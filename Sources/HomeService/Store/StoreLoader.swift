@@ -7,6 +7,24 @@ struct StoreLoader {
     let backend: any StoreBackend
 
     func load() throws(StoreError) {
+        let reader = try backend.makeReader()
+        let characteristics = BackgroundWork { () throws(StoreError) in try LoadedCharacteristics.read(from: reader) }
+        // Both are waited for whatever happens, so that no read outlives the load.
+        let others = Result { () throws(StoreError) -> Int64 in
+            var maxSequence = try loadUpToServices()
+            try loadRest(maxSequence: &maxSequence)
+            return maxSequence
+        }
+        let loaded = Result { () throws(StoreError) in try characteristics.value() }
+        let maxSequence = try others.get()
+        let loadedCharacteristics = try loaded.get()
+        try adopt(loadedCharacteristics)
+        store.nextSequence = max(maxSequence, loadedCharacteristics.maxSequence) + 1
+    }
+
+    /// Accounts, tokens, homes and everything in them down to services. Returns the highest
+    /// creation sequence number among them.
+    private func loadUpToServices() throws(StoreError) -> Int64 {
         var maxSequence: Int64 = 0
         func note(_ sequence: Int64) { maxSequence = max(maxSequence, sequence) }
 
@@ -86,24 +104,24 @@ struct StoreLoader {
             store.index(service.name, kind: "service", id: service.id.raw, in: service.home)
             note(service.sequence)
         }
-        var characteristicsInOrder: [(sequence: Int64, id: CharacteristicID, service: ServiceID)] = []
-        try backend.forEachRow(of: StoreSchema.characteristic) { (row) throws(StoreError) in
-            let characteristic = try RowCoding.characteristic(row, kinds: store.characteristicKinds) { entry in
-                store.cache.allocate(value: entry.value, at: entry.updatedAt)
-            }
-            store.characteristics[characteristic.id] = characteristic
-            characteristicsInOrder.append((characteristic.sequence, characteristic.id, characteristic.service))
-            note(characteristic.sequence)
+        return maxSequence
+    }
+
+    /// Takes over the characteristics read on the other thread, each listed by its service.
+    private func adopt(_ loaded: LoadedCharacteristics) throws(StoreError) {
+        store.characteristics = loaded.table
+        store.cache = loaded.cache
+        store.characteristicKinds = loaded.kinds
+        for (service, characteristics) in loaded.byService {
+            try require(store.services[service] != nil, "characteristic \(characteristics[0]) has no service")
+            store.services[service]!.characteristics = characteristics
         }
-        // Characteristic rows come in id order (StoreSchema.characteristic); each service lists its
-        // own in creation order.
-        characteristicsInOrder.sort { $0.sequence < $1.sequence }
-        for (_, id, service) in characteristicsInOrder {
-            try require(
-                store.services[service]?.characteristics.append(id) != nil,
-                "characteristic \(id) has no service"
-            )
-        }
+    }
+
+    /// Service groups, action sets, triggers, events and idempotency keys (none of them needs the
+    /// characteristics).
+    private func loadRest(maxSequence: inout Int64) throws(StoreError) {
+        func note(_ sequence: Int64) { maxSequence = max(maxSequence, sequence) }
         try backend.forEachRow(of: StoreSchema.serviceGroup) { (row) throws(StoreError) in
             let group = try RowCoding.serviceGroup(row)
             try requireHome(group.home, "service group \(group.id)")
@@ -131,7 +149,6 @@ struct StoreLoader {
             store.idempotency[key] = record
             store.idempotencyOrder[record.account, default: FrontDroppingArray()].append(key)
         }
-        store.nextSequence = maxSequence + 1
     }
 
     /// Rebuilds each home's log from its retained events, which must run without gaps up to the
