@@ -236,7 +236,10 @@ struct Homed: ParsableCommand {
             accessories: accessories
         )
         api.register(in: &registry)
+        // The load's scratch memory is free now, and the start-up changes' rows (every accessory
+        // marked unreachable) once they are committed: give both back to the system.
         ProcessUsage.returnFreedMemory()
+        homeStore.whenCommitted(homeStore.currentTicket) { _ in ProcessUsage.returnFreedMemory() }
         // Every connection authenticates with a bearer token on its first call (health checks aside).
         let server = RPCServer(
             loop: loop,
