@@ -17,6 +17,9 @@ public final class Database {
     let handle: OpaquePointer
     /// The path it was opened with (":memory:" for an in-memory database).
     public let path: String
+    /// How long a statement waits for a lock another connection holds before it fails with
+    /// SQLITE_BUSY.
+    public static let busyTimeoutMilliseconds: Int32 = 5_000
 
     /// Opens (creating if needed) the database at `path`; ":memory:" opens a private in-memory one.
     /// - Throws: ``SQLiteError`` if it cannot be opened.
@@ -30,6 +33,10 @@ public final class Database {
             throw SQLiteError(extendedCode: result, message: message)
         }
         sqlite3_extended_result_codes(connection, 1)
+        // Connections of one process contend briefly (a reader opening while another connection
+        // recovers the WAL at start-up gets SQLITE_BUSY at once without this): wait, as a lock
+        // would, rather than fail.
+        sqlite3_busy_timeout(connection, Self.busyTimeoutMilliseconds)
         self.handle = connection
         self.path = path
     }

@@ -137,6 +137,32 @@ private struct Abort: Error {}
         }
     }
 
+    /// Start-up reads on connections of their own while the store's connection may hold a lock;
+    /// they must wait for it, not fail with SQLITE_BUSY ("database is locked").
+    @Test func aSecondConnectionWaitsForALockInsteadOfFailing() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("homerpc-\(UUID().uuidString).sqlite")
+            .path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let holder = try Database(path: path)
+        _ = try holder.scalar("PRAGMA journal_mode=WAL")
+        try holder.execute("CREATE TABLE accessory (name TEXT)")
+        try holder.prepare("INSERT INTO accessory VALUES (?)").run([.text("Porch Light")])
+        // In exclusive locking mode the connection keeps the file locked after its next access.
+        _ = try holder.scalar("PRAGMA locking_mode=EXCLUSIVE")
+        try holder.execute("BEGIN IMMEDIATE; COMMIT")
+        let handedOver = UncheckedSendable(holder)
+        let released = DispatchGroup()
+        released.enter()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) {
+            _ = try? handedOver.value.scalar("PRAGMA locking_mode=NORMAL")
+            _ = try? handedOver.value.scalar("SELECT count(*) FROM accessory")  // releases the lock
+            released.leave()
+        }
+        defer { released.wait() }
+        let reader = try Database(path: path)
+        #expect(try reader.scalar("SELECT count(*) FROM accessory") == .integer(1))
+    }
+
     @Test func dataSurvivesReopeningTheFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("homerpc-\(UUID().uuidString).sqlite")
             .path
@@ -151,4 +177,10 @@ private struct Abort: Error {}
         #expect(try reopened.scalar("SELECT name FROM accessory") == .text("Garage 1 Opener"))
         #expect(try reopened.scalar("PRAGMA integrity_check") == .text("ok"))
     }
+}
+
+/// Hands a connection to the one other thread that uses it next (the test orders the two uses).
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
