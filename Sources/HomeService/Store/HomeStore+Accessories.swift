@@ -218,7 +218,8 @@ extension HomeStore {
         for target in [id] + accessory.bridgedAccessories where accessories[target]!.isReachable != reachable {
             accessories[target]!.isReachable = reachable
             touch(.reachability(target))
-            if !reachable {
+            // (Nothing is enabled at start-up, when every accessory is marked unreachable at once.)
+            if !reachable && !notificationsEnabled.isEmpty {
                 for service in accessories[target]!.services {
                     for characteristic in services[service]!.characteristics {
                         notificationsEnabled[characteristic] = nil
