@@ -7,8 +7,9 @@ final class Subscription {
     /// Where the stream stands in one home.
     enum Progress {
         /// Waiting for the state it starts from to be committed; changes arriving meanwhile are
-        /// left to the log replay that follows. A later opening (numbered) supersedes this one.
-        case opening(Int)
+        /// left to the log replay that follows (a removal of the home, whose log goes with it, is
+        /// kept aside). A later opening (numbered) supersedes this one.
+        case opening(Int, homeRemoval: HomeChange? = nil)
         /// Changes after this revision are queued.
         case live(after: UInt64)
     }

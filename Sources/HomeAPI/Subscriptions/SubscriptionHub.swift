@@ -95,7 +95,9 @@ final class SubscriptionHub {
         // before they are durable, so a revision the subscriber sees can never be taken back.
         let id = subscription.serial
         store.whenCommitted(store.currentTicket) { [unowned self] failure in
-            guard let subscription = subscriptions[id], case .opening(opening)? = subscription.homes[home] else {
+            guard let subscription = subscriptions[id],
+                case .opening(opening, let homeRemoval)? = subscription.homes[home]
+            else {
                 return
             }
             if let failure {
@@ -104,18 +106,24 @@ final class SubscriptionHub {
             }
             if let prepared { subscription.pending.append(encoded: prepared) }
             subscription.homes[home] = .live(after: after)
-            self.replay(home, after: after, in: subscription)
+            self.replay(home, after: after, homeRemoval: homeRemoval, in: subscription)
             self.flush(subscription)
         }
     }
 
     /// Queues the home's retained changes after `revision`, or resynchronises when they are gone.
-    private func replay(_ home: HomeID, after revision: UInt64, in subscription: Subscription) {
-        let replay: HomeStore.ChangeReplay
-        do {
-            replay = try store.changes(in: home, after: revision, as: subscription.caller.account)
-        } catch {
-            stopFollowing(home, in: subscription)
+    /// The account was a member at `revision`; if it has left since, the change that says so is
+    /// among them or still to be published, and ``consider(_:for:)`` stops the home there.
+    private func replay(
+        _ home: HomeID,
+        after revision: UInt64,
+        homeRemoval: HomeChange?,
+        in subscription: Subscription
+    ) {
+        guard let replay = store.committedChanges(in: home, after: revision) else {
+            // The home is removed (its log with it): its removal was published while the stream
+            // opened, or will be once it is committed.
+            if let homeRemoval { consider(homeRemoval, for: subscription) }
             return
         }
         switch replay {
@@ -178,6 +186,9 @@ final class SubscriptionHub {
                 begin(change.home, in: subscription, .joined(change.initiator))
             }
             return
+        }
+        if case .opening(let opening, nil) = progress, change.event.kind == .homeRemoved {
+            subscription.homes[change.home] = .opening(opening, homeRemoval: change)
         }
         guard case .live(let after) = progress, change.revision > after else { return }
         subscription.homes[change.home] = .live(after: change.revision)

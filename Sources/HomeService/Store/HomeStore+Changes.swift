@@ -18,9 +18,18 @@ extension HomeStore {
         -> ChangeReplay
     {
         _ = try home(homeID, for: account, .observeChanges)
-        switch logs[homeID]!.replay(after: revision, now: UInt64(max(0, now))) {
-        case .entries(let entries): return .changes(entries.map(\.event))
-        case .resyncNeeded(let current): return .resyncNeeded(currentRevision: current)
+        return committedChanges(in: homeID, after: revision)!
+    }
+
+    /// Changes of the home after `revision` whoever asks, or `nil` once the home is removed: for a
+    /// stream whose account was checked as a member at `revision` and may have left since. Its
+    /// departure is among the changes (or is still being committed); the stream delivers up to it
+    /// and stops there.
+    public func committedChanges(in homeID: HomeID, after revision: UInt64) -> ChangeReplay? {
+        switch logs[homeID]?.replay(after: revision, now: UInt64(max(0, now))) {
+        case .entries(let entries)?: return .changes(entries.map(\.event))
+        case .resyncNeeded(let current)?: return .resyncNeeded(currentRevision: current)
+        case nil: return nil
         }
     }
 }
