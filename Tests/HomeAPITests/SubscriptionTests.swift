@@ -305,6 +305,29 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         await setup.close()
     }
 
+    /// A member sees nothing of what happened in a home before it joined: a resume point from
+    /// before then gets a Resync with the home as it is, not the earlier changes.
+    @Test func aResumePointFromBeforeJoiningGetsAResync() async throws {
+        let setup = try await Setup()
+        let guest = try await setup.owner.createAccount(named: "Gus")
+        let (_, secret) = try await setup.owner.issueToken(for: guest.id.uuid)
+        let guestClient = setup.server.client(token: secret)
+        let before = try await setup.home.get().revision
+        _ = try await setup.home.addRoom(named: "Private Study")
+        try await setup.home.addUser(guest.id.uuid)
+        _ = try await setup.home.addRoom(named: "Guest Room")
+        var stream = guestClient.changes(ChangeOptions(homes: [setup.home.id], resumeFrom: [setup.home.id: before]))
+            .makeAsyncIterator()
+        let first = try await take(1, from: &stream)[0]
+        #expect(kindName(first) == "resync")
+        #expect(first.resync.reason == .resumePointNotRetained)
+        #expect(first.resync.home.rooms.map(\.name).sorted() == ["Guest Room", "Private Study"])
+        _ = try await setup.home.addRoom(named: "Later")
+        #expect(try await take(1, from: &stream).map { $0.roomAdded.room.name } == ["Later"])
+        await guestClient.close()
+        await setup.close()
+    }
+
     /// A removal (of the subscriber from the home, or of the home) that lands while the stream is
     /// opening, its starting state read but not yet durable, still reaches the subscriber before the
     /// stream stops. The window is about one commit long, so each round races the calls from

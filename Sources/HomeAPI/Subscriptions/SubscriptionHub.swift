@@ -127,6 +127,10 @@ final class SubscriptionHub {
             return
         }
         switch replay {
+        case .changes(let changes) where Self.joins(subscription.caller.account, before: changes):
+            // The resume point is from before the account joined: what happened in the home before
+            // then is not its to see.
+            begin(home, in: subscription, .resync(.resumePointNotRetained))
         case .changes(let changes):
             for change in changes {
                 // An overflow restarts the home: the rest of the replay is superseded.
@@ -136,6 +140,14 @@ final class SubscriptionHub {
         case .resyncNeeded:
             begin(home, in: subscription, .resync(.resumePointNotRetained))
         }
+    }
+
+    /// Whether the first change in `changes` that adds or removes `account` adds it.
+    private static func joins(_ account: AccountID, before changes: [HomeChange]) -> Bool {
+        let own = changes.first {
+            ($0.event.kind == .userAdded || $0.event.kind == .userRemoved) && $0.event.object == account.raw
+        }
+        return own?.event.kind == .userAdded
     }
 
     private static func stateEvent(_ state: Home_V1_Home, _ start: Start) -> [UInt8] {
