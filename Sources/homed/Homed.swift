@@ -75,7 +75,7 @@ struct Homed: ParsableCommand {
     @Option(help: "Unpaired accessories the browser holds at once; more advertisements are refused.")
     var maxAdvertisedAccessories = 1024
 
-    @Option(help: "The SQLite store (created on first start, with WAL files beside it).")
+    @Option(help: "The SQLite store (created on first start, with WAL files and a .lock file beside it).")
     var store = "homed.sqlite"
 
     @Option(help: "Where the first start writes the owner account's token (mode 0600).")
@@ -163,6 +163,9 @@ struct Homed: ParsableCommand {
         }
         let logger = Logger(label: "homed")
         logger.info("starting", metadata: ["version": "\(Self.version)", "pid": "\(getpid())"])
+        // Held until the process ends.
+        let storeLock = try StoreLock(storePath: store)
+        defer { withExtendedLifetime(storeLock) {} }
 
         // One descriptor per connection, plus the store's files, listeners and wakers.
         let openFiles = OpenFileLimit.raise(toAtLeast: maxConnections + 64)

@@ -58,6 +58,38 @@ import Wire
         #expect(acknowledgedInAll > 20)
     }
 
+    /// Two servers on one store would each acknowledge changes the other never sees: the second is
+    /// refused at start, and the lock goes with the first server, also on kill -9.
+    @Test func aSecondServerOnTheSameStoreIsRefused() async throws {
+        let server = try await HomedProcess.launch()
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: HomedProcess.executablePath)
+        second.arguments = [
+            "--port", "0", "--store", server.storePath, "--log-level", "error",
+            "--owner-token-file", server.directory.appendingPathComponent("second.token").path,
+        ]
+        let errors = Pipe()
+        second.standardError = errors
+        second.standardOutput = FileHandle.nullDevice
+        try second.run()
+        let deadline = Date().addingTimeInterval(15)
+        while second.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        if second.isRunning {
+            Issue.record("a second homed is serving the same store")
+            kill(second.processIdentifier, SIGKILL)
+        }
+        second.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(second.terminationStatus == 1)
+        #expect(message.contains("is in use by another homed (pid \(server.pid))"), "\(message)")
+        // The first one never noticed.
+        #expect(try await server.client().whoAmI().owner)
+        server.crash()
+        try await server.start()
+        #expect(try await server.client().whoAmI().owner)
+        server.stop()
+    }
+
     @Test func aDrainUnderWriteLoadAnswersEveryCall() async throws {
         let server = try await HomedProcess.launch()
         let setup = server.client()
