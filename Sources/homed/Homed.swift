@@ -164,7 +164,7 @@ struct Homed: ParsableCommand {
         let logger = Logger(label: "homed")
         logger.info("starting", metadata: ["version": "\(Self.version)", "pid": "\(getpid())"])
         // Held until the process ends.
-        let storeLock = try StoreLock(storePath: store)
+        let storeLock = try StoreLock.acquire(storePath: store)
         defer { withExtendedLifetime(storeLock) {} }
 
         // One descriptor per connection, plus the store's files, listeners and wakers.

@@ -1,38 +1,34 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import UV
 
 /// Keeps a second `homed` off a store this one serves. Each server holds the whole store in memory
 /// and writes only its own changes, so two on one file would each acknowledge changes the other
 /// never sees, and a restart would bring back a mix of both.
 ///
-/// The lock is `flock` on `<store>.lock` beside the store (not on the database file itself: closing
-/// any other descriptor of that file would drop SQLite's own locks). The kernel releases it when the
-/// process ends, also on `kill -9`, so a stale file never blocks a start; the file stays, naming the
-/// last holder's pid.
-final class StoreLock {
-    private let handle: FileHandle
-
-    /// Takes the lock of the store at `storePath`, or explains who holds it.
-    init(storePath: String) throws {
+/// The lock is on `<store>.lock` beside the store, not on the database file itself: closing any
+/// other descriptor of that file would drop SQLite's own locks. The file stays after the server
+/// ends, naming the last holder's pid.
+enum StoreLock {
+    /// Takes the lock of the store at `storePath` for as long as the result is kept, or explains
+    /// who holds it.
+    static func acquire(storePath: String) throws -> ExclusiveFileLock {
         let path = storePath + ".lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw StoreLockError("cannot open \(path): \(String(cString: strerror(errno)))")
+        let lock: ExclusiveFileLock?
+        do {
+            lock = try ExclusiveFileLock.acquire(path)
+            try lock?.record("\(getpid())\n")
+        } catch {
+            throw StoreLockError("cannot lock \(path): \(error.message)")
         }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let lock else {
+            let holder =
+                (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                ?? ""
             throw StoreLockError(
-                "the store \(storePath) is in use by another homed"
-                    + (holder.map { $0.isEmpty ? "" : " (pid \($0))" } ?? "") + "; stop it first"
+                "the store \(storePath) is in use by another homed\(holder.isEmpty ? "" : " (pid \(holder))"); stop it first"
             )
         }
-        try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: Data("\(getpid())\n".utf8))
+        return lock
     }
 }
 
