@@ -26,6 +26,9 @@ public actor SimulatedAccessory {
     /// Set once paired (or given, to attach).
     public private(set) var credential: String?
     public var writeBehaviour: WriteBehaviour = .accept
+    /// Whether the accessory answers commands at all; a hung one (`false`) leaves every write, read
+    /// and identify request to the controller's deadline (8).
+    public private(set) var isResponsive = true
     /// Each characteristic's current value, by id.
     public private(set) var values: [UUID: CharacteristicValue] = [:]
     /// Writes applied, oldest first.
@@ -109,9 +112,11 @@ public actor SimulatedAccessory {
     }
 
     /// Changes a value on the accessory's own account (a switch pressed, a new reading) and reports it.
-    public func change(_ characteristic: UUID, to value: CharacteristicValue) async throws {
+    /// - Parameter report: `false` changes it on the accessory only, as one that sends no events
+    ///   would: the controller learns of it on its next fresh read.
+    public func change(_ characteristic: UUID, to value: CharacteristicValue, report: Bool = true) async throws {
         values[characteristic] = value
-        try await link.report([(characteristic, value)])
+        if report { try await link.report([(characteristic, value)]) }
     }
 
     /// The characteristic of `type` (uppercase UUID) on the accessory with `accessory`'s id (the
@@ -125,6 +130,10 @@ public actor SimulatedAccessory {
 
     public func setWriteBehaviour(_ behaviour: WriteBehaviour) {
         writeBehaviour = behaviour
+    }
+
+    public func setResponsive(_ responsive: Bool) {
+        isResponsive = responsive
     }
 
     // MARK: The link
@@ -155,6 +164,7 @@ public actor SimulatedAccessory {
     }
 
     private func perform(_ command: AccessoryCommand) {
+        guard isResponsive else { return }
         let link = self.link
         let id = command.commandID
         switch command.action {
