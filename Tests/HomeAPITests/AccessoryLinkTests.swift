@@ -287,12 +287,13 @@ import Wire
 }
 
 /// Polls `condition` until it holds (a state the server reaches on its own), for at most `seconds`.
+/// - Throws: when it does not hold in time.
 func eventually(within seconds: Int = 5, _ condition: () async throws -> Bool) async throws {
     for _ in 0..<(seconds * 20) {
         if try await condition() { return }
         try await Task.sleep(for: .milliseconds(50))
     }
-    Issue.record("the condition did not hold within \(seconds) s")
+    throw HomedFailure(message: "the condition did not hold within \(seconds) s")
 }
 
 /// Timer triggers fire from the server's scheduler, with its clock shifted so that a fire date (on

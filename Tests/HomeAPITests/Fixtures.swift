@@ -11,6 +11,15 @@ enum Advertised {
     static let outletInUse = "00000026-0000-1000-8000-0026BB765291"
     static let temperatureSensor = "0000008A-0000-1000-8000-0026BB765291"
     static let currentTemperature = "00000011-0000-1000-8000-0026BB765291"
+    static let windowCovering = "0000008C-0000-1000-8000-0026BB765291"
+    static let currentPosition = "0000006D-0000-1000-8000-0026BB765291"
+    static let positionState = "00000072-0000-1000-8000-0026BB765291"
+    static let targetPosition = "0000007C-0000-1000-8000-0026BB765291"
+    static let holdPosition = "0000006F-0000-1000-8000-0026BB765291"
+    /// Custom (vendor) types, outside Apple's base UUID.
+    static let settingsService = "5A1E0001-8F2D-4C7A-9B3E-6D0C1F2A3B4C"
+    static let label = "5A1E0002-8F2D-4C7A-9B3E-6D0C1F2A3B4C"
+    static let setpoint = "5A1E0003-8F2D-4C7A-9B3E-6D0C1F2A3B4C"
 
     static func characteristic(_ type: String, _ value: CharacteristicValue? = nil) -> Home_V1_CharacteristicDescription
     {
@@ -55,6 +64,55 @@ enum Advertised {
             service(temperatureSensor, [characteristic(currentTemperature, .float(20))]),
         ]
         return accessory
+    }
+
+    /// A window covering with Hold Position (write-only, without events), and a vendor service with a
+    /// "Label" (text of 4 to 8 bytes) and a "Setpoint" (0 to 10 in steps of 0.5), both writable.
+    static func blind(_ name: String) -> AccessoryDescription {
+        var accessory = AccessoryDescription()
+        accessory.name = name
+        accessory.category = 14
+        accessory.services = [
+            service(
+                windowCovering,
+                [
+                    characteristic(currentPosition, .int(0)), characteristic(positionState, .int(2)),
+                    characteristic(targetPosition, .int(0)), characteristic(holdPosition),
+                ]
+            ),
+            service(
+                settingsService,
+                [
+                    custom(label, .string("Blind")) {
+                        $0.format = .string
+                        $0.minLength = 4
+                        $0.maxLength = 8
+                    },
+                    custom(setpoint, .float(5)) {
+                        $0.format = .float
+                        $0.minimumValue = 0
+                        $0.maximumValue = 10
+                        $0.stepValue = 0.5
+                    },
+                ]
+            ),
+        ]
+        accessory.services[1].primary = false
+        return accessory
+    }
+
+    /// A readable, writable custom characteristic with events and the given metadata.
+    static func custom(
+        _ type: String,
+        _ value: CharacteristicValue,
+        metadata: (inout Home_V1_CharacteristicMetadata) -> Void
+    ) -> Home_V1_CharacteristicDescription {
+        var description = characteristic(type, value)
+        description.properties.readable = true
+        description.properties.writable = true
+        description.properties.supportsEventNotification = true
+        metadata(&description.metadata)
+        return description
     }
 
     static func bridge(_ name: String, behind: [AccessoryDescription]) -> AccessoryDescription {

@@ -5,8 +5,8 @@ import Testing
 import UV
 
 /// A real `homed` process on a Unix socket (and a free TCP port) in a temporary directory, with its
-/// store kept across restarts.
-final class HomedProcess {
+/// store kept across restarts. Unchecked: a test drives it from one task at a time.
+final class HomedProcess: @unchecked Sendable {
     let directory: URL
     private var process: Process?
     private(set) var ownerToken = ""

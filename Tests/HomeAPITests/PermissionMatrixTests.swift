@@ -24,8 +24,8 @@ import Wire
         /// The simulated accessories of the cell in progress, stopped after it (each is a stream).
         var cellSimulators: [SimulatedAccessory] = []
 
-        init() async throws {
-            server = try await HomedProcess.launch(arguments: ["--max-homes-per-account", "100000"])
+        init(arguments: [String] = []) async throws {
+            server = try await HomedProcess.launch(arguments: ["--max-homes-per-account", "100000"] + arguments)
             owner = server.client()
             clients[.owner] = owner
             accounts[.owner] = try await owner.whoAmI().id.uuid
@@ -39,10 +39,14 @@ import Wire
             simulators = try await Simulators(server)
         }
 
-        func pair(_ description: AccessoryDescription, into home: HomeHandle) async throws -> Accessory {
-            let (simulator, added) = try await simulators.pair(description, into: home)
-            cellSimulators.append(simulator)
-            return added[0]
+        /// Pairs `description` into `home` for the cell: its simulator and the accessories added.
+        func pair(
+            _ description: AccessoryDescription,
+            into home: HomeHandle
+        ) async throws -> (simulator: SimulatedAccessory, accessories: [Accessory]) {
+            let paired = try await simulators.pair(description, into: home)
+            cellSimulators.append(paired.simulator)
+            return paired
         }
 
         /// An accessory advertised (unpaired) for the cell: its id.
@@ -67,16 +71,19 @@ import Wire
             let room = try await home.addRoom(named: "Den")
             let zone = try await home.addZone(named: "Upstairs")
             try await home.addRoom(room.id.uuid, toZone: zone.id.uuid)
-            let lamp = try await pair(Advertised.bulb("Lamp"), into: home)
-            let bridge = try await pair(Advertised.bridge("Hub", behind: [Advertised.bulb("Porch")]), into: home)
-            let plug = try await pair(Advertised.outletWithSensor("Plug"), into: home)
+            let (lampSimulator, lamp) = try await pair(Advertised.bulb("Lamp"), into: home)
+            let (bridgeSimulator, bridged) = try await pair(
+                Advertised.bridge("Hub", behind: [Advertised.bulb("Porch")]),
+                into: home
+            )
+            let (plugSimulator, plug) = try await pair(Advertised.outletWithSensor("Plug"), into: home)
             let group = try await home.addServiceGroup(named: "Lights")
-            try await home.addService(lamp.services[0].id.uuid, toGroup: group.id.uuid)
+            try await home.addService(lamp[0].services[0].id.uuid, toGroup: group.id.uuid)
             let actionSet = try await home.addActionSet(named: "Evening")
             let action = UUID()
             try await home.addAction(
                 writing: .bool(true),
-                to: lamp.characteristic(Advertised.on).id.uuid,
+                to: lamp[0].characteristic(Advertised.on).id.uuid,
                 in: actionSet.id.uuid,
                 actionID: action
             )
@@ -86,11 +93,16 @@ import Wire
             let extra = try await owner.createAccount(named: "Extra \(homeCount)")
             return Objects(
                 home: home.id.data,
+                homeName: "Home \(homeCount)",
                 room: room.id,
                 zone: zone.id,
-                lamp: lamp,
-                bridge: bridge,
-                plug: plug,
+                lamp: lamp[0],
+                bridge: bridged[0],
+                porch: bridged[1],
+                plug: plug[0],
+                lampSimulator: lampSimulator,
+                bridgeSimulator: bridgeSimulator,
+                plugSimulator: plugSimulator,
                 group: group.id,
                 actionSet: actionSet.id,
                 action: action.data,
@@ -101,14 +113,24 @@ import Wire
         }
     }
 
-    struct Objects {
+    struct Objects: Sendable {
         let home: Data
+        let homeName: String
+        /// "Den", in the zone "Upstairs".
         let room: Data
         let zone: Data
+        /// "Lamp" (a dimmable bulb in the group "Lights", its On in the action set "Evening").
         let lamp: Accessory
+        /// "Hub", with "Porch" behind it.
         let bridge: Accessory
+        let porch: Accessory
+        /// "Plug": an outlet and a temperature sensor.
         let plug: Accessory
+        let lampSimulator: SimulatedAccessory
+        let bridgeSimulator: SimulatedAccessory
+        let plugSimulator: SimulatedAccessory
         let group: Data
+        /// "Evening", attached to the trigger "Dusk" (daily, an hour ahead, disabled).
         let actionSet: Data
         let action: Data
         let trigger: Data

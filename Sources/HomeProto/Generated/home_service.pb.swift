@@ -620,7 +620,8 @@ public nonisolated struct Home_V1_CharacteristicDescription: @unchecked Sendable
 /// its credential on its Advertise stream and is reachable at once. Codes: 2 when no accessory with
 /// this id is advertised now; 13 when it is already in a home; 18 for a wrong setup code, and 18
 /// without trying the code once the accessory's wrong attempts are used up (5 at once, then one
-/// more every 10 seconds); the name codes for an advertised name HomeKit would refuse; 49.
+/// more every 10 seconds); 49. (An advertised name or value HomeKit would refuse never reaches the
+/// browser: Advertise refuses it.)
 public nonisolated struct Home_V1_AddAccessoryRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
