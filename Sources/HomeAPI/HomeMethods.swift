@@ -447,14 +447,19 @@ enum HomeMethods {
             request,
             caller throws(APIFailure) in
             let home = try api.homeID(request.homeID)
-            let id: CharacteristicID = try api.object(request.characteristicID, "characteristic_id", in: home, caller)
-            let reading = try attempt(object: id.raw) { () throws(HomeServiceError) in
-                try api.store.readValue(id, as: caller.account)
-            }
             guard request.fresh else {
-                call.respond(with: readResponse(reading))
+                let id: CharacteristicID = try ProtoDecoding.id(request.characteristicID, "characteristic_id")
+                do throws(HomeServiceError) {
+                    let reading = try api.store.readValue(id, in: home, as: caller.account)
+                    call.respond(with: readResponse(reading))
+                } catch {
+                    // The lookup's failures name the field, as for every object a request names.
+                    let lookup = error.code == .notFound || error.code == .objectAssociatedToAnotherHome
+                    throw APIFailure(error, object: id.raw, field: lookup ? "characteristic_id" : "")
+                }
                 return
             }
+            let id: CharacteristicID = try api.object(request.characteristicID, "characteristic_id", in: home, caller)
             let accessory = try attempt(object: id.raw) { () throws(HomeServiceError) in
                 try api.store.checkFreshRead(id, as: caller.account)
             }
