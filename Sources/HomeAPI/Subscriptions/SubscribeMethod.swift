@@ -70,9 +70,9 @@ enum SubscribeMethod {
     }
 
     /// The kinds asked for; `nil` for all.
-    private static func kinds(_ kinds: [Home_V1_EventKind]) throws(APIFailure) -> Set<ChangeKind>? {
+    private static func kinds(_ kinds: [Home_V1_EventKind]) throws(APIFailure) -> ChangeKinds? {
         guard !kinds.isEmpty else { return nil }
-        var result: Set<ChangeKind> = []
+        var result = ChangeKinds()
         for (index, kind) in kinds.enumerated() {
             guard let changeKind = ChangeKind(rawValue: UInt8(clamping: kind.rawValue)),
                 SubscriptionHub.deliverableKinds.contains(changeKind)

@@ -8,8 +8,9 @@ final class Subscription {
     enum Progress {
         /// Waiting for the state it starts from to be committed; changes arriving meanwhile are
         /// left to the log replay that follows (a removal of the home, whose log goes with it, is
-        /// kept aside). A later opening (numbered) supersedes this one.
-        case opening(Int, homeRemoval: HomeChange? = nil)
+        /// kept aside). A later opening (numbered) supersedes this one. Indirect: every delivery
+        /// reads the progress, and copying a whole `HomeChange` inline cost more than the lookup.
+        indirect case opening(Int, homeRemoval: HomeChange? = nil)
         /// Changes after this revision are queued.
         case live(after: UInt64)
     }
@@ -19,7 +20,7 @@ final class Subscription {
     /// With no homes named, the stream follows every home of the account, also ones it joins later.
     let followsEveryHome: Bool
     /// `nil`: every kind.
-    let kinds: Set<ChangeKind>?
+    let kinds: ChangeKinds?
     /// Value events for these come whether or not the account enabled notifications on them.
     let characteristics: Set<CharacteristicID>
     let includeOwnChanges: Bool
@@ -37,7 +38,7 @@ final class Subscription {
         call: ServerCall,
         caller: Caller,
         followsEveryHome: Bool,
-        kinds: Set<ChangeKind>?,
+        kinds: ChangeKinds?,
         characteristics: Set<CharacteristicID>,
         includeOwnChanges: Bool,
         maxPendingLayoutEvents: Int
@@ -73,7 +74,7 @@ final class Subscription {
         case .characteristicValueUpdated:
             guard let raw = change.event.object else { return false }
             let id = CharacteristicID(raw)
-            return characteristics.contains(id) || notificationEnabled(id)
+            return (!characteristics.isEmpty && characteristics.contains(id)) || notificationEnabled(id)
         default:
             return SubscriptionHub.deliverableKinds.contains(kind)
         }

@@ -28,7 +28,7 @@ final class SubscriptionHub {
 
     /// The kinds that have an event message (the others are HomeKit callbacks this server has no
     /// cause for; docs/API.md says why).
-    static let deliverableKinds: Set<ChangeKind> = Set(
+    static let deliverableKinds = ChangeKinds(
         Home_V1_EventKind.allCases.compactMap { ChangeKind(rawValue: UInt8(clamping: $0.rawValue)) }
     )
 
@@ -189,7 +189,7 @@ final class SubscriptionHub {
         // An earlier delivery in the same publish may have ended it.
         guard !subscription.isClosed else { return }
         let account = subscription.caller.account
-        guard let progress = subscription.homes[change.home] else {
+        guard let followed = subscription.homes.index(forKey: change.home) else {
             guard subscription.followsEveryHome else { return }
             if change.event.kind == .homeAdded, change.initiator == .account(account) {
                 follow(change.home, by: subscription, from: .live(after: change.revision - 1))
@@ -199,11 +199,16 @@ final class SubscriptionHub {
             }
             return
         }
-        if case .opening(let opening, nil) = progress, change.event.kind == .homeRemoved {
-            subscription.homes[change.home] = .opening(opening, homeRemoval: change)
+        // By position: one hashed lookup per delivery, not one to read and one to update.
+        switch subscription.homes.values[followed] {
+        case .live(let after) where change.revision > after:
+            subscription.homes.values[followed] = .live(after: change.revision)
+        case .opening(let opening, nil) where change.event.kind == .homeRemoved:
+            subscription.homes.values[followed] = .opening(opening, homeRemoval: change)
+            return
+        case .live, .opening:
+            return
         }
-        guard case .live(let after) = progress, change.revision > after else { return }
-        subscription.homes[change.home] = .live(after: change.revision)
         let leaves = subscription.endsMembership(change)
         let wanted = subscription.wants(change) { [store] in store.notificationEnabled(on: $0, for: account) }
         guard leaves || wanted else { return }
