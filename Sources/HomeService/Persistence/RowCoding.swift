@@ -367,7 +367,7 @@ enum RowCoding {
     }
 
     static func row(_ change: HomeChange) -> [SQLValue] {
-        var initiator = ByteWriter()
+        var initiator = ByteWriter(capacity: 17)
         switch change.initiator {
         case .account(let account):
             initiator.writeByte(1)
@@ -406,7 +406,8 @@ enum RowCoding {
     /// A characteristic value as stored: tagged bytes, or NULL for none.
     static func value(_ value: CharacteristicValue?) -> SQLValue {
         guard let value else { return .null }
-        var writer = ByteWriter()
+        // A tag and eight bytes: every value but text and data, which grow it.
+        var writer = ByteWriter(capacity: 9)
         writer.writeValue(value)
         return .blob(writer.bytes)
     }
@@ -417,7 +418,7 @@ enum RowCoding {
     }
 
     private static func integerList(_ values: [Int64]) -> [UInt8] {
-        var writer = ByteWriter()
+        var writer = ByteWriter(capacity: 8 * values.count)
         for value in values { writer.writeUInt64(UInt64(bitPattern: value)) }
         return writer.bytes
     }
@@ -431,7 +432,8 @@ enum RowCoding {
 
     /// Field presence bits, then the present fields in order.
     private static func body(_ event: ChangeEvent) -> [UInt8] {
-        var writer = ByteWriter()
+        // Kind, presence, two ids and a numeric value; text grows it.
+        var writer = ByteWriter(capacity: 48)
         writer.writeByte(event.kind.rawValue)
         var present: UInt8 = 0
         if event.object != nil { present |= 1 }
