@@ -63,5 +63,5 @@ public struct Characteristic: Hashable, Sendable {
     public var metadata: CharacteristicMetadata { kind.metadata }
 
     /// The catalog name for standard types, else the UUID: for messages.
-    public var displayName: String { StandardCatalog.characteristicType(uuid: type)?.name ?? type }
+    public var displayName: String { kind.displayName }
 }

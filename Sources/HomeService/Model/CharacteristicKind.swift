@@ -17,6 +17,9 @@ public final class CharacteristicKind: Hashable, Sendable {
     public var properties: CharacteristicProperties { contents.properties }
     public var metadata: CharacteristicMetadata { contents.metadata }
 
+    /// The catalog name for standard types, else the UUID: for messages.
+    public var displayName: String { StandardCatalog.characteristicType(uuid: type)?.name ?? type }
+
     init(_ contents: Contents, number: Int32) {
         self.contents = contents
         self.number = number

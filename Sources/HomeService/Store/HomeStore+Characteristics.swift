@@ -21,8 +21,8 @@ extension HomeStore {
         -> CachedReading
     {
         let (characteristic, _) = try characteristic(id, for: account, .readCharacteristic)
-        let accessory = try checkReadable(characteristic)
-        return CachedReading(entry: cache[characteristic.slot], isReachable: accessory.isReachable)
+        let isReachable = try checkReadable(characteristic)
+        return CachedReading(entry: cache[characteristic.slot], isReachable: isReachable)
     }
 
     /// ``readValue(_:as:)`` for a characteristic that a request says is in `homeID`, failing as
@@ -43,8 +43,8 @@ extension HomeStore {
             throw HomeServiceError(.notFound, "no such characteristic \(id)")
         }
         try AccessRules.authorize(.readCharacteristic, role: role, homeName: home.name)
-        let accessory = try checkReadable(characteristic)
-        return CachedReading(entry: cache[characteristic.slot], isReachable: accessory.isReachable)
+        let isReachable = try checkReadable(characteristic)
+        return CachedReading(entry: cache[characteristic.slot], isReachable: isReachable)
     }
 
     /// Checks a read that asks the accessory: the characteristic readable, the accessory available.
@@ -119,7 +119,8 @@ extension HomeStore {
         }
         _ = try reportedAccessory(characteristic.accessory, by: reporter)
         do {
-            try ValueRules.validate(value, against: characteristic.metadata, characteristic: characteristic.displayName)
+            let kind = characteristic.kind
+            try ValueRules.validate(value, against: kind.metadata, characteristic: kind.displayName)
         } catch {
             throw HomeServiceError(.accessorySentInvalidResponse, "accessory reported \(error.message)")
         }
@@ -171,15 +172,15 @@ extension HomeStore {
 
     // MARK: Checks
 
-    /// - Returns: the characteristic's accessory.
+    /// - Returns: whether its accessory is reachable.
     @discardableResult
-    func checkReadable(_ characteristic: Characteristic) throws(HomeServiceError) -> Accessory {
+    func checkReadable(_ characteristic: Characteristic) throws(HomeServiceError) -> Bool {
         guard characteristic.properties.contains(.readable) else {
             throw HomeServiceError(.writeOnlyCharacteristic, "\(characteristic.displayName) is write-only")
         }
         let accessory = accessories[characteristic.accessory]!
         try checkNotBlocked(accessory)
-        return accessory
+        return accessory.isReachable
     }
 
     /// - Parameter forWriteNow: whether the accessory must take the write now (a write), or only some
@@ -196,7 +197,10 @@ extension HomeStore {
             throw HomeServiceError(.readOnlyCharacteristic, "\(characteristic.displayName) is read-only")
         }
         if forWriteNow { try checkAvailable(accessories[characteristic.accessory]!) }
-        try ValueRules.validate(value, against: characteristic.metadata, characteristic: characteristic.displayName)
+        // The message's name is found only for a refusal; capturing the shared kind, not the whole
+        // characteristic, keeps the lazy name from copying the characteristic at every check.
+        let kind = characteristic.kind
+        try ValueRules.validate(value, against: kind.metadata, characteristic: kind.displayName)
     }
 
     func record(_ value: CharacteristicValue, for characteristic: Characteristic, by initiator: Initiator) {

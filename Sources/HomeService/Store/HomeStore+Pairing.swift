@@ -72,7 +72,7 @@ extension HomeStore {
 
     /// The accessory's name, for messages ("" when it is gone).
     public func accessoryName(_ id: AccessoryID) -> String {
-        accessories[id]?.name ?? ""
+        accessories.read(id) { $0.name } ?? ""
     }
 
     /// Marks every accessory unreachable: at start-up, before any accessory has reconnected.

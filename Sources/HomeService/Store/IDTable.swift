@@ -25,6 +25,13 @@ struct IDTable<Kind, Object> {
         objects.reserveCapacity(capacity)
     }
 
+    /// A part of an object, read where it lies (the subscript's getter copies the whole object: an
+    /// accessory's name cost a copy of the accessory).
+    func read<Part, Failure>(_ id: ID<Kind>, _ part: (Object) throws(Failure) -> Part) throws(Failure) -> Part? {
+        guard let position = positions[id] else { return nil }
+        return try objects[Int(position)].map(part)
+    }
+
     /// Reads copy the object; changes through the subscript (`table[id]!.name = …`,
     /// `table[id]?.list.append(…)`) happen in place, and assigning `nil` removes it.
     subscript(id: ID<Kind>) -> Object? {
