@@ -21,6 +21,8 @@ import Wire
         let f: Fixture
         let o: PermissionMatrixTests.Objects
         let limited: LimitedServer
+        /// A home of the owner's that `settle()` renames.
+        let barrier: UUID
         var home: HomeHandle { f.owner.home(o.home.uuid) }
         var lampOn: UUID { o.on.uuid }
         var brightness: UUID { o.brightness.uuid }
@@ -77,6 +79,13 @@ import Wire
 
         private func accessory(_ id: Data) async throws -> Accessory {
             try await home.get().accessories.first { $0.id == id }!
+        }
+
+        /// Waits until what the setup changed on its own (an accessory's reachability) is committed:
+        /// a home's revision counts committed changes, and a mutation is answered only once it and
+        /// everything before it are durable.
+        func settle() async throws {
+            _ = try await f.owner.home(barrier).rename(to: "Barrier \(UUID().uuidString.prefix(8))")
         }
 
         /// The state a refused call must leave as it was.
@@ -156,11 +165,13 @@ import Wire
 
         let fixture = try await Fixture(arguments: ["--accessory-timeout", "2000"])
         let limited = try await LimitedServer()
+        let barrier = try await fixture.owner.addHome(named: "Barrier").id.uuid
         for test in cases {
-            let scene = Scene(f: fixture, o: try await fixture.home(), limited: limited)
+            let scene = Scene(f: fixture, o: try await fixture.home(), limited: limited, barrier: barrier)
             let label = "\(test.method) \(test.code) (\(test.what))"
             do {
                 let call = try await test.setup(scene)
+                try await scene.settle()
                 let before = try await scene.state()
                 await expectFailure(document.status(of: test.code), test.code, label) {
                     do {
