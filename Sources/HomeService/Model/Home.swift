@@ -22,6 +22,12 @@ public struct Home: Hashable, Sendable {
     public internal(set) var revision: UInt64 = 0
     /// Orders homes by creation across restarts.
     let sequence: Int64
+
+    /// Counts one more change; returns its revision.
+    mutating func advanceRevision() -> UInt64 {
+        revision += 1
+        return revision
+    }
 }
 
 /// A room. Its accessories are those whose ``Accessory/room`` names it.

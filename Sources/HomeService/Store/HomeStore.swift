@@ -284,9 +284,9 @@ public final class HomeStore {
     /// ``handle(_:)``). The revision is not written to the home's row: the event table always keeps
     /// each home's latest event, and load takes the revision from it.
     func emit(_ event: ChangeEvent, in homeID: HomeID, by initiator: Initiator) {
-        guard homes[homeID] != nil else { return }
-        homes[homeID]!.revision += 1
-        let revision = homes[homeID]!.revision
+        // Counted in place, in one lookup: reading the home copied it (twice per event, each copy
+        // retaining all its collections).
+        guard let revision = homes[homeID]?.advanceRevision() else { return }
         let time = now
         let change = HomeChange(
             home: homeID,
