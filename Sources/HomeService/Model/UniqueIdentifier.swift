@@ -29,13 +29,11 @@ public struct UniqueIdentifier: Hashable, Comparable, Sendable, CustomStringConv
         // Contiguous bytes (an array, Foundation's Data) are read by index: iterating Data byte by
         // byte through its iterator cost more than the rest of the id's parsing (seen in profiles).
         if let (high, low) = bytes.withContiguousStorageIfAvailable({ buffer -> (UInt64, UInt64) in
-            var high: UInt64 = 0
-            var low: UInt64 = 0
-            for index in 0..<8 {
-                high = high << 8 | UInt64(buffer[index])
-                low = low << 8 | UInt64(buffer[8 + index])
-            }
-            return (high, low)
+            let raw = UnsafeRawBufferPointer(buffer)
+            return (
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
         }) {
             self.init(high: high, low: low)
             return
