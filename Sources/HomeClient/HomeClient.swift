@@ -59,13 +59,19 @@ public actor HomeClient {
         if let idempotencyKey {
             metadata.append(MetadataEntry(key: "idempotency-key", value: Array(idempotencyKey.utf8)))
         }
-        let rpc = try await connection()
-        do {
-            return try await ProtoCall.unary(rpc, method, request, timeout: timeout, metadata: metadata)
-        } catch {
-            // A transport failure (no HomeKit details): the next call reconnects.
-            if error.status == .unavailable && error.homeKitCode == nil { dropConnection(rpc) }
-            throw error
+        var resent = false
+        while true {
+            let rpc = try await connection()
+            do {
+                return try await ProtoCall.unary(rpc, method, request, timeout: timeout, metadata: metadata)
+            } catch {
+                // A transport failure (no HomeKit details): the next call reconnects.
+                if error.status == .unavailable && error.homeKitCode == nil { dropConnection(rpc) }
+                // A connection that had closed before the call (the server restarted, or dropped
+                // it) sent nothing: the call goes once more, on a new one, whatever it is.
+                guard error.wasNotSent, !resent else { throw error }
+                resent = true
+            }
         }
     }
 

@@ -22,11 +22,14 @@ public struct HomeClientError: Error, Sendable, CustomStringConvertible {
     public var itemResults: [Home_V1_ItemResult]
     /// Whether the call had no effect and may be retried as is.
     public var isRetryable: Bool
+    /// The call never left: its connection had already closed.
+    var wasNotSent = false
 
     init(_ error: RPCError) {
         status = error.code
         message = error.message
         isRetryable = error.isRetryable
+        wasNotSent = error == .clientClosed
         itemResults = []
         guard !error.details.isEmpty, let details = try? Home_V1_ErrorDetails(serializedBytes: error.details) else {
             return

@@ -241,5 +241,7 @@ final class LoopSide {
 
 extension RPCError {
     static let cancelledByCaller = RPCError(code: .cancelled, message: "cancelled by the caller")
-    static let clientClosed = RPCError(code: .unavailable, message: "the client is closed")
+    /// The call was not sent: the client's connection had closed (or the client was closed). It had
+    /// no effect, so it may go again on a new connection.
+    public static let clientClosed = RPCError(code: .unavailable, message: "the client is closed", isRetryable: true)
 }

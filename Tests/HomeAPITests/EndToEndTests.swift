@@ -227,6 +227,19 @@ import Wire
         await again.close()
     }
 
+    /// A client whose server restarted finds its connection closed on its next call; nothing was
+    /// sent on it, so the call goes on a new connection instead of failing (reads included, which
+    /// are not retried otherwise).
+    @Test func aClientCarriesOnAfterItsServerRestarts() async throws {
+        let server = try await HomedProcess.launch()
+        let client = server.client()
+        _ = try await client.addHome(named: "Home")
+        try await server.restart()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await client.listHomes().map(\.name) == ["Home"])
+        await client.close()
+    }
+
     static func withoutNotifications(_ accessory: Accessory) -> Accessory {
         var accessory = accessory
         for s in accessory.services.indices {
