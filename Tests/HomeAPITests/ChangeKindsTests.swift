@@ -15,3 +15,15 @@ import Testing
         }
     }
 }
+
+/// The named-characteristic filter answers as a set would, listed or hashed.
+@Suite struct NamedCharacteristicsTests {
+    @Test(arguments: [0, 1, NamedCharacteristics.listedAtMost, NamedCharacteristics.listedAtMost + 1, 40])
+    func membershipMatchesASet(count: Int) {
+        let named = Set((0..<count).map { _ in CharacteristicID.random() })
+        let filter = NamedCharacteristics(named)
+        #expect(filter.isEmpty == named.isEmpty)
+        for id in named { #expect(filter.contains(id)) }
+        for _ in 0..<20 { #expect(!filter.contains(.random())) }
+    }
+}

@@ -22,7 +22,7 @@ final class Subscription {
     /// `nil`: every kind.
     let kinds: ChangeKinds?
     /// Value events for these come whether or not the account enabled notifications on them.
-    let characteristics: Set<CharacteristicID>
+    let characteristics: NamedCharacteristics
     let includeOwnChanges: Bool
 
     /// Set by the hub when the stream opens.
@@ -47,7 +47,7 @@ final class Subscription {
         self.caller = caller
         self.followsEveryHome = followsEveryHome
         self.kinds = kinds
-        self.characteristics = characteristics
+        self.characteristics = NamedCharacteristics(characteristics)
         self.includeOwnChanges = includeOwnChanges
         self.pending = PendingEvents(maxLayoutEvents: maxPendingLayoutEvents)
     }
@@ -74,7 +74,7 @@ final class Subscription {
         case .characteristicValueUpdated:
             guard let raw = change.event.object else { return false }
             let id = CharacteristicID(raw)
-            return (!characteristics.isEmpty && characteristics.contains(id)) || notificationEnabled(id)
+            return characteristics.contains(id) || notificationEnabled(id)
         default:
             return SubscriptionHub.deliverableKinds.contains(kind)
         }
