@@ -331,11 +331,13 @@ public final class HomeStore {
         for key in dirty { changes.append(storeChange(for: key)) }
         var eventHomes: [HomeID] = []
         for change in pendingChanges {
-            guard homes[change.home] != nil else { continue }
+            // By index: the key subscript would copy the home only to see that it is there.
+            guard homes.index(forKey: change.home) != nil else { continue }
             changes.append(.upsert(StoreSchema.event, RowCoding.row(change)))
             if eventHomes.last != change.home { eventHomes.append(change.home) }
         }
-        for homeID in Set(eventHomes) {
+        // A mutation's events are nearly always of one home: a set only when there are more.
+        for homeID in eventHomes.count == 1 ? eventHomes : Array(Set(eventHomes)) {
             // Trim what the log no longer retains, but keep the latest event: it carries the revision.
             guard let log = logs[homeID], log.currentRevision > 0 else { continue }
             let through = min(log.oldestResumableRevision, log.currentRevision - 1)
