@@ -27,9 +27,9 @@ struct IDTable<Kind, Object> {
 
     /// A part of an object, read where it lies (the subscript's getter copies the whole object: an
     /// accessory's name cost a copy of the accessory).
-    func read<Part, Failure>(_ id: ID<Kind>, _ part: (Object) throws(Failure) -> Part) throws(Failure) -> Part? {
+    func read<Part>(_ id: ID<Kind>, _ part: (Object) -> Part) -> Part? {
         guard let position = positions[id] else { return nil }
-        return try objects[Int(position)].map(part)
+        return objects[Int(position)].map(part)
     }
 
     /// Reads copy the object; changes through the subscript (`table[id]!.name = …`,
