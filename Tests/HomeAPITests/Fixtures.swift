@@ -158,3 +158,9 @@ final class Simulators: Sendable {
         await link.close()
     }
 }
+
+extension Date {
+    init(milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

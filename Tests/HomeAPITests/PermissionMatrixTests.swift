@@ -512,9 +512,7 @@ import Wire
 /// docs/API.md names every method with the role the server enforces.
 @Suite struct APIDocumentTests {
     @Test func everyMethodIsDocumentedWithItsRole() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("docs/API.md"), encoding: .utf8)
+        let text = try APIDocument.load().text
         for method in HomeAPI.methods {
             let short = method.name.split(separator: "/").last!
             let row = text.split(separator: "\n").first { $0.hasPrefix("| `\(short)` |") }

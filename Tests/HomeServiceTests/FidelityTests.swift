@@ -544,46 +544,6 @@ import Testing
         )
     }
 
-    /// The API's one-pass cached read (`readValue(_:in:as:)`) answers exactly as checking the object
-    /// in the named home and then reading it: the same value, or the same error.
-    @Test(arguments: StoreKind.allCases)
-    func theOnePassCachedReadAnswersAsCheckingThenReading(kind: StoreKind) throws {
-        let f = try RulesFixture(kind)
-        let cabin = try f.store.addHome(named: "Cabin", as: f.owner)
-        let stranger = try f.harness.account("Sam")
-        let guest = try f.harness.account("Gil")
-        try f.store.addUser(guest, to: f.home.id, role: .guest, as: f.owner)
-        try f.store.setBlocked(f.bridge.id, true)
-        let brightness = f.characteristic(Accessories.brightness, on: f.lamp)
-        let cases: [(CharacteristicID, HomeID, AccountID)] = [
-            (brightness, f.home.id, f.owner),
-            (brightness, f.home.id, guest),
-            (brightness, cabin.id, f.owner),  // 11
-            (brightness, f.home.id, stranger),  // 2
-            (brightness, cabin.id, stranger),  // 2
-            (brightness, HomeID(.random()), f.owner),  // 2
-            (CharacteristicID(.random()), f.home.id, f.owner),  // 2
-            (f.characteristic(Accessories.identify, on: f.custom), f.home.id, f.owner),  // 6
-            (f.characteristic(Accessories.on, on: f.porch), f.home.id, f.owner),  // 61
-        ]
-        var codes: [HomeKitErrorCode?] = []
-        for (id, home, account) in cases {
-            let twoPass = Result { () throws(HomeServiceError) in
-                try f.store.checkObject(id.raw, isIn: home, as: account)
-                return try f.store.readValue(id, as: account)
-            }
-            let onePass = Result { () throws(HomeServiceError) in try f.store.readValue(id, in: home, as: account) }
-            #expect(onePass == twoPass)
-            codes.append(onePass.failure?.code)
-        }
-        #expect(
-            codes == [
-                nil, nil, .objectAssociatedToAnotherHome, .notFound, .notFound, .notFound, .notFound,
-                .writeOnlyCharacteristic, .accessoryIsBlocked,
-            ]
-        )
-    }
-
     @Test(arguments: StoreKind.allCases)
     func cachedReadsOfAnUnreachableAccessoryAnswerWithTheLastValue(kind: StoreKind) throws {
         let f = try RulesFixture(kind)
@@ -595,11 +555,5 @@ import Testing
         #expect(codeThrown { try f.store.writeValue(brightness, .int(80), as: f.owner) } == .accessoryNotReachable)
         try f.store.setReachable(f.lamp.id, true)
         #expect(try f.store.readValue(brightness, as: f.owner).isReachable)
-    }
-}
-
-extension Result {
-    var failure: Failure? {
-        if case .failure(let error) = self { error } else { nil }
     }
 }
