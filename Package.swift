@@ -179,7 +179,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HomeProtoTests",
-            dependencies: ["HomeProto", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: ["HomeProto", "RPCServices", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: strictSettings
         ),
     ]

@@ -211,7 +211,7 @@ public final class HomeAPI {
         var hasher = SHA256()
         hasher.update(data: Array(method.utf8))
         hasher.update(data: [0])
-        hasher.update(data: (try? request.serializedBytes() as [UInt8]) ?? [])
+        hasher.update(data: (try? request.encodedBytes()) ?? [])
         return Array(hasher.finalize())
     }
 }
@@ -228,7 +228,7 @@ struct Outcome {
     init<Response: SwiftProtobuf.Message>(_ result: Result<Response, APIFailure>) {
         switch result {
         case .success(let response):
-            if let bytes: [UInt8] = try? response.serializedBytes() {
+            if let bytes = try? response.encodedBytes() {
                 kind = .success(bytes)
             } else {
                 kind = .failure(CallStatus(code: .internal, message: "cannot encode \(Response.protoMessageName)"))
@@ -253,7 +253,7 @@ struct Outcome {
             message.statusMessage = status.message
             message.details = Data(status.details)
         }
-        return (try? message.serializedBytes()) ?? []
+        return (try? message.encodedBytes()) ?? []
     }
 
     init(stored bytes: [UInt8]) {

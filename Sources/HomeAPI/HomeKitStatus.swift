@@ -1,6 +1,7 @@
 import Foundation
 public import HomeProto
 public import HomeService
+import RPCServices
 import SwiftProtobuf
 public import Wire
 
@@ -98,7 +99,7 @@ public enum HomeKitStatus {
         if let object { details.objectID = Data(object.bytes) }
         details.field = field
         details.itemResults = items
-        let bytes: [UInt8] = (try? details.serializedBytes()) ?? []
+        let bytes = (try? details.encodedBytes()) ?? []
         return CallStatus(code: statusCode(for: error.code), message: error.message, details: bytes)
     }
 }

@@ -44,7 +44,7 @@ extension ServerCall {
     /// Answers a unary call with a protobuf message and status OK.
     public func respond(with response: some SwiftProtobuf.Message) {
         do {
-            respond(try response.serializedBytes())
+            respond(try response.encodedBytes())
         } catch {
             fail(CallStatus(code: .internal, message: "cannot encode \(type(of: response).protoMessageName): \(error)"))
         }

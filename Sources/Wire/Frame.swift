@@ -93,6 +93,7 @@ public struct CallStatus: Hashable, Sendable {
     /// ``maxServerMessageBytes`` and to what fits, and the details dropped if they cannot fit.
     public func fitted(toFrameSize maxFrameSize: Int) -> CallStatus {
         // Code (2 bytes) and message length (2 bytes) come before the message and the details.
+        if message.isEmpty && details.isEmpty { return self }
         var fitted = self
         if 4 + details.count > maxFrameSize { fitted.details = [] }
         let room = min(Self.maxServerMessageBytes, maxFrameSize - 4 - fitted.details.count)

@@ -21,6 +21,8 @@ public struct FrameDecoder: Sendable {
     private var buffer: [UInt8] = []
     private var readIndex = 0
     private var state: State
+    /// The method of the last CALL_START, returned again while the peer keeps calling it.
+    private var lastMethod = ""
 
     private enum State: Sendable {
         /// Waiting for the 8-byte preface; goes to `frames` or `failed`.
@@ -129,7 +131,7 @@ public struct FrameDecoder: Sendable {
         )
     }
 
-    private func decodePayload(of header: FrameHeader, range: Range<Int>) throws(WireError) -> Frame {
+    private mutating func decodePayload(of header: FrameHeader, range: Range<Int>) throws(WireError) -> Frame {
         var reader = PayloadReader(bytes: buffer, range: range, type: header.type)
         let streamID = header.streamID
         switch header.type {
@@ -186,8 +188,9 @@ public struct FrameDecoder: Sendable {
         return Settings(entries)
     }
 
-    private func decodeCallStart(_ reader: inout PayloadReader) throws(WireError) -> CallStart {
-        let method = try reader.readString(Int(try reader.readUInt16()))
+    private mutating func decodeCallStart(_ reader: inout PayloadReader) throws(WireError) -> CallStart {
+        let method = try reader.readString(Int(try reader.readUInt16()), likely: lastMethod)
+        lastMethod = method
         let timeout = try reader.readUInt32()
         let count = Int(try reader.readUInt16())
         var metadata: [MetadataEntry] = []

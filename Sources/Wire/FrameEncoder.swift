@@ -26,14 +26,7 @@ public enum FrameEncoder {
         case .message(let streamID, let bytes, let endStream):
             encodeMessage(streamID: streamID, payload: bytes, endStream: endStream, into: &buffer)
         case .callEnd(let streamID, let status):
-            writeFrame(.callEnd, flags: status.isRetryable ? .retryable : [], streamID: streamID, into: &buffer) {
-                payload in
-                payload.writeUInt16(status.code.rawValue)
-                let message = clippedUTF8(status.message)
-                payload.writeUInt16(UInt16(message.count))
-                payload.append(contentsOf: message)
-                payload.append(contentsOf: status.details)
-            }
+            encodeCallEnd(streamID: streamID, status: status, into: &buffer)
         case .cancel(let streamID):
             writeFrame(.cancel, streamID: streamID, into: &buffer) { _ in }
         case .credit(let streamID, let increment):
@@ -68,6 +61,24 @@ public enum FrameEncoder {
         )
         header.write(to: &buffer)
         buffer.append(contentsOf: payload)
+    }
+
+    /// Appends a CALL_END frame without building a ``Frame`` first (every call ends with one).
+    public static func encodeCallEnd(streamID: StreamID, status: CallStatus, into buffer: inout [UInt8]) {
+        // The usual status (OK, no message, no details) skips building the message's bytes.
+        let message = status.message.isEmpty ? [] : clippedUTF8(status.message)
+        let header = FrameHeader(
+            payloadLength: UInt32(4 + message.count + status.details.count),
+            type: .callEnd,
+            flags: status.isRetryable ? .retryable : [],
+            streamID: streamID
+        )
+        header.write(to: &buffer)
+        // Code and message length, big-endian, in one append.
+        let codeAndLength = UInt32(status.code.rawValue) << 16 | UInt32(message.count)
+        withUnsafeBytes(of: codeAndLength.bigEndian) { buffer.append(contentsOf: $0) }
+        if !message.isEmpty { buffer.append(contentsOf: message) }
+        if !status.details.isEmpty { buffer.append(contentsOf: status.details) }
     }
 
     /// Appends a frame whose payload `body` writes, then fills in the header's length.

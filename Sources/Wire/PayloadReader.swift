@@ -63,6 +63,44 @@ struct PayloadReader {
         return string
     }
 
+    /// Reads a string that is usually `likely` (a method name, sent again call after call): when the
+    /// bytes match, `likely` comes back instead of a new string, which saves an allocation and a
+    /// UTF-8 check per call.
+    mutating func readString(_ count: Int, likely: String) throws(WireError) -> String {
+        guard likely.utf8.count == count else { return try readString(count) }
+        let start = try take(count)
+        let matches = likely.utf8.withContiguousStorageIfAvailable { known in
+            bytes.withUnsafeBytes { received in
+                Self.equal(
+                    UnsafeRawBufferPointer(known),
+                    UnsafeRawBufferPointer(rebasing: received[start..<start + count])
+                )
+            }
+        }
+        if matches == true { return likely }
+        index = start
+        return try readString(count)
+    }
+
+    /// Compares two buffers of equal length a word at a time (a byte loop cost 15 instructions a
+    /// byte under callgrind).
+    private static func equal(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
+        let wordLength = MemoryLayout<UInt64>.size
+        var offset = 0
+        while offset + wordLength <= first.count {
+            guard
+                first.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == second.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset += wordLength
+        }
+        while offset < first.count {
+            guard first[offset] == second[offset] else { return false }
+            offset += 1
+        }
+        return true
+    }
+
     mutating func readRestAsString() throws(WireError) -> String {
         try readString(remaining)
     }

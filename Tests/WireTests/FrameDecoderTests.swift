@@ -40,7 +40,8 @@ import Wire
     @Test func repeatedAndSimilarMethodNamesDecodeAsThemselves() throws {
         let names = [
             "home.v1.Health/Check", "home.v1.Health/Check", "home.v1.Health/Chock", "home.v1.Health/Check",
-            "home.v1.Health/CheckX", "home.v1.Health/Check", "é.v1.Health/Check", "é.v1.Health/Check",
+            "home.v1.Health/CheckX", "home.v1.Health/Check", "home.v2.Health/Check", "é.v1.Health/Check",
+            "é.v1.Health/Check",
         ]
         let frames = names.enumerated().map { index, name in
             Frame.callStart(

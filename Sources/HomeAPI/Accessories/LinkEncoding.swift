@@ -1,5 +1,6 @@
 import HomeProto
 import HomeService
+import RPCServices
 import SwiftProtobuf
 
 /// The accessory face's messages built from the model.
@@ -61,10 +62,10 @@ enum LinkEncoding {
     }
 
     static func bytes(_ message: Home_V1_LinkMessage) -> [UInt8] {
-        (try? message.serializedBytes()) ?? []
+        (try? message.encodedBytes()) ?? []
     }
 
     static func bytes(_ message: Home_V1_BrowseEvent) -> [UInt8] {
-        (try? message.serializedBytes()) ?? []
+        (try? message.encodedBytes()) ?? []
     }
 }

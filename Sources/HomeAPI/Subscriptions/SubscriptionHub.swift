@@ -2,6 +2,7 @@ import Foundation
 import HomeProto
 import HomeService
 import RPCServer
+import RPCServices
 import SwiftProtobuf
 import Wire
 
@@ -167,7 +168,7 @@ final class SubscriptionHub {
             event.initiator = HomeAPI.initiator(initiator)
             event.homeAdded = .with { $0.home = state }
         }
-        return (try? event.serializedBytes()) ?? []
+        return (try? event.encodedBytes()) ?? []
     }
 
     // MARK: Delivering
@@ -272,7 +273,7 @@ final class SubscriptionHub {
         if shared, let last = lastSharedValue, last.home == change.home, last.revision == change.revision {
             return last.bytes
         }
-        let bytes: [UInt8] = (try? api.eventMessage(change, skipped: skipped, for: caller).serializedBytes()) ?? []
+        let bytes = (try? api.eventMessage(change, skipped: skipped, for: caller).encodedBytes()) ?? []
         if shared { lastSharedValue = (change.home, change.revision, bytes) }
         return bytes
     }

@@ -28,6 +28,9 @@ final class ServerConnection: ConnectionDelegate {
     /// timer (``limitWaitForRequests(now:)``).
     private var awaitingRequest: [StreamID] = []
     private var principal: (any Principal)?
+    /// The last method looked up, by the name the client sent (the decoder hands back the same
+    /// string while the name repeats, so the comparison is of two references).
+    private var lastMethodName = ""
     private var lastMethod: MethodRegistry.Method?
     /// When the read in progress was taken up: the start of every call it carries, so a read of
     /// many calls costs one clock read for their starts.
@@ -198,7 +201,8 @@ final class ServerConnection: ConnectionDelegate {
     /// Clients tend to call one method many times in a row: comparing the name with the last one is
     /// cheaper than hashing it.
     private func lookUpMethod(named name: String) -> MethodRegistry.Method? {
-        if let last = lastMethod, last.name == name { return last }
+        if name == lastMethodName { return lastMethod }
+        lastMethodName = name
         lastMethod = server.registry.method(named: name)
         return lastMethod
     }
@@ -284,7 +288,11 @@ final class ServerConnection: ConnectionDelegate {
     /// Every CALL_END goes through here: it must fit the peer's frame limit, and its message may
     /// quote client input.
     private func encodeCallEnd(_ streamID: StreamID, _ status: CallStatus) {
-        FrameEncoder.encode(.callEnd(streamID, status.fitted(toFrameSize: peerMaxFrameSize)), into: &outbound)
+        FrameEncoder.encodeCallEnd(
+            streamID: streamID,
+            status: status.fitted(toFrameSize: peerMaxFrameSize),
+            into: &outbound
+        )
     }
 
     /// Runs `body` and writes everything it produced in one write at the end.

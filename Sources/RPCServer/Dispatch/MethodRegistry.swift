@@ -12,12 +12,20 @@ public struct MethodRegistry {
         case serverStreaming
     }
 
-    struct Method {
-        var name: String
+    /// A class: a call's lookup copies one reference instead of a name and a closure.
+    final class Method {
+        let name: String
         /// Position in registration order; metrics are kept in an array by it.
-        var index: Int
-        var kind: Kind
-        var handler: CallHandler
+        let index: Int
+        let kind: Kind
+        let handler: CallHandler
+
+        init(name: String, index: Int, kind: Kind, handler: @escaping CallHandler) {
+            self.name = name
+            self.index = index
+            self.kind = kind
+            self.handler = handler
+        }
     }
 
     private(set) var methods: [String: Method] = [:]
