@@ -85,12 +85,16 @@ public struct APIMethod: Sendable {
     /// it, and the answer comes when the accessory's does (or at once when nothing need be asked).
     /// A forwarded change is answered once durable; it sets a value, so a retry is harmless and an
     /// idempotency key is not needed (it is accepted and not recorded).
+    ///
+    /// `shortcut`, if given, sees the request's bytes first and may answer the call itself (it
+    /// returns whether it did): for a common request shape read without the generated decoder.
     static func forwarded<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
         role: RequiredRole,
         isMutation: Bool,
+        shortcut: (@Sendable (HomeAPI, ServerCall, [UInt8]) -> Bool)? = nil,
         _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
     ) -> APIMethod {
         APIMethod(
@@ -101,7 +105,11 @@ public struct APIMethod: Sendable {
             isMutation: isMutation,
             isStreaming: false
         ) { api, registry in
-            registry.registerUnary(name, request: Request.self) { call, request in
+            registry.registerUnary(
+                name,
+                request: Request.self,
+                shortcut: shortcut.map { shortcut in { call, bytes in shortcut(api, call, bytes) } }
+            ) { call, request in
                 api.answerLater(call, request, body)
             }
         }

@@ -194,7 +194,7 @@ public final class HomeAPI {
 
     /// The authenticated caller, or `nil` after failing the call (no principal, or a revoked token).
     private func caller(of call: ServerCall) -> Caller? {
-        guard let principal = call.principal as? UserPrincipal, store.isTokenLive(principal.token) else {
+        guard let principal = call.principal as? UserPrincipal, principal.hasLiveToken(in: store) else {
             call.fail(
                 CallStatus(code: .unauthenticated, message: "the token this connection authenticated with is not valid")
             )

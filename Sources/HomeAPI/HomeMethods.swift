@@ -440,7 +440,8 @@ enum HomeMethods {
             Home_V1_ReadCharacteristicRequest.self,
             Home_V1_ReadCharacteristicResponse.self,
             role: .member,
-            isMutation: false
+            isMutation: false,
+            shortcut: CachedReadRequest.shortcut
         ) {
             api,
             call,
@@ -449,14 +450,7 @@ enum HomeMethods {
             let home = try api.homeID(request.homeID)
             guard request.fresh else {
                 let id: CharacteristicID = try ProtoDecoding.id(request.characteristicID, "characteristic_id")
-                do throws(HomeServiceError) {
-                    let reading = try api.store.readValue(id, in: home, as: caller.account)
-                    call.respond(with: readResponse(reading))
-                } catch {
-                    // The lookup's failures name the field, as for every object a request names.
-                    let lookup = error.code == .notFound || error.code == .objectAssociatedToAnotherHome
-                    throw APIFailure(error, object: id.raw, field: lookup ? "characteristic_id" : "")
-                }
+                try CachedReadRequest.answer(api, call, id, in: home, caller)
                 return
             }
             let id: CharacteristicID = try api.object(request.characteristicID, "characteristic_id", in: home, caller)

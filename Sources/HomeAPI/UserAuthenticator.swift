@@ -1,5 +1,6 @@
 public import HomeService
 public import RPCServer
+import Synchronization
 
 /// A connection authenticated as a user account, through one of its tokens.
 public final class UserPrincipal: Principal {
@@ -8,6 +9,10 @@ public final class UserPrincipal: Principal {
     public let token: AccessTokenID
     /// Identifies the connection in change events (its own changes can be told apart).
     public let session: SessionID
+    /// The store's token-table version when the token was last found live (see
+    /// ``HomeService/HomeStore/isTokenLive(_:checkedVersion:)``). Only the loop thread uses it; an
+    /// atomic because a principal is `Sendable` (a relaxed access is a plain load or store).
+    private let tokenCheckedVersion = Atomic<UInt64>(.max)
 
     init(account: AccountID, token: AccessTokenID, session: SessionID) {
         self.account = account
@@ -16,6 +21,14 @@ public final class UserPrincipal: Principal {
     }
 
     public var displayName: String { "account \(account)" }
+
+    /// Whether the token this connection authenticated with is still live.
+    func hasLiveToken(in store: HomeStore) -> Bool {
+        var version = tokenCheckedVersion.load(ordering: .relaxed)
+        guard store.isTokenLive(token, checkedVersion: &version) else { return false }
+        tokenCheckedVersion.store(version, ordering: .relaxed)
+        return true
+    }
 }
 
 /// Resolves bearer tokens through the store (hashed lookup, constant-time digest comparison).

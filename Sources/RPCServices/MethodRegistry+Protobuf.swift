@@ -6,12 +6,23 @@ extension MethodRegistry {
     /// Registers a unary method with protobuf request and response types: an undecodable request
     /// fails with INVALID_ARGUMENT before `handler` runs.
     /// The handler answers with ``RPCServer/ServerCall/respond(with:)``, now or later.
+    ///
+    /// `shortcut`, if given, sees the request's bytes before they are decoded and returns whether
+    /// it answered the call itself (a common request shape read without the generated decoder).
     public mutating func registerUnary<Request: SwiftProtobuf.Message>(
         _ name: String,
         request: Request.Type,
+        shortcut: ((ServerCall, [UInt8]) -> Bool)? = nil,
         handler: @escaping (ServerCall, Request) -> Void
     ) {
-        register(name, kind: .unary, handler: Self.decoding(Request.self, handler))
+        let decoding = Self.decoding(Request.self, handler)
+        guard let shortcut else {
+            register(name, kind: .unary, handler: decoding)
+            return
+        }
+        register(name, kind: .unary) { call, bytes in
+            if !shortcut(call, bytes) { decoding(call, bytes) }
+        }
     }
 
     /// Registers a server-streaming method with a protobuf request type: an undecodable request

@@ -79,6 +79,16 @@ extension HomeStore {
         tokens[id] != nil
     }
 
+    /// Whether a token is still live, looked up only if the token table changed since
+    /// `checkedVersion`, which a live answer updates: a connection checks its token on every call,
+    /// and revocations are rare.
+    public func isTokenLive(_ id: AccessTokenID, checkedVersion: inout UInt64) -> Bool {
+        if checkedVersion == tokenTableVersion { return true }
+        guard tokens[id] != nil else { return false }
+        checkedVersion = tokenTableVersion
+        return true
+    }
+
     /// Tokens of `account` (never their text).
     public func tokens(of account: AccountID, by caller: AccountID) throws(HomeServiceError) -> [AccessToken] {
         try requireSelfOrOwner(account, caller, "list tokens")

@@ -6,6 +6,11 @@ extension HomeStore {
         /// When `false`, the value is the last one known; a fresh read would fail with 4 (or 88).
         public let isReachable: Bool
 
+        public init(entry: CharacteristicCache.Entry, isReachable: Bool) {
+            self.entry = entry
+            self.isReachable = isReachable
+        }
+
         public var value: CharacteristicValue? { entry.value }
         public var updatedAt: Int64 { entry.updatedAt }
     }

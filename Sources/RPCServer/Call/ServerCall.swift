@@ -14,10 +14,12 @@ public final class ServerCall {
     /// The connection the call came on, unique while the server runs: handlers that bind state to
     /// a connection (an accessory's link) compare it.
     public let connectionID: Int
-    public let method: String
+    /// The registered method: one reference for its name, kind, metrics index and handler.
+    let registered: MethodRegistry.Method
+    public var method: String { registered.name }
     /// The method's position in the registry, for metrics.
-    let methodIndex: Int
-    public let kind: MethodRegistry.Kind
+    var methodIndex: Int { registered.index }
+    public var kind: MethodRegistry.Kind { registered.kind }
     public let metadata: [MetadataEntry]
     /// Who the connection authenticated as; `nil` when the server requires no authentication.
     public let principal: (any Principal)?
@@ -37,14 +39,12 @@ public final class ServerCall {
     var connection: ServerConnection?
     /// ``EventLoop/monotonicNanoseconds`` when the read carrying its CALL_START was taken up.
     let startedAt: UInt64
-    /// The method's handler until the request arrives; `nil` afterwards.
-    var handler: CallHandler?
+    /// Whether the request message has yet to arrive (the handler runs once, when it does).
+    var isAwaitingRequest = true
 
     init(
         streamID: StreamID,
-        method: String,
-        methodIndex: Int,
-        kind: MethodRegistry.Kind,
+        method: MethodRegistry.Method,
         metadata: [MetadataEntry],
         principal: (any Principal)?,
         deadline: UInt64?,
@@ -54,9 +54,7 @@ public final class ServerCall {
     ) {
         self.streamID = streamID
         self.connectionID = connection.id
-        self.method = method
-        self.methodIndex = methodIndex
-        self.kind = kind
+        self.registered = method
         self.metadata = metadata
         self.principal = principal
         self.deadline = deadline

@@ -167,9 +167,7 @@ final class ServerConnection: ConnectionDelegate {
         let deadline = start.timeoutMilliseconds == 0 ? nil : now + UInt64(start.timeoutMilliseconds)
         let call = ServerCall(
             streamID: streamID,
-            method: method.name,
-            methodIndex: method.index,
-            kind: method.kind,
+            method: method,
             metadata: start.metadata,
             principal: principal,
             deadline: deadline,
@@ -177,7 +175,6 @@ final class ServerConnection: ConnectionDelegate {
             startedAt: readStartedAt,
             connection: self
         )
-        call.handler = method.handler
         calls.insert(call, for: streamID)
         awaitingRequest.append(streamID)
     }
@@ -187,7 +184,7 @@ final class ServerConnection: ConnectionDelegate {
     private func limitWaitForRequests(now: UInt64) {
         let limit = now + server.configuration.requestTimeoutMilliseconds
         for streamID in awaitingRequest {
-            guard let call = calls[streamID], call.handler != nil, !call.hasEnded else { continue }
+            guard let call = calls[streamID], call.isAwaitingRequest, !call.hasEnded else { continue }
             let expiry = min(call.deadline ?? limit, limit)
             let message =
                 expiry == call.deadline
@@ -209,19 +206,19 @@ final class ServerConnection: ConnectionDelegate {
 
     private func deliver(_ payload: [UInt8], endStream: Bool, to streamID: StreamID) {
         guard let call = calls[streamID] else { return }
-        // The handler runs once, on the one request message; it is cleared so a second message fails.
-        guard let handler = call.handler else {
+        // The handler runs once, on the one request message; a second message fails.
+        guard call.isAwaitingRequest else {
             call.fail(CallStatus(code: .invalidArgument, message: "the request must be exactly one message"))
             return
         }
-        call.handler = nil
+        call.isAwaitingRequest = false
         guard endStream else {
             call.fail(CallStatus(code: .invalidArgument, message: "the request message must carry END_STREAM"))
             return
         }
         // A timer that waited for the request is done; the deadline (if any) takes over.
         if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: streamID)?.close() }
-        handler(call, payload)
+        call.registered.handler(call, payload)
         if !call.hasEnded, let deadline = call.deadline {
             startTimer(for: call, at: deadline, message: "deadline exceeded")
         }
