@@ -33,7 +33,12 @@ final class AccessoryLinks {
         func send(_ kind: Home_V1_LinkMessage.OneOf_Kind) -> Bool {
             var message = Home_V1_LinkMessage()
             message.kind = kind
-            return stream.send(LinkEncoding.bytes(message))
+            return send(encoded: LinkEncoding.bytes(message))
+        }
+
+        /// Sends a `home.v1.LinkMessage` already encoded.
+        func send(encoded message: [UInt8]) -> Bool {
+            stream.send(message)
         }
     }
 
@@ -335,23 +340,7 @@ final class AccessoryLinks {
             return
         }
         var expectsValue = false
-        var command = Home_V1_Command()
-        command.accessoryID = ProtoEncoding.data(accessory)
-        command.timeoutMs = UInt32(clamping: due - now)
-        switch action {
-        case .write(let characteristic, let value):
-            var write = Home_V1_WriteCommand()
-            write.characteristicID = ProtoEncoding.data(characteristic)
-            write.value = ProtoEncoding.value(value)
-            command.action = .write(write)
-        case .read(let characteristic):
-            var read = Home_V1_ReadCommand()
-            read.characteristicID = ProtoEncoding.data(characteristic)
-            command.action = .read(read)
-            expectsValue = true
-        case .identify:
-            command.action = .identify(Home_V1_IdentifyCommand())
-        }
+        if case .read = action { expectsValue = true }
         let id = commands.add(
             ForwardedCommands.Pending(
                 link: ObjectIdentifier(link),
@@ -362,8 +351,8 @@ final class AccessoryLinks {
                 completion: completion
             )
         )
-        command.commandID = id
-        if !link.send(.command(command)) {
+        let command = LinkEncoding.command(id, for: accessory, action, timeoutMilliseconds: UInt32(clamping: due - now))
+        if !link.send(encoded: command) {
             _ = commands.take(id, answeredOn: link.connectionID)
             completion(
                 .failure(HomeServiceError(.accessoryIsBusy, "accessory \"\(name)\" is not reading its commands"))
