@@ -217,6 +217,11 @@ public final class HomeStore {
     /// The batch the changes not yet submitted will go in: the writer numbers batches in order.
     var nextBatch: UInt64 { lastSubmitted + 1 }
 
+    /// The room the buffers that carry changes to the writer and to their logs hold (for tests).
+    var changeBufferCapacities: [Int] {
+        [dirty.capacity, dirtySet.capacity, pendingChanges.capacity, unpublished.capacity, waiting.capacity]
+    }
+
     private var hasUnsubmittedChanges: Bool { !dirty.isEmpty || !pendingChanges.isEmpty }
 
     /// Calls `callback` once every change made so far is committed, with `nil`, or with the failure
@@ -354,9 +359,9 @@ public final class HomeStore {
         // Tickets and idempotency records name the batch before it is submitted.
         precondition(lastSubmitted == expected, "the store is the writer's only submitter")
         for change in pendingChanges { unpublished.append((lastSubmitted, change)) }
-        dirty.removeAll(keepingCapacity: true)
-        dirtySet.removeAll(keepingCapacity: true)
-        pendingChanges.removeAll(keepingCapacity: true)
+        dirty.removeAllKeepingModestCapacity()
+        dirtySet.removeAllKeepingModestCapacity()
+        pendingChanges.removeAllKeepingModestCapacity()
     }
 
     private func storeChange(for key: RecordKey) -> StoreChange {

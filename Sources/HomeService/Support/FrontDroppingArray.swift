@@ -1,7 +1,8 @@
 /// An array that grows at the back and drops from the front, for queues and retention windows
 /// (pending callbacks, a home's change log, stored event rows). Dropped elements are skipped by an
 /// index and compacted away once they are the larger half, so dropping costs O(1) amortised, where
-/// `Array.removeFirst` shifts everything each time.
+/// `Array.removeFirst` shifts everything each time. Storage that a burst grew (a start-up that marks
+/// 100,000 accessories unreachable queues 100,000 changes) is given back once the burst is dropped.
 struct FrontDroppingArray<Element> {
     private var storage: [Element] = []
     private var head = 0
@@ -13,6 +14,8 @@ struct FrontDroppingArray<Element> {
     var count: Int { storage.count - head }
     var isEmpty: Bool { head == storage.count }
     var first: Element? { isEmpty ? nil : storage[head] }
+    /// Elements the storage has room for without growing.
+    var capacity: Int { storage.capacity }
 
     mutating func append(_ element: Element) {
         storage.append(element)
@@ -25,7 +28,11 @@ struct FrontDroppingArray<Element> {
         while head < storage.count, predicate(storage[head]) { head += 1 }
         let removed = storage[start..<head]
         if head > 0 && head >= storage.count / 2 {
-            storage.removeFirst(head)
+            if storage.capacity > retainedCapacity(for: count) {
+                storage = Array(storage[head...])
+            } else {
+                storage.removeFirst(head)
+            }
             head = 0
         }
         return removed

@@ -1,0 +1,70 @@
+import Testing
+
+@testable import HomeService
+
+/// Buffers reused mutation after mutation keep a steady state's room, but not a burst's.
+@Suite struct RetainedCapacityTests {
+    @Test func aQueueGivesBackTheRoomOfABurstOnceItIsDropped() {
+        var queue = FrontDroppingArray<Int>()
+        for value in 0..<100_000 { queue.append(value) }
+        queue.removeFirst { $0 < 99_990 }
+        #expect(Array(queue.elements) == Array(99_990..<100_000))
+        #expect(queue.capacity <= retainedBufferCapacity)
+        queue.removeFirst(10)
+        #expect(queue.isEmpty)
+        #expect(queue.capacity <= retainedBufferCapacity)
+    }
+
+    @Test func aQueueInItsSteadyStateKeepsItsRoom() {
+        var queue = FrontDroppingArray<Int>()
+        for value in 0..<1_000 { queue.append(value) }
+        let capacity = queue.capacity
+        queue.removeFirst(1_000)
+        #expect(queue.capacity == capacity)
+        for value in 0..<1_000 { queue.append(value) }
+        #expect(queue.capacity == capacity)
+        #expect(Array(queue.elements) == Array(0..<1_000))
+    }
+
+    @Test func anArrayKeepsOnlyModestRoomWhenEmptied() {
+        var small = Array(0..<100)
+        let smallCapacity = small.capacity
+        small.removeAllKeepingModestCapacity()
+        #expect(small.isEmpty && small.capacity == smallCapacity)
+
+        var burst = Array(0..<100_000)
+        burst.removeAllKeepingModestCapacity()
+        #expect(burst.isEmpty && burst.capacity == 0)
+    }
+
+    @Test func aSetKeepsOnlyModestRoomWhenEmptied() {
+        var small = Set(0..<100)
+        let smallCapacity = small.capacity
+        small.removeAllKeepingModestCapacity()
+        #expect(small.isEmpty && small.capacity == smallCapacity)
+
+        var burst = Set(0..<100_000)
+        burst.removeAllKeepingModestCapacity()
+        #expect(burst.isEmpty && burst.capacity == 0)
+    }
+
+    /// A start-up reset on a large store queues one change per accessory in one mutation; once it
+    /// is committed, the store's change buffers are back to a steady state's size.
+    @Test func aCommittedBurstLeavesTheStoresBuffersSmall() throws {
+        var limits = ObjectLimits()
+        limits.roomsPerHome = 3 * retainedBufferCapacity
+        let harness = try StoreHarness(.memory, limits: limits)
+        let store = harness.store
+        let home = try store.addHome(named: "Burst", as: harness.owner)
+        let (result, _) = store.write { () throws(HomeServiceError) in
+            for index in 0..<(2 * retainedBufferCapacity) {
+                _ = try store.addRoom(named: "Room \(index)", to: home.id, as: harness.owner)
+            }
+        }
+        try result.get()
+        #expect(store.waitForCommits() == nil)
+        #expect(try store.home(home.id, as: harness.owner).rooms.count == 2 * retainedBufferCapacity)
+        let capacities = store.changeBufferCapacities
+        #expect(capacities.allSatisfy { $0 <= retainedBufferCapacity }, "\(capacities)")
+    }
+}
