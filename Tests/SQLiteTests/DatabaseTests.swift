@@ -44,6 +44,33 @@ private struct Abort: Error {}
         }
     }
 
+    /// The typed readers agree with the column's value and refuse every other storage class.
+    @Test(arguments: Backend.allCases)
+    func aRowReadsTextBlobsAndIdsInPlace(backend: Backend) throws {
+        try withDatabase(backend) { database in
+            try database.execute("CREATE TABLE sample (a, b, c, d, e, f)")
+            let id: [UInt8] = [
+                0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xFE, 0xDC, 0xBA, 0x98, 0x76, 0x54, 0x32, 0x10,
+            ]
+            try database.prepare("INSERT INTO sample VALUES (?, ?, ?, ?, ?, ?)").run([
+                .blob(id), .text("卧室 🏠"), .blob(Array(id.prefix(15))), .integer(7), .null, .blob([]),
+            ])
+            var rows = 0
+            try database.prepare("SELECT a, b, c, d, e, f FROM sample").forEachRow { row in
+                rows += 1
+                #expect(row.words128(0)! == (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210))
+                #expect(row.blob(0) == id)
+                #expect(row.text(1) == "卧室 🏠")
+                #expect(row.blob(2) == Array(id.prefix(15)))
+                #expect(row.blob(5) == [])
+                for column in 1...5 { #expect(row.words128(column) == nil, "column \(column)") }
+                for column in [0, 2, 3, 4, 5] { #expect(row.text(column) == nil, "column \(column)") }
+                for column in [1, 3, 4] { #expect(row.blob(column) == nil, "column \(column)") }
+            }
+            #expect(rows == 1)
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func preparedStatementIsReusedWithNewParameters(backend: Backend) throws {
         try withDatabase(backend) { database in

@@ -479,16 +479,19 @@ extension SQLValue {
 private struct RowReader {
     private let row: any StoredRow
     private let table: StoreTable
+    /// The row's width, asked once: each column's bounds check asked the existential again.
+    private let count: Int
     private var column = 0
 
     init(_ row: any StoredRow, _ table: StoreTable) {
         self.row = row
         self.table = table
+        count = row.count
     }
 
     /// The next column's index.
     private mutating func next() throws(StoreError) -> Int {
-        guard column < row.count else { throw .corrupt("\(table.name) row has \(row.count) columns") }
+        guard column < count else { throw .corrupt("\(table.name) row has \(count) columns") }
         defer { column += 1 }
         return column
     }
@@ -502,14 +505,13 @@ private struct RowReader {
         return id
     }
 
+    /// Each optional reader asks for its own storage class first, and only when that fails whether
+    /// the column is NULL: most columns hold a value, so most reads are one call.
     mutating func optionalID<Kind>() throws(StoreError) -> ID<Kind>? {
         let column = try next()
+        if let raw = row.identifier(column) { return ID(raw) }
         if row.isNull(column) { return nil }
-        // Parsed from the stored bytes in place, without copying them out first.
-        guard let raw = row.withBlob(column, { UniqueIdentifier(bytes: $0) }) ?? nil else {
-            throw mismatch(column, "an id")
-        }
-        return ID(raw)
+        throw mismatch(column, "an id")
     }
 
     mutating func idList<Kind>() throws(StoreError) -> [ID<Kind>] {
@@ -523,10 +525,9 @@ private struct RowReader {
 
     mutating func optionalText() throws(StoreError) -> String? {
         let column = try next()
-        let value = row[column]
-        if value == .null { return nil }
-        guard let text = value.text else { throw mismatch(column, "text") }
-        return text
+        if let text = row.text(column) { return text }
+        if row.isNull(column) { return nil }
+        throw mismatch(column, "text")
     }
 
     mutating func integer() throws(StoreError) -> Int64 {
@@ -560,9 +561,8 @@ private struct RowReader {
 
     mutating func optionalBlob() throws(StoreError) -> [UInt8]? {
         let column = try next()
-        let value = row[column]
-        if value == .null { return nil }
-        guard let blob = value.blob else { throw mismatch(column, "bytes") }
-        return blob
+        if let blob = row.blob(column) { return blob }
+        if row.isNull(column) { return nil }
+        throw mismatch(column, "bytes")
     }
 }

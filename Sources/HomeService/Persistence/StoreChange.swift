@@ -33,26 +33,33 @@ protocol StoreBackend: TableReader {
 }
 
 /// A stored row as the loader reads it: SQLite's current row, read in place, or an array of values
-/// (``InMemoryStorage``).
+/// (``InMemoryStorage``). The typed readers answer `nil` for a column of another storage class.
+/// None is generic: a generic requirement is not specialised across the SQLite module's boundary,
+/// and the loader reads millions of columns.
 protocol StoredRow {
     var count: Int { get }
     /// The column's value, copied out.
     subscript(column: Int) -> SQLValue { get }
     func isNull(_ column: Int) -> Bool
-    /// The column's integer, if it holds one.
     func integer(_ column: Int) -> Int64?
-    /// The bytes of a blob column, lent to `body`; `nil` if it holds no blob.
-    func withBlob<Result>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result?
+    func text(_ column: Int) -> String?
+    func blob(_ column: Int) -> [UInt8]?
+    /// A 16-byte blob column as an identifier.
+    func identifier(_ column: Int) -> UniqueIdentifier?
 }
 
-extension Statement.Row: StoredRow {}
+extension Statement.Row: StoredRow {
+    func identifier(_ column: Int) -> UniqueIdentifier? {
+        words128(column).map { UniqueIdentifier(high: $0.high, low: $0.low) }
+    }
+}
 
 extension Array: StoredRow where Element == SQLValue {
     func isNull(_ column: Int) -> Bool { self[column] == .null }
     func integer(_ column: Int) -> Int64? { self[column].integer }
-    func withBlob<Result>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
-        self[column].blob?.withUnsafeBytes(body)
-    }
+    func text(_ column: Int) -> String? { self[column].text }
+    func blob(_ column: Int) -> [UInt8]? { self[column].blob }
+    func identifier(_ column: Int) -> UniqueIdentifier? { self[column].blob.flatMap { UniqueIdentifier(bytes: $0) } }
 }
 
 /// Where a commit's time went, for reports of slow ones.
