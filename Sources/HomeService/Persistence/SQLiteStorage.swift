@@ -39,7 +39,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
     /// 100,000 accessories.
     static func checkIntegrity(of path: String) throws(StoreError) {
         do {
-            let check = try Database.openForLoading(path: path).scalar("PRAGMA quick_check")?.text ?? "no answer"
+            let check = try Database(path: path).scalar("PRAGMA quick_check")?.text ?? "no answer"
             guard check == "ok" else { throw StoreError.corrupt("\(path): integrity check says \(check)") }
         } catch let error as StoreError {
             throw error
@@ -109,7 +109,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
 
     func makeReader() throws(StoreError) -> any TableReader {
         do {
-            return SQLiteTableReader(database: try Database.openForLoading(path: database.path))
+            return SQLiteTableReader(database: try Database(path: database.path))
         } catch {
             throw .database("\(database.path): \(error)")
         }
@@ -159,21 +159,6 @@ private final class SQLiteTableReader: TableReader, @unchecked Sendable {
 }
 
 extension Database {
-    /// Start-up reads the whole file twice (the load and the integrity check) through connections
-    /// that close when it ends. They map the file instead of copying each page out of the kernel's
-    /// cache: 0.1 s of a 1 s start at 100,000 accessories. The store's own connection, which lives on
-    /// and writes, never maps it: SQLite cannot turn an I/O error on mapped memory into an error (the
-    /// process gets SIGBUS), which at start-up ends a process that had not served anything yet.
-    fileprivate static func openForLoading(path: String) throws -> Database {
-        let database = try Database(path: path)
-        _ = try database.scalar("PRAGMA mmap_size = \(Self.loadingMapSize)")
-        return database
-    }
-
-    /// The most of the file a start-up connection maps (SQLite caps it at its own limit, 2 GB by
-    /// default); the rest is read as usual.
-    private static let loadingMapSize = 1 << 40
-
     fileprivate func rowCount(of table: StoreTable) throws(StoreError) -> Int {
         do {
             return Int(try scalar("SELECT count(*) FROM \(table.name)")?.integer ?? 0)
