@@ -303,6 +303,29 @@ import Testing
         #expect(removed.filter { $0.kind == .accessoryRemoved }.map(\.object) == [f.porch.id.raw, bridge])
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func theStartUpResetMarksEachReachableAccessoryOnceInTheNameOfItsLink(kind: StoreKind) throws {
+        let f = try RulesFixture(kind)
+        try f.store.setReachable(f.sensor.id, false)
+        f.store.waitForCommits()
+        var seen: [HomeChange] = []
+        f.store.changeObserver = { seen.append($0) }
+        try f.store.markEveryAccessoryUnreachable()
+        f.store.waitForCommits()
+        let reporters = Dictionary(uniqueKeysWithValues: seen.map { ($0.event.object, $0.initiator) })
+        #expect(seen.count == 4 && seen.allSatisfy { $0.event.kind == .reachabilityUpdated && $0.event.flag == false })
+        #expect(reporters[f.porch.id.raw] == .accessory(f.bridge.id))
+        for accessory in [f.lamp, f.bridge, f.custom] {
+            #expect(reporters[accessory.id.raw] == .accessory(accessory.id))
+        }
+        seen = []
+        try f.store.markEveryAccessoryUnreachable()
+        f.store.waitForCommits()
+        #expect(seen.isEmpty)
+        try f.harness.reopen()
+        #expect(f.harness.store.accessories.values.allSatisfy { !$0.isReachable })
+    }
+
     @Test(arguments: StoreKind.allCases, [HomeRole.administrator, .guest])
     func onlyTheOwnerRemovesAHomeOthersLeaveIt(kind: StoreKind, role: HomeRole) throws {
         let f = try RulesFixture(kind)

@@ -214,24 +214,48 @@ extension HomeStore {
     public func setReachable(_ id: AccessoryID, _ reachable: Bool) throws(HomeServiceError) {
         try beginMutation()
         defer { endMutation() }
-        guard let accessory = accessories[id] else { throw HomeServiceError(.notFound, "no such accessory \(id)") }
-        for target in [id] + accessory.bridgedAccessories where accessories[target]!.isReachable != reachable {
+        guard let bridged = accessories.read(id, \.bridgedAccessories) else {
+            throw HomeServiceError(.notFound, "no such accessory \(id)")
+        }
+        for target in CollectionOfOne(id) + bridged {
+            guard let wasReachable = accessories.read(target, \.isReachable), wasReachable != reachable else {
+                continue
+            }
             accessories[target]!.isReachable = reachable
-            touch(.reachability(target))
-            // (Nothing is enabled at start-up, when every accessory is marked unreachable at once.)
-            if !reachable && !notificationsEnabled.isEmpty {
-                for service in accessories[target]!.services {
-                    for characteristic in services[service]!.characteristics {
-                        notificationsEnabled[characteristic] = nil
-                    }
+            reachabilityChanged(accessories[target]!, reportedBy: id)
+        }
+    }
+
+    /// Marks every accessory unreachable: at start-up, before any accessory has reconnected. One
+    /// pass over the table in place (through ``setReachable(_:_:)``, each accessory cost a lookup by
+    /// id and a copy: 0.2 s of a 100,000-accessory start).
+    public func markEveryAccessoryUnreachable() throws(HomeServiceError) {
+        try beginMutation()
+        defer { endMutation() }
+        accessories.updateEach { accessory in
+            guard accessory.isReachable else { return }
+            accessory.isReachable = false
+            reachabilityChanged(accessory, reportedBy: accessory.bridge ?? accessory.id)
+        }
+    }
+
+    /// What follows an accessory's reachability change: its row, its notifications (an unreachable
+    /// accessory's end, as in HomeKit) and the event, which names the accessory that reported it
+    /// (a bridge for its bridged accessories).
+    private func reachabilityChanged(_ accessory: Accessory, reportedBy reporter: AccessoryID) {
+        touch(.reachability(accessory.id))
+        if !accessory.isReachable && !notificationsEnabled.isEmpty {
+            for service in accessory.services {
+                for characteristic in services[service]!.characteristics {
+                    notificationsEnabled[characteristic] = nil
                 }
             }
-            emit(
-                ChangeEvent(.reachabilityUpdated, object: target.raw, flag: reachable),
-                in: accessory.home,
-                by: .accessory(id)
-            )
         }
+        emit(
+            ChangeEvent(.reachabilityUpdated, object: accessory.id.raw, flag: accessory.isReachable),
+            in: accessory.home,
+            by: .accessory(reporter)
+        )
     }
 
     /// Blocks or clears the block on an accessory (the pairing layer decides; only unblocking is a

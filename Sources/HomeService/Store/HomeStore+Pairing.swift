@@ -75,13 +75,6 @@ extension HomeStore {
         accessories.read(id) { $0.name } ?? ""
     }
 
-    /// Marks every accessory unreachable: at start-up, before any accessory has reconnected.
-    public func markEveryAccessoryUnreachable() throws(HomeServiceError) {
-        for accessory in accessories.values where accessory.bridge == nil && accessory.isReachable {
-            try setReachable(accessory.id, false)
-        }
-    }
-
     /// Records a value an accessory answered a fresh read with: a change is announced as the
     /// accessory's own; an unchanged value writes nothing.
     /// - Throws: 2 for a characteristic that is gone; 50 for a value its metadata forbids.

@@ -63,6 +63,13 @@ struct IDTable<Kind, Object> {
         }
     }
 
+    /// Changes every object where it lies, in no particular order, without looking up any id.
+    mutating func updateEach(_ body: (inout Object) -> Void) {
+        for position in objects.indices where objects[position] != nil {
+            body(&objects[position]!)
+        }
+    }
+
     private mutating func insert(_ object: Object, for id: ID<Kind>) {
         if let position = freePositions.popLast() {
             objects[Int(position)] = object
