@@ -15,6 +15,12 @@ import Testing
         #expect(queue.capacity <= retainedBufferCapacity)
     }
 
+    @Test func aChangeForTheWriterStaysSmallWhateverItCarries() {
+        // An event inline would make every queued change (a value write's too) its size.
+        #expect(MemoryLayout<HomeChange>.stride > 128)
+        #expect(MemoryLayout<StoreChange>.stride <= 64)
+    }
+
     @Test func aQueueInItsSteadyStateKeepsItsRoom() {
         var queue = FrontDroppingArray<Int>()
         for value in 0..<1_000 { queue.append(value) }

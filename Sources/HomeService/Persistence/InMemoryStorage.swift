@@ -20,9 +20,9 @@ public final class InMemoryStorage: StoreBackend {
         tables.withLock { state in
             for change in changes {
                 switch change {
-                case .upsert(let table, let row) where table == StoreSchema.event:
+                case .event(let change):
                     // Events are written once, in revision order.
-                    state.events[row[0].blob ?? [], default: FrontDroppingArray()].append(row)
+                    state.events[change.home.raw.bytes, default: FrontDroppingArray()].append(RowCoding.row(change))
                 case .upsert(let table, let row):
                     state.rows[table.name, default: [:]][Array(row.prefix(table.keyColumnCount))] = row
                 case .delete(let table, let key):

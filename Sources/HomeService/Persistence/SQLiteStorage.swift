@@ -77,6 +77,8 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
                     switch change {
                     case .upsert(let table, let row):
                         try upsertStatement(table).run(row)
+                    case .event(let change):
+                        try upsertStatement(StoreSchema.event).run(RowCoding.row(change))
                     case .delete(let table, let key):
                         try deleteStatement(table).run(key)
                     case .setValue(let characteristic, let value, let time):

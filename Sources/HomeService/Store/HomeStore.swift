@@ -342,7 +342,7 @@ public final class HomeStore {
         for change in pendingChanges {
             // By index: the key subscript would copy the home only to see that it is there.
             guard homes.index(forKey: change.home) != nil else { continue }
-            changes.append(.upsert(StoreSchema.event, RowCoding.row(change)))
+            changes.append(.event(change))
             if eventHomes.last != change.home { eventHomes.append(change.home) }
         }
         // A mutation's events are nearly always of one home: a set only when there are more.
