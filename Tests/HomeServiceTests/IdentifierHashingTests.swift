@@ -1,0 +1,39 @@
+import Testing
+
+@testable import HomeService
+
+/// Identifiers' own hash (one keyed multiply) keeps sets and dictionaries correct and spreads even
+/// the most regular identifiers as evenly as random ones.
+@Suite struct IdentifierHashingTests {
+    /// Identifiers that differ in one word only, counting up: the least random a peer could send.
+    static let patterns: [@Sendable (Int) -> UniqueIdentifier] = [
+        { UniqueIdentifier(high: 0, low: UInt64($0)) },
+        { UniqueIdentifier(high: UInt64($0), low: 0) },
+        { UniqueIdentifier(high: UInt64($0) << 48, low: UInt64($0) << 48) },
+        { UniqueIdentifier(high: UInt64($0), low: UInt64($0)) },
+    ]
+
+    @Test(arguments: 0..<patterns.count, [0, 12345, -1])
+    func regularIdentifiersFillBucketsLikeRandomOnes(pattern: Int, seed: Int) {
+        let buckets = 1 << 16
+        var used = Set<Int>()
+        for index in 0..<buckets {
+            used.insert(Self.patterns[pattern](index)._rawHashValue(seed: seed) & (buckets - 1))
+        }
+        // Random hashes of as many keys fill 1 - 1/e of the buckets (41,427); a weak mix far fewer.
+        #expect(used.count > 40_000)
+    }
+
+    @Test func setsAndDictionariesFindEveryIdentifierAndNoOther() {
+        let ids =
+            (0..<20_000).map { AccessoryID(Self.patterns[$0 % Self.patterns.count]($0 / Self.patterns.count + 1)) }
+            + (0..<20_000).map { _ in AccessoryID.random() }
+        let table = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+        #expect(table.count == ids.count)
+        for (index, id) in ids.enumerated() { #expect(table[id] == index) }
+        let set = Set(ids.map(\.raw))
+        #expect(set.count == ids.count)
+        #expect(!set.contains(UniqueIdentifier(high: 1, low: 1 << 62)))
+        #expect(AccessoryID(ids[0].raw).hashValue == ids[0].hashValue)
+    }
+}
