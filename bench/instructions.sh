@@ -8,7 +8,9 @@
 #   bench/instructions.sh            # the table, both servers
 #   bench/instructions.sh --check    # homed only; fails if a count is above bench/instruction-budget.txt
 #
-# valgrind 3.19 cannot read a release homed's debug info, so a stripped copy is measured.
+# valgrind 3.19 cannot read a release homed's debug info, so a stripped copy is measured. With
+# PROFILE_DIR=dir, only the debug info is stripped (function names stay) and the dumps are kept there
+# for `callgrind_annotate` (homed.callgrind.1 to .4: Check 1 × 1, 50 × 16, then the read's).
 set -euo pipefail
 . "$(dirname "$0")/lib/pair-accessory.sh"
 cd "$(dirname "$0")/.."
@@ -33,11 +35,12 @@ WORK="$(mktemp -d)"
 cleanup() {
     kill "${SIMULATOR_PID:-}" "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
     wait 2>/dev/null || true
+    if [ -n "${PROFILE_DIR:-}" ]; then mkdir -p "$PROFILE_DIR" && cp "$WORK"/*.callgrind.* "$PROFILE_DIR"/ 2>/dev/null; fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-cp "$BIN/homed" "$WORK/homed-stripped" && strip "$WORK/homed-stripped"
+cp "$BIN/homed" "$WORK/homed-stripped" && strip ${PROFILE_DIR:+--strip-debug} "$WORK/homed-stripped"
 (cd "$WORK" && exec valgrind --tool=callgrind --callgrind-out-file="$WORK/homed.callgrind" \
     ./homed-stripped --port "$HOMED_PORT" --log-level warning 2>"$WORK/homed.valgrind") &
 HOMED_PID=$!

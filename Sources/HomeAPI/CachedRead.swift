@@ -66,7 +66,7 @@ struct CachedReadRequest: Equatable {
     ) throws(APIFailure) {
         do throws(HomeServiceError) {
             let reading = try api.store.readValue(id, in: home, as: caller.account)
-            call.respond(encodedResponse(reading))
+            call.respond(length: responseLength(reading)) { writeResponse(reading, into: &$0) }
         } catch {
             // The lookup's failures name the field, as for every object a request names.
             let lookup = error.code == .notFound || error.code == .objectAssociatedToAnotherHome
@@ -77,13 +77,26 @@ struct CachedReadRequest: Equatable {
     /// The `home.v1.ReadCharacteristicResponse` for `reading`, encoded by hand (see
     /// ``ProtoWriter``): the generated encoder took about 1,700 instructions for twenty bytes.
     static func encodedResponse(_ reading: HomeStore.CachedReading) -> [UInt8] {
-        let valueLength = reading.value.map(ProtoWriter.valueLength) ?? 0
-        var writer = ProtoWriter(capacity: 24 + valueLength)
-        if let value = reading.value {
-            writer.delimited(1, length: valueLength) { $0.value(value) }
+        var bytes: [UInt8] = []
+        writeResponse(reading, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the response to `buffer` (the connection's outgoing bytes, on the hot path).
+    static func writeResponse(_ reading: HomeStore.CachedReading, into buffer: inout [UInt8]) {
+        ProtoWriter.append(to: &buffer) { writer in
+            if let value = reading.value {
+                writer.delimited(1, length: ProtoWriter.valueLength(value)) { $0.value(value) }
+            }
+            if reading.updatedAt != 0 { writer.varint(2, UInt64(bitPattern: reading.updatedAt)) }
+            if reading.isReachable { writer.varint(3, 1) }
         }
-        if reading.updatedAt != 0 { writer.varint(2, UInt64(bitPattern: reading.updatedAt)) }
-        if reading.isReachable { writer.varint(3, 1) }
-        return writer.bytes
+    }
+
+    /// Bytes ``writeResponse(_:into:)`` appends.
+    static func responseLength(_ reading: HomeStore.CachedReading) -> Int {
+        (reading.value.map { ProtoWriter.delimitedLength(ProtoWriter.valueLength($0)) } ?? 0)
+            + (reading.updatedAt != 0 ? ProtoWriter.varintFieldLength(UInt64(bitPattern: reading.updatedAt)) : 0)
+            + (reading.isReachable ? 2 : 0)
     }
 }

@@ -14,6 +14,17 @@ struct ProtoWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    private init() {}
+
+    /// Appends what `body` writes to `buffer`, which is moved into the writer and back (not copied).
+    static func append(to buffer: inout [UInt8], _ body: (inout ProtoWriter) -> Void) {
+        // Not `init(capacity:)`: reserving on the empty array allocates.
+        var writer = ProtoWriter()
+        swap(&writer.bytes, &buffer)
+        body(&writer)
+        swap(&writer.bytes, &buffer)
+    }
+
     /// A varint field (`uint64`, `int64`, `uint32`, `bool`).
     mutating func varint(_ field: UInt8, _ value: UInt64) {
         bytes.append(field << 3)

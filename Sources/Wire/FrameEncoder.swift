@@ -53,14 +53,24 @@ public enum FrameEncoder {
     ) {
         // Concrete, not `some Collection`: called from other modules, a generic payload ran
         // unspecialised (metadata lookups and witness calls for every append, seen in profiles).
+        encodeMessageHeader(streamID: streamID, payloadLength: payload.count, endStream: endStream, into: &buffer)
+        buffer.append(contentsOf: payload)
+    }
+
+    /// Appends a MESSAGE frame's header only: the caller appends exactly `payloadLength` bytes next.
+    public static func encodeMessageHeader(
+        streamID: StreamID,
+        payloadLength: Int,
+        endStream: Bool,
+        into buffer: inout [UInt8]
+    ) {
         let header = FrameHeader(
-            payloadLength: UInt32(payload.count),
+            payloadLength: UInt32(payloadLength),
             type: .message,
             flags: endStream ? .endStream : [],
             streamID: streamID
         )
         header.write(to: &buffer)
-        buffer.append(contentsOf: payload)
     }
 
     /// Appends a CALL_END frame without building a ``Frame`` first (every call ends with one).

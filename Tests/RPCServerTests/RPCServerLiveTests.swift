@@ -31,6 +31,40 @@ import Wire
         try test.shutDown()
     }
 
+    @Test func responsesWrittenInPlaceInterleaveWithCopiedOnes() throws {
+        let test = try TestServer()
+        var configuration = ClientConnection.Configuration()
+        configuration.maxFrameSize = 16_384
+        let client = try test.connectClient(configuration: configuration)
+        var answers: [Int: Result<[UInt8], RPCError>] = [:]
+        let requests = (0..<500).map {
+            Array("request \($0) ".utf8) + [UInt8](repeating: UInt8($0 % 256), count: $0 * 7)
+        }
+        for (index, request) in requests.enumerated() {
+            let method = index.isMultiple(of: 2) ? TestServer.reverse : TestServer.echo
+            client.unary(method, request: request) { answers[index] = $0 }
+        }
+        test.loop.run(until: { answers.count == requests.count })
+        for (index, request) in requests.enumerated() {
+            let expected = index.isMultiple(of: 2) ? Array(request.reversed()) : request
+            #expect((try? answers[index]?.get()) == expected, "call \(index)")
+        }
+        // A response the client's frame limit cannot take ends its call, not the connection.
+        var tooLarge: Result<[UInt8], RPCError>?
+        client.unary(TestServer.reverse, request: [UInt8](repeating: 1, count: 20_000)) { tooLarge = $0 }
+        var after: Result<[UInt8], RPCError>?
+        client.unary(TestServer.reverse, request: [1, 2]) { after = $0 }
+        test.loop.run(until: { tooLarge != nil && after != nil })
+        if case .failure(let error) = tooLarge {
+            #expect(error.code == .resourceExhausted)
+        } else {
+            Issue.record("answered")
+        }
+        #expect((try? after?.get()) == [2, 1])
+        client.close()
+        try test.shutDown()
+    }
+
     @Test func servesCallsOverAUnixSocket() throws {
         let test = try TestServer()
         let path = "/tmp/homerpc-rpc-\(getpid())-\(test.loop.now).sock"

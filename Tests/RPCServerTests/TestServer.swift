@@ -10,6 +10,8 @@ import Wire
 /// A server on 127.0.0.1:0 with test methods, plus helpers to drive clients on the same loop.
 final class TestServer {
     static let echo = "test.v1.Test/Echo"
+    /// Answers with the request reversed, written into the outgoing bytes in place.
+    static let reverse = "test.v1.Test/Reverse"
     static let hang = "test.v1.Test/Hang"
     static let delayed = "test.v1.Test/Delayed"
     static let count = "test.v1.Test/Count"
@@ -39,6 +41,9 @@ final class TestServer {
         var hangHook: (ServerCall) -> Void = { _ in }
         var delayHook: (ServerCall, [UInt8]) -> Void = { _, _ in }
         registry.register(Self.echo, kind: .unary) { call, request in call.respond(request) }
+        registry.register(Self.reverse, kind: .unary) { call, request in
+            call.respond(length: request.count) { $0.append(contentsOf: request.reversed()) }
+        }
         registry.register(Self.hang, kind: .unary) { call, _ in hangHook(call) }
         registry.register(Self.delayed, kind: .unary) { call, request in delayHook(call, request) }
         var bulkHook: (ServerCall, Int) -> Void = { _, _ in }

@@ -260,6 +260,19 @@ final class ServerConnection: ConnectionDelegate {
         scheduleFlush()
     }
 
+    /// Sends a message that `write` appends to the outgoing bytes itself.
+    func sendMessage(length: Int, on streamID: StreamID, writingWith write: (inout [UInt8]) -> Void) {
+        FrameEncoder.encodeMessageHeader(streamID: streamID, payloadLength: length, endStream: false, into: &outbound)
+        let start = outbound.count
+        write(&outbound)
+        // A wrong length would shift every later frame on the connection: never send it.
+        precondition(
+            outbound.count - start == length,
+            "a message announced \(length) bytes and wrote \(outbound.count - start)"
+        )
+        scheduleFlush()
+    }
+
     func callEnded(_ call: ServerCall, status: CallStatus) {
         guard calls.removeValue(for: call.streamID) != nil else { return }
         encodeCallEnd(call.streamID, status)
