@@ -172,7 +172,8 @@ let package = Package(
         .testTarget(
             name: "HomeAPITests",
             dependencies: [
-                "HomeClient", "HomeAPI", "HomeProto", "RPCClient", "UV", "Wire", "homed", "rpc-client", "LoadGen",
+                "HomeClient", "HomeAPI", "HomeProto", "RPCClient", "SQLite", "UV", "Wire", "homed", "rpc-client",
+                "LoadGen",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSettings

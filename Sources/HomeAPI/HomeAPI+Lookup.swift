@@ -94,7 +94,7 @@ extension HomeAPI {
             home,
             role: home.members[caller.account] ?? .guest,
             primary: store.isPrimaryHome(home.id, for: caller.account),
-            revision: store.committedRevision(of: home.id),
+            revision: home.revision,
             owned: home.owner == caller.account
         )
     }

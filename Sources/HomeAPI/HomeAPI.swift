@@ -11,7 +11,8 @@ public import Wire
 /// The controller face of HomeKit over RPC: `home.v1.HomeService` and `home.v1.AccountService`,
 /// bound to one store. Runs on the store's loop thread.
 ///
-/// Reads answer from memory at once. A mutation runs in one write scope of the store and answers
+/// Reads answer from memory once what they show is durable (at once when nothing is pending). A
+/// mutation runs in one write scope of the store and answers
 /// only when its commit ticket completes; with an `idempotency-key` metadata entry, its outcome is
 /// remembered in the same commit, and a retry with the same key (same account, same request, within
 /// 24 hours) gets that outcome again without changing anything.
@@ -94,11 +95,11 @@ public final class HomeAPI {
         _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> Response
     ) {
         guard let caller = caller(of: call) else { return }
-        do {
-            call.respond(with: try body(self, request, caller))
-        } catch {
-            call.fail(error.status)
-        }
+        let result = Result { () throws(APIFailure) in try body(self, request, caller) }
+        // The answer may show changes still being committed (the home's revision among them): it
+        // waits for them, so that no one sees what a crash could take back, nor a revision that could
+        // come to mean another change. With nothing pending it goes at once.
+        reply(call, with: Outcome(result), after: store.currentTicket)
     }
 
     func answerMutation<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(

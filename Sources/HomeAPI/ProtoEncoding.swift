@@ -227,7 +227,7 @@ enum ProtoEncoding {
             view.home,
             role: view.role,
             primary: view.isPrimary,
-            revision: view.committedRevision,
+            revision: view.home.revision,
             owned: view.home.owner == caller
         )
         // Grouped once: filtering every accessory per room is rooms × accessories.

@@ -2,6 +2,7 @@ import Foundation
 import HomeClient
 import HomeProto
 import RPCClient
+import SQLite
 import SwiftProtobuf
 import Testing
 import Wire
@@ -56,6 +57,48 @@ import Wire
             await client.close()
         }
         #expect(acknowledgedInAll > 20)
+    }
+
+    /// A read shows only what is durable: while a change waits for its commit (here held back by
+    /// another connection's write lock on the file), reads of its home wait for it too, so no one
+    /// sees a room a crash could take back, or a revision that could come to name another change.
+    @Test func aReadWaitsForTheChangesItWouldShow() async throws {
+        let server = try await HomedProcess.launch()
+        let client = server.client()
+        let home = client.home(try await client.addHome(named: "Read Home").id.uuid)
+        let before = try await home.get().revision
+        let lock = try Database(path: server.storePath)
+        try lock.execute("BEGIN IMMEDIATE")
+        let add = Task { try await home.addRoom(named: "Pending") }
+        try await Task.sleep(for: .milliseconds(200))
+        let read = Task { try await home.get() }
+        let listed = Task { try await client.listHomes() }
+        try await Task.sleep(for: .milliseconds(500))
+        let releasedAt = ContinuousClock.now
+        try lock.execute("ROLLBACK")
+        _ = try await add.value
+        let seen = try await read.value
+        #expect(ContinuousClock.now - releasedAt < .seconds(5))
+        #expect(seen.rooms.contains { $0.name == "Pending" })
+        #expect(seen.revision == before + 1)
+        #expect(try await listed.value.first { $0.id == seen.id }?.revision == before + 1)
+        // They answered with the room and its revision once it was durable, not before: a read with
+        // a short deadline, made while the lock is held, gets no answer.
+        try lock.execute("BEGIN IMMEDIATE")
+        let second = Task { try await home.addRoom(named: "Pending Too") }
+        try await Task.sleep(for: .milliseconds(200))
+        let quick = HomeClient(
+            endpoint: server.endpoint,
+            token: server.ownerToken,
+            timeout: .milliseconds(300),
+            retries: 0
+        )
+        let early = try? await quick.home(seen.id.uuid).get()
+        try lock.execute("ROLLBACK")
+        _ = try await second.value
+        #expect(early == nil, "a read answered with a change still being committed")
+        await quick.close()
+        await client.close()
     }
 
     /// Two servers on one store would each acknowledge changes the other never sees: the second is

@@ -24,9 +24,7 @@ extension HomeAPI {
     /// committed once the store's current ticket is).
     func homeState(_ id: HomeID, for caller: Caller) -> Home_V1_Home? {
         guard let view = try? store.view(of: id, as: caller.account) else { return nil }
-        var home = ProtoEncoding.home(view, caller: caller.account)
-        home.revision = view.home.revision
-        return home
+        return ProtoEncoding.home(view, caller: caller.account)
     }
 
     static func initiator(_ initiator: Initiator) -> Home_V1_Initiator {

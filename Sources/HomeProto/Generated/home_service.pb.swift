@@ -13,7 +13,9 @@
 /// object of another home gets 11 ObjectAssociatedToAnotherHome when the caller is a member of both
 /// homes, else 2 NotFound, exactly as for an object that does not exist. A non-member gets NOT_FOUND
 /// with 2 for the home itself; a guest asking for an administrator's operation gets PERMISSION_DENIED
-/// with 17. A mutation answers only once it is durable; reads answer from memory.
+/// with 17. A mutation answers only once it is durable. Reads answer from memory, once the changes
+/// they would show are durable (at once when none is pending); a cached characteristic value is
+/// answered at once.
 ///
 /// Failures end the call with a status code and a home.v1.ErrorDetails carrying the HomeKit code
 /// (docs/API.md lists, per method, the role it needs and the codes it returns).

@@ -272,7 +272,8 @@ public nonisolated struct Home_V1_Home: @unchecked Sendable {
     set {_uniqueStorage()._timeZone = newValue}
   }
 
-  /// The revision of the latest committed change: resume change streams after it.
+  /// The revision of the home's latest change, committed: the state this message shows. Resume
+  /// change streams after it.
   public var revision: UInt64 {
     get {_storage._revision}
     set {_uniqueStorage()._revision = newValue}

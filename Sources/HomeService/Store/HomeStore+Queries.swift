@@ -17,8 +17,6 @@ extension HomeStore {
         public let actionSets: [ActionSet]
         public let triggers: [TimerTrigger]
         public let users: [HomeUser]
-        /// The revision of the latest committed change.
-        public let committedRevision: UInt64
     }
 
     /// A characteristic with its cached value, as one caller sees it.
@@ -80,8 +78,7 @@ extension HomeStore {
             serviceGroups: home.serviceGroups.compactMap { serviceGroups[$0] },
             actionSets: home.actionSets.compactMap { actionSets[$0] },
             triggers: home.triggers.compactMap { triggers[$0] },
-            users: users(of: home),
-            committedRevision: logs[id]?.currentRevision ?? home.revision
+            users: users(of: home)
         )
     }
 
@@ -99,11 +96,6 @@ extension HomeStore {
     /// to it are committed once ``currentTicket`` is.
     public func revision(of id: HomeID, as account: AccountID) throws(HomeServiceError) -> UInt64 {
         try home(id, for: account, .readHome).revision
-    }
-
-    /// The revision of the home's latest committed change.
-    public func committedRevision(of id: HomeID) -> UInt64 {
-        logs[id]?.currentRevision ?? 0
     }
 
     /// Checks that object `id` (of any kind) is in home `homeID` and the caller may see that home.
