@@ -26,20 +26,28 @@ struct ProtoWriter {
     }
 
     /// A varint field (`uint64`, `int64`, `uint32`, `bool`).
-    mutating func varint(_ field: UInt8, _ value: UInt64) {
-        bytes.append(field << 3)
+    mutating func varint(_ field: UInt32, _ value: UInt64) {
+        tag(field, wireType: 0)
         appendVarint(value)
     }
 
     /// A length-delimited field whose content `body` writes in exactly `length` bytes.
-    mutating func delimited(_ field: UInt8, length: Int, _ body: (inout ProtoWriter) -> Void = { _ in }) {
-        bytes.append(field << 3 | 2)
+    mutating func delimited(_ field: UInt32, length: Int, _ body: (inout ProtoWriter) -> Void = { _ in }) {
+        tag(field, wireType: 2)
         appendVarint(UInt64(length))
         body(&self)
     }
 
+    private mutating func tag(_ field: UInt32, wireType: UInt8) {
+        if field < 16 {
+            bytes.append(UInt8(field) << 3 | wireType)
+        } else {
+            appendVarint(UInt64(field) << 3 | UInt64(wireType))
+        }
+    }
+
     /// A 16-byte identifier as a `bytes` field.
-    mutating func id(_ field: UInt8, _ id: UniqueIdentifier) {
+    mutating func id(_ field: UInt32, _ id: UniqueIdentifier) {
         delimited(field, length: 16) { writer in
             withUnsafeBytes(of: (id.high.bigEndian, id.low.bigEndian)) { writer.bytes.append(contentsOf: $0) }
         }
@@ -76,14 +84,18 @@ struct ProtoWriter {
         }
     }
 
-    /// Bytes of a length-delimited field (of a field number below 16) whose content has `length` bytes.
-    static func delimitedLength(_ length: Int) -> Int {
-        1 + varintLength(UInt64(length)) + length
+    /// Bytes of a length-delimited field whose content has `length` bytes.
+    static func delimitedLength(_ length: Int, field: UInt32 = 1) -> Int {
+        tagLength(field) + varintLength(UInt64(length)) + length
     }
 
-    /// Bytes of a varint field (of a field number below 16).
-    static func varintFieldLength(_ value: UInt64) -> Int {
-        1 + varintLength(value)
+    /// Bytes of a varint field.
+    static func varintFieldLength(_ value: UInt64, field: UInt32 = 1) -> Int {
+        tagLength(field) + varintLength(value)
+    }
+
+    static func tagLength(_ field: UInt32) -> Int {
+        varintLength(UInt64(field) << 3)
     }
 
     static func varintLength(_ value: UInt64) -> Int {

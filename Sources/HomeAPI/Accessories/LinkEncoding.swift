@@ -78,7 +78,7 @@ enum LinkEncoding {
         _ action: AccessoryLinks.Action,
         timeoutMilliseconds: UInt32
     ) -> [UInt8] {
-        let actionField: UInt8
+        let actionField: UInt32
         let actionLength: Int
         switch action {
         case .write(_, let value):

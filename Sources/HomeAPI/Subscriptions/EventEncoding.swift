@@ -10,14 +10,42 @@ import SwiftProtobuf
 /// since is given by what the event itself recorded (its id, and its name for additions).
 extension HomeAPI {
     func eventMessage(_ change: HomeChange, skipped: UInt64, for caller: Caller) -> Home_V1_Event {
+        Self.eventMessage(
+            change,
+            own: change.session == caller.session,
+            payload: payload(of: change, skipped: skipped, for: caller)
+        )
+    }
+
+    static func eventMessage(_ change: HomeChange, own: Bool, payload: Home_V1_Event.OneOf_Payload?) -> Home_V1_Event {
         var message = Home_V1_Event()
         message.homeID = ProtoEncoding.data(change.home)
         message.revision = change.revision
         message.timeMs = change.time
-        message.initiator = Self.initiator(change.initiator)
-        message.own = change.session == caller.session
-        message.payload = payload(of: change, skipped: skipped, for: caller)
+        message.initiator = initiator(change.initiator)
+        message.own = own
+        message.payload = payload
         return message
+    }
+
+    /// The service of a value event's characteristic, as the subscriber sees it now (none once removed).
+    func service(ofValueEvent event: ChangeEvent, for caller: Caller) -> ServiceID? {
+        event.object.flatMap { store.service(ofCharacteristic: CharacteristicID($0), as: caller.account) }
+    }
+
+    /// The payload of a `CharacteristicValueUpdated` event.
+    static func valueUpdate(
+        _ event: ChangeEvent,
+        service: ServiceID?,
+        skipped: UInt64
+    ) -> Home_V1_CharacteristicValueUpdated {
+        var update = Home_V1_CharacteristicValueUpdated()
+        update.characteristicID = event.object.map(ProtoEncoding.data) ?? Data()
+        update.accessoryID = event.container.map(ProtoEncoding.data) ?? Data()
+        if let service { update.serviceID = ProtoEncoding.data(service) }
+        if let value = event.value { update.value = ProtoEncoding.value(value) }
+        update.skippedUpdates = skipped
+        return update
     }
 
     /// A home's full state as a subscriber sees it, with the revision it is at (in memory: it is
@@ -235,17 +263,8 @@ extension HomeAPI {
                 }
             )
         case .characteristicValueUpdated:
-            let service = event.object.flatMap {
-                try? store.characteristicState(CharacteristicID($0), as: caller.account).characteristic.service
-            }
             return .characteristicValueUpdated(
-                .with {
-                    $0.characteristicID = object
-                    $0.accessoryID = container
-                    if let service { $0.serviceID = ProtoEncoding.data(service) }
-                    if let value = event.value { $0.value = ProtoEncoding.value(value) }
-                    $0.skippedUpdates = skipped
-                }
+                Self.valueUpdate(event, service: service(ofValueEvent: event, for: caller), skipped: skipped)
             )
         case .firmwareVersionUpdated:
             return .firmwareVersionUpdated(

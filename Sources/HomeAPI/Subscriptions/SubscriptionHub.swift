@@ -273,7 +273,15 @@ final class SubscriptionHub {
         if shared, let last = lastSharedValue, last.home == change.home, last.revision == change.revision {
             return last.bytes
         }
-        let bytes = (try? api.eventMessage(change, skipped: skipped, for: caller).encodedBytes()) ?? []
+        let bytes =
+            change.event.kind == .characteristicValueUpdated
+            ? ValueEventEncoding.encoded(
+                change,
+                service: api.service(ofValueEvent: change.event, for: caller),
+                skipped: skipped,
+                own: change.session == caller.session
+            )
+            : (try? api.eventMessage(change, skipped: skipped, for: caller).encodedBytes()) ?? []
         if shared { lastSharedValue = (change.home, change.revision, bytes) }
         return bytes
     }

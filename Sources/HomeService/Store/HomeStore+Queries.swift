@@ -158,6 +158,11 @@ extension HomeStore {
         try object(id, in: triggers, kind: "trigger", home: \.home, for: account, .readHome).0
     }
 
+    /// The service a characteristic belongs to, if the caller may see it.
+    public func service(ofCharacteristic id: CharacteristicID, as account: AccountID) -> ServiceID? {
+        try? characteristic(id, for: account, .readCharacteristic).0.service
+    }
+
     /// A characteristic with its cached value, whatever its properties (for its metadata).
     public func characteristicState(
         _ id: CharacteristicID,
