@@ -149,6 +149,35 @@ private struct Abort: Error {}
         }
     }
 
+    /// `run` binds texts and blobs where they lie instead of copying them: one statement run many
+    /// times with texts and blobs of every size, between and around other values, stores each exactly.
+    @Test(arguments: Backend.allCases)
+    func aReusedStatementStoresEveryBoundTextAndBlobExactly(backend: Backend) throws {
+        try withDatabase(backend) { database in
+            try database.execute("CREATE TABLE sample (n INTEGER PRIMARY KEY, t, b, x, y)")
+            let insert = try database.prepare("INSERT INTO sample VALUES (?, ?, ?, ?, ?)")
+            var expected: [[SQLValue]] = []
+            for n in 0..<200 {
+                let text = String(repeating: "ab\u{0}é", count: n % 17)
+                let blob = (0..<(n * 13 % 300)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n) }
+                let row: [SQLValue] = [
+                    .integer(Int64(n)), .text(text), .blob(blob), n.isMultiple(of: 3) ? .null : .real(Double(n)),
+                    .blob(Array(blob.reversed())),
+                ]
+                try insert.run(row)
+                expected.append(row)
+            }
+            #expect(try database.prepare("SELECT n, t, b, x, y FROM sample ORDER BY n").query() == expected)
+            // The last run's bytes are no longer bound: the statement runs again with new ones.
+            try insert.run([.integer(1000), .text("last"), .blob([1]), .null, .blob([])])
+            #expect(
+                try database.prepare("SELECT t, b, y FROM sample WHERE n = 1000").query() == [
+                    [.text("last"), .blob([1]), .blob([])]
+                ]
+            )
+        }
+    }
+
     @Test func fileDatabaseSwitchesToWriteAheadLogging() throws {
         try withDatabase(.file) { database throws in
             #expect(try database.scalar("PRAGMA journal_mode=WAL") == .text("wal"))
