@@ -55,22 +55,23 @@ enum AccessoryLinkMethods {
                 return
             }
         }
-        registry.registerUnary(answerCommand, request: Home_V1_AnswerCommandRequest.self) { call, request in
-            do throws(APIFailure) {
-                let value = request.hasValue ? try ProtoDecoding.value(request.value, "value") : nil
-                try api.links.answer(
-                    request.commandID,
-                    hapStatus: request.hapStatus,
-                    value: value,
-                    on: call.connectionID
-                )
-                // An `AnswerCommandResponse` has no fields: its encoding is empty, and answering
-                // every command through the encoder cost 800 instructions.
-                call.respond([])
-            } catch {
-                call.fail(error.status)
+        registry.registerUnary(
+            answerCommand,
+            request: Home_V1_AnswerCommandRequest.self,
+            shortcut: { call, bytes in
+                guard let answer = CommandAnswer(bytes) else { return false }
+                Self.answer(api, call, answer.commandID, hapStatus: answer.hapStatus, value: nil)
+                return true
+            },
+            handler: { call, request in
+                do throws(APIFailure) {
+                    let value = request.hasValue ? try ProtoDecoding.value(request.value, "value") : nil
+                    Self.answer(api, call, request.commandID, hapStatus: request.hapStatus, value: value)
+                } catch {
+                    call.fail(error.status)
+                }
             }
-        }
+        )
         registry.registerUnary(reportValues, request: Home_V1_ReportValuesRequest.self) { call, request in
             report(api, call, request)
         }
@@ -160,5 +161,23 @@ enum AccessoryLinkMethods {
             )
         }
         return top
+    }
+
+    /// An accessory's answer to a command, however its request was decoded.
+    private static func answer(
+        _ api: HomeAPI,
+        _ call: ServerCall,
+        _ commandID: UInt64,
+        hapStatus: Int32,
+        value: CharacteristicValue?
+    ) {
+        do throws(APIFailure) {
+            try api.links.answer(commandID, hapStatus: hapStatus, value: value, on: call.connectionID)
+            // An `AnswerCommandResponse` has no fields: its encoding is empty, and answering every
+            // command through the encoder cost 800 instructions.
+            call.respond([])
+        } catch {
+            call.fail(error.status)
+        }
     }
 }
