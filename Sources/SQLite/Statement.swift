@@ -17,72 +17,22 @@ public final class Statement {
     }
 
     /// Runs the statement with `parameters` bound to its `?` placeholders, ignoring any rows.
-    ///
-    /// Texts and blobs are bound where they lie (`SQLITE_STATIC`) rather than copied: the store's
-    /// writer binds a few ids and values per row, and SQLite's copy of each (a malloc and a free) was
-    /// a tenth of its work. Each is bound inside its own `withUnsafeBytes` scope and the statement
-    /// runs innermost, while every pointer is valid; the bindings are cleared before the scopes end.
     public func run(_ parameters: [SQLValue] = []) throws(SQLiteError) {
-        try checkCount(parameters)
-        sqlite3_clear_bindings(handle)
-        defer {
-            reset()
-            sqlite3_clear_bindings(handle)
+        try Self.typed {
+            try withBindings(parameters) { while try step() {} }
         }
-        try withBound(parameters, from: 0) { () throws(SQLiteError) in
-            while try step() {}
-        }
-    }
-
-    /// Binds `parameters[index...]` without copying their bytes, then runs `body` while they are bound.
-    private func withBound(
-        _ parameters: [SQLValue],
-        from start: Int,
-        _ body: () throws(SQLiteError) -> Void
-    ) throws(SQLiteError) {
-        var index = start
-        while index < parameters.count {
-            let position = Int32(index + 1)
-            switch parameters[index] {
-            case .null:
-                try check(sqlite3_bind_null(handle, position))
-            case .integer(let integer):
-                try check(sqlite3_bind_int64(handle, position, integer))
-            case .real(let real):
-                try check(sqlite3_bind_double(handle, position, real))
-            case .text(var text):
-                return try Self.unwrap {
-                    try text.withUTF8 { utf8 throws in
-                        // A nil destructor is SQLITE_STATIC: bound in place, not copied.
-                        try check(sqlite3_bind_text(handle, position, utf8.baseAddress, Int32(utf8.count), nil))
-                        try withBound(parameters, from: index + 1, body)
-                    }
-                }
-            case .blob(let bytes):
-                return try Self.unwrap {
-                    try bytes.withUnsafeBytes { raw throws in
-                        try check(sqlite3_bind_blob(handle, position, raw.baseAddress, Int32(raw.count), nil))
-                        try withBound(parameters, from: index + 1, body)
-                    }
-                }
-            }
-            index += 1
-        }
-        try body()
-    }
-
-    private func check(_ result: Int32) throws(SQLiteError) {
-        guard result == SQLITE_OK else { throw database.error(sql: sql, fallback: result) }
     }
 
     /// Runs the statement and returns every row as its column values.
     public func query(_ parameters: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
-        try bind(parameters)
-        defer { reset() }
         var rows: [[SQLValue]] = []
-        let columns = sqlite3_column_count(handle)
-        while try step() {
-            rows.append((0..<columns).map(column))
+        try Self.typed {
+            try withBindings(parameters) {
+                let columns = sqlite3_column_count(handle)
+                while try step() {
+                    rows.append((0..<columns).map(column))
+                }
+            }
         }
         return rows
     }
@@ -94,11 +44,11 @@ public final class Statement {
         _ parameters: [SQLValue] = [],
         _ body: (Row) throws -> Void
     ) throws {
-        try bind(parameters)
-        defer { reset() }
-        let row = Row(statement: self, count: Int(sqlite3_column_count(handle)))
-        while try step() {
-            try body(row)
+        try withBindings(parameters) {
+            let row = Row(statement: self, count: Int(sqlite3_column_count(handle)))
+            while try step() {
+                try body(row)
+            }
         }
     }
 
@@ -126,20 +76,14 @@ public final class Statement {
         /// The column's text; `nil` if it holds none. Read straight from SQLite's buffer: going
         /// through ``subscript(column:)`` built an `SQLValue` first (start-up reads 1.6 million texts).
         public func text(_ column: Int) -> String? {
-            let handle = statement.handle
-            guard sqlite3_column_type(handle, Int32(column)) == SQLITE_TEXT else { return nil }
-            let count = Int(sqlite3_column_bytes(handle, Int32(column)))
-            guard let text = sqlite3_column_text(handle, Int32(column)) else { return "" }
-            return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+            guard sqlite3_column_type(statement.handle, Int32(column)) == SQLITE_TEXT else { return nil }
+            return statement.text(Int32(column))
         }
 
         /// The bytes of a blob column, copied; `nil` if it holds no blob.
         public func blob(_ column: Int) -> [UInt8]? {
-            let handle = statement.handle
-            guard sqlite3_column_type(handle, Int32(column)) == SQLITE_BLOB else { return nil }
-            let count = Int(sqlite3_column_bytes(handle, Int32(column)))
-            guard count > 0, let bytes = sqlite3_column_blob(handle, Int32(column)) else { return [] }
-            return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+            guard sqlite3_column_type(statement.handle, Int32(column)) == SQLITE_BLOB else { return nil }
+            return statement.blob(Int32(column))
         }
 
         /// A 16-byte blob column (how ids and UUIDs are stored) as two big-endian words; `nil` if it
@@ -159,7 +103,13 @@ public final class Statement {
         }
     }
 
-    private func checkCount(_ parameters: [SQLValue]) throws(SQLiteError) {
+    /// Binds `parameters` to the statement's placeholders, runs `body`, and resets the statement.
+    ///
+    /// Texts and blobs are bound where they lie (`SQLITE_STATIC`) rather than copied: the store's
+    /// writer binds a few ids and values per row, and SQLite's copy of each (a malloc and a free) was
+    /// a tenth of its work. Each is bound inside its own `withUnsafeBytes` scope and `body` runs
+    /// innermost, while every pointer is valid; the bindings are cleared before the scopes end.
+    private func withBindings(_ parameters: [SQLValue], _ body: () throws -> Void) throws {
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard parameters.count == expected else {
             throw SQLiteError(
@@ -168,30 +118,45 @@ public final class Statement {
                 sql: sql
             )
         }
+        sqlite3_clear_bindings(handle)
+        defer {
+            reset()
+            sqlite3_clear_bindings(handle)
+        }
+        try withBound(parameters, from: 0, body)
     }
 
-    private func bind(_ parameters: [SQLValue]) throws(SQLiteError) {
-        try checkCount(parameters)
-        sqlite3_clear_bindings(handle)
-        for (offset, value) in parameters.enumerated() {
-            let index = Int32(offset + 1)
-            let result: Int32
-            switch value {
+    /// Binds `parameters[start...]`, then runs `body` while they are bound.
+    private func withBound(_ parameters: [SQLValue], from start: Int, _ body: () throws -> Void) throws {
+        var index = start
+        while index < parameters.count {
+            let position = Int32(index + 1)
+            switch parameters[index] {
             case .null:
-                result = sqlite3_bind_null(handle, index)
+                try check(sqlite3_bind_null(handle, position))
             case .integer(let integer):
-                result = sqlite3_bind_int64(handle, index, integer)
+                try check(sqlite3_bind_int64(handle, position, integer))
             case .real(let real):
-                result = sqlite3_bind_double(handle, index, real)
-            case .text(let text):
-                result = sqlite3_bind_text(handle, index, text, -1, Self.transient)
+                try check(sqlite3_bind_double(handle, position, real))
+            case .text(var text):
+                return try text.withUTF8 { utf8 in
+                    // A nil destructor is SQLITE_STATIC: bound in place, not copied.
+                    try check(sqlite3_bind_text(handle, position, utf8.baseAddress, Int32(utf8.count), nil))
+                    try withBound(parameters, from: index + 1, body)
+                }
             case .blob(let bytes):
-                result = bytes.withUnsafeBytes { raw in
-                    sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), Self.transient)
+                return try bytes.withUnsafeBytes { raw in
+                    try check(sqlite3_bind_blob(handle, position, raw.baseAddress, Int32(raw.count), nil))
+                    try withBound(parameters, from: index + 1, body)
                 }
             }
-            guard result == SQLITE_OK else { throw database.error(sql: sql, fallback: result) }
+            index += 1
         }
+        try body()
+    }
+
+    private func check(_ result: Int32) throws(SQLiteError) {
+        guard result == SQLITE_OK else { throw database.error(sql: sql, fallback: result) }
     }
 
     /// Advances to the next row; `false` when done.
@@ -214,29 +179,37 @@ public final class Statement {
         case SQLITE_FLOAT:
             return .real(sqlite3_column_double(handle, index))
         case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(handle, index))
-            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            return .text(text(index))
         case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(handle, index))
-            guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob([]) }
-            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+            return .blob(blob(index))
         default:
             return .null
         }
     }
 
-    /// SQLite's SQLITE_TRANSIENT (copy the bound bytes now); the macro does not import into Swift.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    /// A text column's text, copied out of SQLite's buffer (the caller has checked its type).
+    fileprivate func text(_ index: Int32) -> String {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard let text = sqlite3_column_text(handle, index) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
 
-    /// Runs a closure given to an untyped-throwing API with a body that throws only `SQLiteError`.
-    private static func unwrap(_ body: () throws -> Void) throws(SQLiteError) {
+    /// A blob column's bytes, copied (the caller has checked its type).
+    fileprivate func blob(_ index: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
+    /// Runs `body`, which throws only ``SQLiteError`` but goes through untyped-throwing scopes
+    /// (`withUnsafeBytes`), with its error typed again.
+    private static func typed(_ body: () throws -> Void) throws(SQLiteError) {
         do {
             try body()
         } catch let error as SQLiteError {
             throw error
         } catch {
-            fatalError("unreachable: the body throws only SQLiteError (\(error))")
+            fatalError("unreachable: only SQLiteError is thrown here (\(error))")
         }
     }
 }
