@@ -74,15 +74,9 @@ struct CachedReadRequest: Equatable {
         }
     }
 
-    /// The `home.v1.ReadCharacteristicResponse` for `reading`, encoded by hand (see
-    /// ``ProtoWriter``): the generated encoder took about 1,700 instructions for twenty bytes.
-    static func encodedResponse(_ reading: HomeStore.CachedReading) -> [UInt8] {
-        var bytes: [UInt8] = []
-        writeResponse(reading, into: &bytes)
-        return bytes
-    }
-
-    /// Appends the response to `buffer` (the connection's outgoing bytes, on the hot path).
+    /// Appends the `home.v1.ReadCharacteristicResponse` for `reading` to `buffer` (the connection's
+    /// outgoing bytes), encoded by hand (see ``ProtoWriter``): the generated encoder took about
+    /// 1,700 instructions for twenty bytes.
     static func writeResponse(_ reading: HomeStore.CachedReading, into buffer: inout [UInt8]) {
         ProtoWriter.append(to: &buffer) { writer in
             if let value = reading.value {

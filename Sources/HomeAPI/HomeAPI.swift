@@ -12,10 +12,10 @@ public import Wire
 /// bound to one store. Runs on the store's loop thread.
 ///
 /// Reads answer from memory once what they show is durable (at once when nothing is pending). A
-/// mutation runs in one write scope of the store and answers
-/// only when its commit ticket completes; with an `idempotency-key` metadata entry, its outcome is
-/// remembered in the same commit, and a retry with the same key (same account, same request, within
-/// 24 hours) gets that outcome again without changing anything.
+/// mutation runs in one write scope of the store and answers only when its commit ticket completes;
+/// with an `idempotency-key` metadata entry, its outcome is remembered in the same commit, and a
+/// retry with the same key (same account, same request, within 24 hours) gets that outcome again
+/// without changing anything.
 public final class HomeAPI {
     let store: HomeStore
     /// The open change streams; the store's change observer feeds them.

@@ -29,6 +29,10 @@ private struct EncodedBytes: SwiftProtobufContiguousBytes {
 
     var count: Int { bytes.count }
 
+    // The two lenders below are what `SwiftProtobufContiguousBytes` requires of a buffer: they only
+    // forward to the array's own, for swift-protobuf's encoder to write into. No pointer is kept or
+    // computed here and nothing reaches C, so this is not interop code for the UV or SQLite layers.
+
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try bytes.withUnsafeBytes(body)
     }

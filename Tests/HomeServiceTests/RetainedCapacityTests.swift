@@ -33,23 +33,20 @@ import Testing
     }
 
     @Test func anArrayKeepsOnlyModestRoomWhenEmptied() {
-        var small = Array(0..<100)
-        let smallCapacity = small.capacity
-        small.removeAllKeepingModestCapacity()
-        #expect(small.isEmpty && small.capacity == smallCapacity)
-
-        var burst = Array(0..<100_000)
-        burst.removeAllKeepingModestCapacity()
-        #expect(burst.isEmpty && burst.capacity == 0)
+        Self.expectModestRoom(small: Array(0..<100), burst: Array(0..<100_000))
     }
 
     @Test func aSetKeepsOnlyModestRoomWhenEmptied() {
-        var small = Set(0..<100)
+        Self.expectModestRoom(small: Set(0..<100), burst: Set(0..<100_000))
+    }
+
+    /// Emptied, `small` keeps its storage and `burst` gives its back.
+    static func expectModestRoom<Buffer: ReusedBuffer & Collection>(small: Buffer, burst: Buffer) {
+        var small = small
         let smallCapacity = small.capacity
         small.removeAllKeepingModestCapacity()
         #expect(small.isEmpty && small.capacity == smallCapacity)
-
-        var burst = Set(0..<100_000)
+        var burst = burst
         burst.removeAllKeepingModestCapacity()
         #expect(burst.isEmpty && burst.capacity == 0)
     }

@@ -25,7 +25,10 @@ enum ValueEventEncoding {
             }
         let time = UInt64(bitPattern: change.time)
         var writer = ProtoWriter(
-            capacity: ProtoWriter.idFieldLength + 2 * 11 + ProtoWriter.delimitedLength(initiatorLength) + 2
+            capacity: ProtoWriter.idFieldLength
+                + (change.revision == 0 ? 0 : ProtoWriter.varintFieldLength(change.revision))
+                + (time == 0 ? 0 : ProtoWriter.varintFieldLength(time))
+                + ProtoWriter.delimitedLength(initiatorLength) + (own ? 2 : 0)
                 + ProtoWriter.delimitedLength(updateLength, field: payloadField)
         )
         writer.id(1, change.home.raw)

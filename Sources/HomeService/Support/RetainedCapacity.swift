@@ -9,16 +9,18 @@ func retainedCapacity(for count: Int) -> Int {
     max(retainedBufferCapacity, 2 * count)
 }
 
-extension Array {
-    /// Empties the array, keeping its storage only when that is no larger than a steady state needs.
+/// A collection emptied and refilled mutation after mutation.
+protocol ReusedBuffer {
+    var capacity: Int { get }
+    mutating func removeAll(keepingCapacity: Bool)
+}
+
+extension ReusedBuffer {
+    /// Empties the buffer, keeping its storage only when that is no larger than a steady state needs.
     mutating func removeAllKeepingModestCapacity() {
         removeAll(keepingCapacity: capacity <= retainedBufferCapacity)
     }
 }
 
-extension Set {
-    /// Empties the set, keeping its storage only when that is no larger than a steady state needs.
-    mutating func removeAllKeepingModestCapacity() {
-        removeAll(keepingCapacity: capacity <= retainedBufferCapacity)
-    }
-}
+extension Array: ReusedBuffer {}
+extension Set: ReusedBuffer {}
