@@ -11,7 +11,7 @@ let strictSettings: [SwiftSetting] = [
     // Release builds skip the runtime exclusivity checks (about 7% of a pipelined call in perf:
     // AccessSet, swift_beginAccess and their thread-local lookups). Debug builds, and so every test
     // run, keep them; the compile-time checks always apply.
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+    .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release)),
 ]
 
 let package = Package(
