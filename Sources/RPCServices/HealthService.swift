@@ -11,6 +11,9 @@ public final class HealthService {
     /// its response already encoded: a health check is the cheapest call there is, and encoding
     /// the same two-byte message again cost more than the rest of the handler.
     private var responses: [String: [UInt8]] = [:]
+    /// The response for the whole server (the empty name), which nearly every check asks for: kept
+    /// apart so that such a check hashes no string.
+    private var serverResponse: [UInt8] = []
 
     public init() {
         setStatus(.serving)
@@ -21,7 +24,9 @@ public final class HealthService {
         var response = Home_V1_HealthCheckResponse()
         response.status = status
         // Encoding a message of one enum field cannot fail.
-        responses[service] = (try? response.encodedBytes()) ?? []
+        let encoded = (try? response.encodedBytes()) ?? []
+        responses[service] = encoded
+        if service.isEmpty { serverResponse = encoded }
     }
 
     /// Reports NOT_SERVING for everything, as when the server begins to drain.
@@ -35,6 +40,10 @@ public final class HealthService {
             Self.checkMethod,
             request: Home_V1_HealthCheckRequest.self
         ) { call, request in
+            if request.service.isEmpty {
+                call.respond(self.serverResponse)
+                return
+            }
             guard let response = self.responses[request.service] else {
                 call.fail(CallStatus(code: .notFound, message: "unknown service \(request.service)"))
                 return

@@ -194,6 +194,39 @@ import Wire
         try test.shutDown()
     }
 
+    @Test func anEndedCallIsReusedOnlyWhenNothingElseHoldsIt() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var held: [(call: ServerCall, streamID: StreamID)] = []
+        var identities: [ObjectIdentifier] = []
+        var holdCalls = true
+        test.onHang = { call in
+            if holdCalls { held.append((call, call.streamID)) }
+            identities.append(ObjectIdentifier(call))
+            call.respond([UInt8(identities.count)])
+        }
+        func callInTurn(_ count: Int) {
+            for _ in 0..<count {
+                var answer: Result<[UInt8], RPCError>?
+                client.unary(TestServer.hang, request: []) { answer = $0 }
+                test.loop.run(until: { answer != nil })
+                #expect((try? answer?.get()) == [UInt8(identities.count)])
+            }
+        }
+        // Calls a handler keeps are never handed to a later call: each stays what it was.
+        callInTurn(5)
+        #expect(Set(identities).count == 5)
+        #expect(held.allSatisfy { $0.call.streamID == $0.streamID && $0.call.hasEnded })
+        // Calls nobody keeps are reused.
+        holdCalls = false
+        identities = []
+        callInTurn(5)
+        #expect(Set(identities).count < 5)
+        #expect(held.allSatisfy { $0.call.streamID == $0.streamID && $0.call.hasEnded })
+        client.close()
+        try test.shutDown()
+    }
+
     @Test func unknownMethodIsUnimplemented() throws {
         let test = try TestServer()
         let client = try test.connectClient()

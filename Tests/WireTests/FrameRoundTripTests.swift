@@ -21,6 +21,16 @@ import Wire
         #expect(decoded == frames)
     }
 
+    @Test(arguments: [1, 2, 0xFFFF, 0x1_0000, 0x1234_5678, 0xFFFF_FFFF] as [UInt32])
+    func theOneAppendCallEndIsTheGeneralEncodersOKCallEnd(streamID: UInt32) {
+        var general: [UInt8] = [9]
+        FrameEncoder.encodeCallEnd(streamID: StreamID(streamID), status: .ok, into: &general)
+        var oneAppend: [UInt8] = [9]
+        FrameEncoder.encodeOKCallEnd(streamID: StreamID(streamID), into: &oneAppend)
+        #expect(oneAppend == general)
+        #expect(oneAppend.count == 1 + FrameEncoder.okCallEndLength)
+    }
+
     @Test func roundTripsPreface() throws {
         #expect(try decodeAll(encoded(.preface(Preface())), expectsPreface: true) { 3 } == [.preface(Preface())])
     }

@@ -9,22 +9,39 @@ public import Wire
 /// decides itself whether to coalesce, drop or wait, so nothing queues without bound.
 ///
 /// Once the call has ended, was cancelled or its deadline passed, further answers are ignored.
+///
+/// The connection reuses an ended call object for a later call when nothing else holds it (which
+/// saves an allocation and a deallocation per call), so hold a call strongly while you use it: a
+/// `weak` or `unowned` reference may later see another call.
 public final class ServerCall {
-    public let streamID: StreamID
+    /// What a call is opened with; a reused call object takes a new one.
+    struct Opening {
+        var streamID: StreamID
+        /// The registered method: one reference for its name, kind, metrics index and handler.
+        var method: MethodRegistry.Method
+        var metadata: [MetadataEntry]
+        var principal: (any Principal)?
+        var deadline: UInt64?
+        /// ``EventLoop/monotonicNanoseconds`` when the read carrying its CALL_START was taken up.
+        var startedAt: UInt64
+    }
+
+    private var opening: Opening
+    public var streamID: StreamID { opening.streamID }
     /// The connection the call came on, unique while the server runs: handlers that bind state to
     /// a connection (an accessory's link) compare it.
     public let connectionID: Int
-    /// The registered method: one reference for its name, kind, metrics index and handler.
-    let registered: MethodRegistry.Method
+    var registered: MethodRegistry.Method { opening.method }
     public var method: String { registered.name }
     /// The method's position in the registry, for metrics.
     var methodIndex: Int { registered.index }
     public var kind: MethodRegistry.Kind { registered.kind }
-    public let metadata: [MetadataEntry]
+    public var metadata: [MetadataEntry] { opening.metadata }
     /// Who the connection authenticated as; `nil` when the server requires no authentication.
-    public let principal: (any Principal)?
+    public var principal: (any Principal)? { opening.principal }
     /// When the call must have ended, in the loop's milliseconds; `nil` for none.
-    public let deadline: UInt64?
+    public var deadline: UInt64? { opening.deadline }
+    var startedAt: UInt64 { opening.startedAt }
     /// Runs once if the call is cancelled: by the client, by its deadline, or by the connection closing.
     public var onCancel: (() -> Void)?
     /// Runs when a streaming call that was not writable becomes writable again.
@@ -37,30 +54,25 @@ public final class ServerCall {
     /// Strong: the connection holds the call in its table until the call ends, so the cycle is
     /// broken exactly when the call ends. (A weak reference cost a side table per call.)
     var connection: ServerConnection?
-    /// ``EventLoop/monotonicNanoseconds`` when the read carrying its CALL_START was taken up.
-    let startedAt: UInt64
     /// Whether the request message has yet to arrive (the handler runs once, when it does).
     var isAwaitingRequest = true
 
-    init(
-        streamID: StreamID,
-        method: MethodRegistry.Method,
-        metadata: [MetadataEntry],
-        principal: (any Principal)?,
-        deadline: UInt64?,
-        credit: UInt32,
-        startedAt: UInt64,
-        connection: ServerConnection
-    ) {
-        self.streamID = streamID
+    init(_ opening: Opening, credit: UInt32, connection: ServerConnection) {
+        self.opening = opening
         self.connectionID = connection.id
-        self.registered = method
-        self.metadata = metadata
-        self.principal = principal
-        self.deadline = deadline
         self.credit = credit
         self.connection = connection
-        self.startedAt = startedAt
+    }
+
+    /// Makes this ended call, which only its connection holds, the call `opening` describes.
+    func reopen(_ opening: Opening, credit: UInt32, connection: ServerConnection) {
+        precondition(hasEnded && self.connection == nil && connectionID == connection.id, "reopened a live call")
+        self.opening = opening
+        self.credit = credit
+        self.connection = connection
+        hasEnded = false
+        isCancelled = false
+        isAwaitingRequest = true
     }
 
     /// The `trace-id` metadata value, if the client sent one.
@@ -76,8 +88,8 @@ public final class ServerCall {
             fail(Self.tooLarge(response.count, limit: connection.peerMaxFrameSize))
             return
         }
-        connection.sendMessage(response, on: streamID)
-        end(with: .ok)
+        markEnded()
+        connection.callAnswered(self, length: response.count) { $0.append(contentsOf: response) }
     }
 
     /// Answers a unary call with status OK and a response of exactly `length` bytes that `write`
@@ -90,8 +102,8 @@ public final class ServerCall {
             fail(Self.tooLarge(length, limit: connection.peerMaxFrameSize))
             return
         }
-        connection.sendMessage(length: length, on: streamID, writingWith: write)
-        end(with: .ok)
+        markEnded()
+        connection.callAnswered(self, length: length, writingWith: write)
     }
 
     /// Ends the call with `status` (an error, for a unary call).
@@ -136,11 +148,16 @@ public final class ServerCall {
     }
 
     private func end(with status: CallStatus) {
-        guard !hasEnded else { return }
+        guard !hasEnded, let connection else { return }
+        markEnded()
+        connection.callEnded(self, status: status)
+    }
+
+    /// The call has ended: nothing more is sent for it, and its callbacks are let go.
+    private func markEnded() {
         hasEnded = true
         onWritable = nil
         onCancel = nil
-        connection?.callEnded(self, status: status)
         connection = nil
     }
 

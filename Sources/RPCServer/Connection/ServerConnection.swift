@@ -28,6 +28,8 @@ final class ServerConnection: ConnectionDelegate {
     /// timer (``limitWaitForRequests(now:)``).
     private var awaitingRequest: [StreamID] = []
     private var principal: (any Principal)?
+    /// The call that ended last, for the next call to reuse if nothing else holds it by then.
+    private var endedCall: ServerCall?
     /// The last method looked up, by the name the client sent (the decoder hands back the same
     /// string while the name repeats, so the comparison is of two references).
     private var lastMethodName = ""
@@ -129,7 +131,7 @@ final class ServerConnection: ConnectionDelegate {
             deliver(payload, endStream: endStream, to: streamID)
         case .cancelCall(let streamID):
             if let call = calls.removeValue(for: streamID) {
-                finishBookkeeping(for: call, status: CallStatus(code: .cancelled, message: "cancelled by the client"))
+                finishBookkeeping(for: call, code: .cancelled)
                 call.cancel()
             }
         case .addCredit(let streamID, let increment):
@@ -165,16 +167,22 @@ final class ServerConnection: ConnectionDelegate {
         }
         let now = connection.loop.now
         let deadline = start.timeoutMilliseconds == 0 ? nil : now + UInt64(start.timeoutMilliseconds)
-        let call = ServerCall(
+        let opening = ServerCall.Opening(
             streamID: streamID,
             method: method,
             metadata: start.metadata,
             principal: principal,
             deadline: deadline,
-            credit: machine.peerSettings.initialStreamCredit,
-            startedAt: readStartedAt,
-            connection: self
+            startedAt: readStartedAt
         )
+        let call: ServerCall
+        if isKnownUniquelyReferenced(&endedCall), let ended = endedCall {
+            call = ended
+            call.reopen(opening, credit: machine.peerSettings.initialStreamCredit, connection: self)
+        } else {
+            call = ServerCall(opening, credit: machine.peerSettings.initialStreamCredit, connection: self)
+        }
+        endedCall = nil
         calls.insert(call, for: streamID)
         awaitingRequest.append(streamID)
     }
@@ -242,7 +250,7 @@ final class ServerConnection: ConnectionDelegate {
         let status = CallStatus(code: .deadlineExceeded, message: message)
         encodeCallEnd(call.streamID, status)
         calls.removeValue(for: call.streamID)
-        finishBookkeeping(for: call, status: status)
+        finishBookkeeping(for: call, code: status.code)
         call.cancel()
         scheduleFlush()
     }
@@ -260,9 +268,23 @@ final class ServerConnection: ConnectionDelegate {
         scheduleFlush()
     }
 
-    /// Sends a message that `write` appends to the outgoing bytes itself.
-    func sendMessage(length: Int, on streamID: StreamID, writingWith write: (inout [UInt8]) -> Void) {
-        FrameEncoder.encodeMessageHeader(streamID: streamID, payloadLength: length, endStream: false, into: &outbound)
+    func callEnded(_ call: ServerCall, status: CallStatus) {
+        guard calls.removeValue(for: call.streamID) != nil else { return }
+        encodeCallEnd(call.streamID, status)
+        finishBookkeeping(for: call, code: status.code)
+        scheduleFlush()
+    }
+
+    /// Ends a unary call with its response of exactly `length` bytes, which `write` appends, and
+    /// status OK: the MESSAGE and the CALL_END are written together, the usual CALL_END in one append.
+    func callAnswered(_ call: ServerCall, length: Int, writingWith write: (inout [UInt8]) -> Void) {
+        guard calls.removeValue(for: call.streamID) != nil else { return }
+        FrameEncoder.encodeMessageHeader(
+            streamID: call.streamID,
+            payloadLength: length,
+            endStream: false,
+            into: &outbound
+        )
         let start = outbound.count
         write(&outbound)
         // A wrong length would shift every later frame on the connection: never send it.
@@ -270,13 +292,8 @@ final class ServerConnection: ConnectionDelegate {
             outbound.count - start == length,
             "a message announced \(length) bytes and wrote \(outbound.count - start)"
         )
-        scheduleFlush()
-    }
-
-    func callEnded(_ call: ServerCall, status: CallStatus) {
-        guard calls.removeValue(for: call.streamID) != nil else { return }
-        encodeCallEnd(call.streamID, status)
-        finishBookkeeping(for: call, status: status)
+        FrameEncoder.encodeOKCallEnd(streamID: call.streamID, into: &outbound)
+        finishBookkeeping(for: call, code: .ok)
         scheduleFlush()
     }
 
@@ -285,8 +302,9 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     /// Metrics, deadline timer and the state machine's stream count, for a call that just ended.
-    private func finishBookkeeping(for call: ServerCall, status: CallStatus) {
-        server.metrics.recordCall(methodIndex: call.methodIndex, code: status.code, startedAt: call.startedAt)
+    private func finishBookkeeping(for call: ServerCall, code: StatusCode) {
+        endedCall = call
+        server.metrics.recordCall(methodIndex: call.methodIndex, code: code, startedAt: call.startedAt)
         // Most calls never wait or have a timer: skip hashing into empty tables.
         if !waitingForWritability.isEmpty { waitingForWritability.removeValue(forKey: call.streamID) }
         if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: call.streamID)?.close() }
