@@ -76,6 +76,55 @@ public struct FrameDecoder: Sendable {
         }
     }
 
+    /// The header of the next frame once all of the frame is buffered, validated as by
+    /// ``nextFrame()``, without taking the frame: `nil` while bytes are missing and before the
+    /// preface has been taken (``nextFrame()`` yields it). The caller then takes the frame with
+    /// ``takeCallStart(_:)``, ``takeMessagePayload(_:)`` or ``nextFrame()``: the first two build no
+    /// ``Frame`` for the two frames every call sends.
+    /// - Throws: ``WireError`` for a bad header (and on every call after that).
+    public mutating func nextCompleteHeader() throws(WireError) -> FrameHeader? {
+        switch state {
+        case .failed(let error):
+            throw error
+        case .awaitingPreface:
+            return nil
+        case .frames:
+            do throws(WireError) {
+                return try completeHeader()
+            } catch {
+                state = .failed(error)
+                throw error
+            }
+        }
+    }
+
+    /// Takes the CALL_START frame whose header ``nextCompleteHeader()`` just returned.
+    public mutating func takeCallStart(_ header: FrameHeader) throws(WireError) -> CallStart {
+        precondition(header.type == .callStart, "takeCallStart(_:) given a \(header.type.name) header")
+        var reader = PayloadReader(bytes: buffer, range: payloadRange(of: header), type: .callStart)
+        do throws(WireError) {
+            let start = try decodeCallStart(&reader)
+            consume(FrameHeader.length + Int(header.payloadLength))
+            return start
+        } catch {
+            state = .failed(error)
+            throw error
+        }
+    }
+
+    /// Takes the MESSAGE frame whose header ``nextCompleteHeader()`` just returned: its payload.
+    public mutating func takeMessagePayload(_ header: FrameHeader) -> [UInt8] {
+        precondition(header.type == .message, "takeMessagePayload(_:) given a \(header.type.name) header")
+        let payload = Array(buffer[payloadRange(of: header)])
+        consume(FrameHeader.length + Int(header.payloadLength))
+        return payload
+    }
+
+    /// Drops the frame whose header ``nextCompleteHeader()`` just returned.
+    public mutating func skipFrame(_ header: FrameHeader) {
+        consume(FrameHeader.length + Int(header.payloadLength))
+    }
+
     /// Call when the input has ended: throws ``WireError/truncatedFrame(bufferedBytes:)`` if a frame was
     /// left incomplete.
     public func finish() throws(WireError) {
@@ -98,14 +147,24 @@ public struct FrameDecoder: Sendable {
     }
 
     private mutating func decodeFrame() throws(WireError) -> Frame? {
+        guard let header = try completeHeader() else { return nil }
+        let frame = try decodePayload(of: header, range: payloadRange(of: header))
+        consume(FrameHeader.length + Int(header.payloadLength))
+        return frame
+    }
+
+    /// The next frame's header, once the whole frame is buffered.
+    private func completeHeader() throws(WireError) -> FrameHeader? {
         guard bufferedByteCount >= FrameHeader.length else { return nil }
         let header = try decodeHeader(at: readIndex)
-        let frameLength = FrameHeader.length + Int(header.payloadLength)
-        guard bufferedByteCount >= frameLength else { return nil }
-        let payloadStart = readIndex + FrameHeader.length
-        let frame = try decodePayload(of: header, range: payloadStart..<payloadStart + Int(header.payloadLength))
-        consume(frameLength)
-        return frame
+        guard bufferedByteCount >= FrameHeader.length + Int(header.payloadLength) else { return nil }
+        return header
+    }
+
+    /// Where the payload of the frame at `readIndex` lies in the buffer.
+    private func payloadRange(of header: FrameHeader) -> Range<Int> {
+        let start = readIndex + FrameHeader.length
+        return start..<start + Int(header.payloadLength)
     }
 
     /// Validates everything the header alone can tell.

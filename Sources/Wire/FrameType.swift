@@ -19,6 +19,21 @@ public enum FrameType: UInt8, CaseIterable, Hashable, Sendable {
     /// The sender accepts no stream above the given id and will close (stream 0).
     case goAway = 0x09
 
+    /// The type's name in docs/PROTOCOL.md (`CALL_START`), for messages to people.
+    public var name: String {
+        switch self {
+        case .settings: "SETTINGS"
+        case .callStart: "CALL_START"
+        case .message: "MESSAGE"
+        case .callEnd: "CALL_END"
+        case .cancel: "CANCEL"
+        case .credit: "CREDIT"
+        case .ping: "PING"
+        case .pong: "PONG"
+        case .goAway: "GOAWAY"
+        }
+    }
+
     /// Whether frames of this type belong to the connection (stream id 0) rather than a call.
     public var isConnectionFrame: Bool {
         switch self {

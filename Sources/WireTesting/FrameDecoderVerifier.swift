@@ -4,7 +4,8 @@ import Wire
 /// unit test that replays fuzz/FailCases/.
 ///
 /// For any input the decoder must not crash, and:
-/// - fed whole and fed in chunks, it yields the same frames and the same error;
+/// - fed whole and fed in chunks, it yields the same frames and the same error, also when CALL_START
+///   and MESSAGE frames are taken through their headers as the server takes them;
 /// - every frame it yields re-encodes to bytes that decode to the same frame.
 public enum FrameDecoderVerifier {
     /// A small limit so that fuzzed lengths reach `frameTooLarge` often.
@@ -20,9 +21,13 @@ public enum FrameDecoderVerifier {
 
         let whole = decode(bytes, expectsPreface: expectsPreface, chunkSize: max(1, bytes.count))
         let chunked = decode(bytes, expectsPreface: expectsPreface, chunkSize: chunkSize)
+        let byHeader = decode(bytes, expectsPreface: expectsPreface, chunkSize: chunkSize, takingCallFrames: true)
         var problems: [String] = []
         if whole.frames != chunked.frames || whole.error != chunked.error {
             problems.append("chunk size \(chunkSize) changed the result: \(whole) vs \(chunked)")
+        }
+        if whole != byHeader {
+            problems.append("taking call frames by header changed the result: \(whole) vs \(byHeader)")
         }
         for frame in whole.frames {
             var encoded: [UInt8] = []
@@ -42,7 +47,12 @@ public enum FrameDecoderVerifier {
         var error: WireError?
     }
 
-    static func decode(_ bytes: [UInt8], expectsPreface: Bool, chunkSize: Int) -> Outcome {
+    static func decode(
+        _ bytes: [UInt8],
+        expectsPreface: Bool,
+        chunkSize: Int,
+        takingCallFrames: Bool = false
+    ) -> Outcome {
         var decoder = FrameDecoder(maxFrameSize: maxFrameSize, expectsPreface: expectsPreface)
         var outcome = Outcome()
         var offset = 0
@@ -51,7 +61,20 @@ public enum FrameDecoderVerifier {
                 let end = min(bytes.count, offset + chunkSize)
                 decoder.append(contentsOf: bytes[offset..<end])
                 offset = end
-                while let frame = try decoder.nextFrame() {
+                while true {
+                    if takingCallFrames, let header = try decoder.nextCompleteHeader() {
+                        if header.type == .callStart {
+                            outcome.frames.append(.callStart(header.streamID, try decoder.takeCallStart(header)))
+                            continue
+                        }
+                        if header.type == .message {
+                            let payload = decoder.takeMessagePayload(header)
+                            let endStream = header.flags.contains(.endStream)
+                            outcome.frames.append(.message(header.streamID, payload: payload, endStream: endStream))
+                            continue
+                        }
+                    }
+                    guard let frame = try decoder.nextFrame() else { break }
                     outcome.frames.append(frame)
                 }
             } while offset < bytes.count

@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
 import Wire
+import WireTesting
 
 /// decode(encode(frame)) == frame for random frames of every type.
 @Suite struct FrameRoundTripTests {
@@ -19,6 +20,33 @@ import Wire
         }
         let decoded = try decodeAll(stream) { Int.random(in: 1...512, using: &random) }
         #expect(decoded == frames)
+    }
+
+    @Test(arguments: 0..<20)
+    func takingCallFramesByHeaderDecodesWhatNextFrameDoes(seed: Int) throws {
+        var random = SeededGenerator(seed: UInt64(seed) &* 104_729 &+ 1)
+        var stream = encoded(.preface(Preface()))
+        var frames: [Frame] = [.preface(Preface())]
+        for _ in 0..<200 {
+            let frame = Self.randomFrame(of: FrameType.allCases.randomElement(using: &random)!, using: &random)
+            frames.append(frame)
+            FrameEncoder.encode(frame, into: &stream)
+        }
+        // The verifier decodes whole, in chunks, and in chunks taking call frames by their headers.
+        let control = 0x80 | UInt8(seed * 13 % 128)
+        #expect(FrameDecoderVerifier.violations(in: [control] + stream) == [])
+        #expect(try decodeAll(stream, expectsPreface: true) { stream.count } == frames)
+    }
+
+    @Test func aBadCallStartTakenByItsHeaderFailsTheDecoderForGood() throws {
+        var decoder = FrameDecoder(expectsPreface: false)
+        // A CALL_START whose method length (0x0100) points past its 3-byte payload.
+        decoder.append(contentsOf: [0, 0, 0, 3, FrameType.callStart.rawValue, 0, 0, 0, 0, 1, 0x01, 0x00, 0x41])
+        let header = try #require(try decoder.nextCompleteHeader())
+        #expect(throws: WireError.truncatedPayload(.callStart)) { try decoder.takeCallStart(header) }
+        decoder.append(contentsOf: encoded(.ping(1)))
+        #expect(throws: WireError.truncatedPayload(.callStart)) { try decoder.nextCompleteHeader() }
+        #expect(throws: WireError.truncatedPayload(.callStart)) { try decoder.nextFrame() }
     }
 
     @Test(arguments: [1, 2, 0xFFFF, 0x1_0000, 0x1234_5678, 0xFFFF_FFFF] as [UInt32])

@@ -57,7 +57,7 @@ public final class ServerCall {
     /// Whether the request message has yet to arrive (the handler runs once, when it does).
     var isAwaitingRequest = true
 
-    init(_ opening: Opening, credit: UInt32, connection: ServerConnection) {
+    init(_ opening: consuming Opening, credit: UInt32, connection: ServerConnection) {
         self.opening = opening
         self.connectionID = connection.id
         self.credit = credit
@@ -65,7 +65,7 @@ public final class ServerCall {
     }
 
     /// Makes this ended call, which only its connection holds, the call `opening` describes.
-    func reopen(_ opening: Opening, credit: UInt32, connection: ServerConnection) {
+    func reopen(_ opening: consuming Opening, credit: UInt32, connection: ServerConnection) {
         precondition(hasEnded && self.connection == nil && connectionID == connection.id, "reopened a live call")
         self.opening = opening
         self.credit = credit

@@ -56,6 +56,26 @@ public struct ConnectionStateMachine: Sendable {
         case close(CloseReason, farewell: [Frame])
     }
 
+    /// What becomes of a CALL_START.
+    public enum Admission: Equatable, Sendable {
+        /// Open the call: look up its method and wait for its request.
+        case admitted
+        /// Answer the call with this status at once.
+        case refused(CallStatus)
+        /// The frame broke the protocol: perform this close.
+        case violation(Action)
+    }
+
+    /// What becomes of a MESSAGE, CANCEL or CREDIT frame.
+    public enum Routing: Equatable, Sendable {
+        /// The call is open: act on the frame.
+        case open
+        /// The call has ended, or its id was skipped: drop the frame.
+        case ignored
+        /// The stream was never opened: perform this close.
+        case violation(Action)
+    }
+
     /// Where the connection is in its life.
     enum Phase: Equatable, Sendable {
         /// Accepted; waiting for the client's preface. Goes to `awaitingSettings`.
@@ -97,6 +117,16 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     public var isClosed: Bool { phase == .closed }
+    /// Whether the handshake is done and frames are about calls (active or draining): then the
+    /// connection may hand CALL_START and MESSAGE frames to ``callStartReceived(_:now:)`` and
+    /// ``streamFrameReceived(on:kind:now:)`` instead of ``frameReceived(_:now:)``, without building
+    /// a ``Frame`` or an ``Action`` for them (the bulk of a call's frames).
+    public var isServingCalls: Bool {
+        switch phase {
+        case .active, .draining: true
+        case .awaitingPreface, .awaitingSettings, .closed: false
+        }
+    }
     /// How many admitted calls have not ended.
     public var openStreamCount: Int { openStreams.count }
     /// Whether `streamID` is an admitted call that has not ended.
@@ -144,19 +174,32 @@ public struct ConnectionStateMachine: Sendable {
             peerSettings.apply(settings)
             return .none
         case .callStart(let streamID, let call):
-            return callStarted(streamID, call, now: now)
+            switch callStartReceived(streamID, now: now) {
+            case .admitted: return .startCall(streamID, call)
+            case .refused(let status): return .refuseCall(streamID, status)
+            case .violation(let close): return close
+            }
         case .message(let streamID, let payload, let endStream):
-            return routed(streamID, kind: "MESSAGE") { _ in
-                .deliverMessage(streamID, payload: payload, endStream: endStream)
+            switch streamFrameReceived(on: streamID, kind: .message, now: now) {
+            case .open: return .deliverMessage(streamID, payload: payload, endStream: endStream)
+            case .ignored: return .none
+            case .violation(let close): return close
             }
         case .cancel(let streamID):
-            return routed(streamID, kind: "CANCEL") { state in
-                state.openStreams.removeValue(for: streamID)
-                state.lastCallActivityAt = now
+            switch streamFrameReceived(on: streamID, kind: .cancel, now: now) {
+            case .open:
+                openStreams.removeValue(for: streamID)
+                lastCallActivityAt = now
                 return .cancelCall(streamID)
+            case .ignored: return .none
+            case .violation(let close): return close
             }
         case .credit(let streamID, let increment):
-            return routed(streamID, kind: "CREDIT") { _ in .addCredit(streamID, increment) }
+            switch streamFrameReceived(on: streamID, kind: .credit, now: now) {
+            case .open: return .addCredit(streamID, increment)
+            case .ignored: return .none
+            case .violation(let close): return close
+            }
         case .callEnd(let streamID, _):
             return violation("CALL_END from a client on \(streamID)")
         case .ping(let payload):
@@ -170,37 +213,35 @@ public struct ConnectionStateMachine: Sendable {
         }
     }
 
-    private mutating func callStarted(_ streamID: StreamID, _ call: CallStart, now: UInt64) -> Action {
+    /// A CALL_START arrived on `streamID` (only while ``isServingCalls``); an admitted call counts
+    /// as open until ``callEnded(_:now:)``.
+    public mutating func callStartReceived(_ streamID: StreamID, now: UInt64) -> Admission {
+        lastReceivedAt = now
         guard streamID > highestStreamID else {
-            return violation("\(streamID) opened after \(highestStreamID): stream ids must increase")
+            return .violation(violation("\(streamID) opened after \(highestStreamID): stream ids must increase"))
         }
         highestStreamID = streamID
         lastCallActivityAt = now
         if isDraining || peerIsGoingAway {
-            return .refuseCall(
-                streamID,
-                CallStatus(code: .unavailable, message: "server is draining", isRetryable: true)
-            )
+            return .refused(CallStatus(code: .unavailable, message: "server is draining", isRetryable: true))
         }
         guard openStreams.count < configuration.maxConcurrentStreams else {
             let message = "too many concurrent streams (limit \(configuration.maxConcurrentStreams))"
-            return .refuseCall(streamID, CallStatus(code: .resourceExhausted, message: message, isRetryable: true))
+            return .refused(CallStatus(code: .resourceExhausted, message: message, isRetryable: true))
         }
         openStreams.insert((), for: streamID)
         lastAcceptedStreamID = streamID
-        return .startCall(streamID, call)
+        return .admitted
     }
 
-    /// Routes a frame for an existing stream: to `action` if the call is open, nowhere if it ended
-    /// (the peer may not know yet), and to a protocol violation if the stream was never opened.
-    private mutating func routed(
-        _ streamID: StreamID,
-        kind: String,
-        _ action: (inout ConnectionStateMachine) -> Action
-    ) -> Action {
-        if openStreams.contains(streamID) { return action(&self) }
-        if streamID <= highestStreamID { return .none }
-        return violation("\(kind) for \(streamID), which was never opened")
+    /// A MESSAGE, CANCEL or CREDIT frame arrived on `streamID` (only while ``isServingCalls``):
+    /// open if the call is, ignored if it ended (the peer may not know yet) or its id was skipped,
+    /// and a protocol violation if the stream was never opened.
+    public mutating func streamFrameReceived(on streamID: StreamID, kind: FrameType, now: UInt64) -> Routing {
+        lastReceivedAt = now
+        if openStreams.contains(streamID) { return .open }
+        if streamID <= highestStreamID { return .ignored }
+        return .violation(violation("\(kind.name) for \(streamID), which was never opened"))
     }
 
     /// The server finished a call (sent its CALL_END, or dropped it after a cancel).

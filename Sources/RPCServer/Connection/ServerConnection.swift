@@ -72,7 +72,21 @@ final class ServerConnection: ConnectionDelegate {
         machine.bytesReceived(now: now)
         batch {
             do throws(WireError) {
-                while !machine.isClosed, let frame = try decoder.nextFrame() {
+                while !machine.isClosed {
+                    // A call's two frames go straight to the call; the rest through a Frame.
+                    if machine.isServingCalls, let header = try decoder.nextCompleteHeader() {
+                        switch header.type {
+                        case .callStart:
+                            callStartReceived(header.streamID, try decoder.takeCallStart(header), now: now)
+                            continue
+                        case .message:
+                            messageReceived(header, now: now)
+                            continue
+                        default:
+                            break
+                        }
+                    }
+                    guard let frame = try decoder.nextFrame() else { break }
                     perform(machine.frameReceived(frame, now: now))
                 }
             } catch {
@@ -142,6 +156,27 @@ final class ServerConnection: ConnectionDelegate {
         case .close(let reason, let farewell):
             for frame in farewell { FrameEncoder.encode(frame, into: &outbound) }
             beginClose(reason)
+        }
+    }
+
+    private func callStartReceived(_ streamID: StreamID, _ start: CallStart, now: UInt64) {
+        switch machine.callStartReceived(streamID, now: now) {
+        case .admitted: startCall(streamID, start)
+        case .refused(let status): perform(.refuseCall(streamID, status))
+        case .violation(let close): perform(close)
+        }
+    }
+
+    private func messageReceived(_ header: FrameHeader, now: UInt64) {
+        switch machine.streamFrameReceived(on: header.streamID, kind: .message, now: now) {
+        case .open:
+            let payload = decoder.takeMessagePayload(header)
+            deliver(payload, endStream: header.flags.contains(.endStream), to: header.streamID)
+        case .ignored:
+            decoder.skipFrame(header)
+        case .violation(let close):
+            decoder.skipFrame(header)
+            perform(close)
         }
     }
 

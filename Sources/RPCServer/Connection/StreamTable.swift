@@ -11,20 +11,25 @@ import Wire
 /// A hostile peer cannot make chains long: ids must increase, and the table holds at most the
 /// connection's concurrent-stream limit.
 struct StreamTable<Value> {
-    private var keys: [UInt32]
-    private var values: [Value?]
+    /// A slot: key 0 marks it empty. Keys and values share one array so that a change checks one
+    /// buffer's uniqueness, not two.
+    fileprivate struct Entry {
+        var key: UInt32
+        var value: Value?
+    }
+
+    private var entries: [Entry]
     private(set) var count = 0
     /// log2 of the capacity.
     private var shift: UInt32
 
     init() {
         shift = 4
-        keys = Array(repeating: 0, count: 1 << 4)
-        values = Array(repeating: nil, count: 1 << 4)
+        entries = Array(repeating: Entry(key: 0, value: nil), count: 1 << 4)
     }
 
     var isEmpty: Bool { count == 0 }
-    private var mask: Int { keys.count - 1 }
+    private var mask: Int { entries.count - 1 }
 
     private func home(of key: UInt32) -> Int {
         Int((key &* 0x9E37_79B1) >> (32 - shift))
@@ -34,7 +39,7 @@ struct StreamTable<Value> {
     private func slot(of key: UInt32) -> Int? {
         var index = home(of: key)
         while true {
-            let found = keys[index]
+            let found = entries[index].key
             if found == key { return index }
             if found == 0 { return nil }
             index = (index + 1) & mask
@@ -43,7 +48,7 @@ struct StreamTable<Value> {
 
     subscript(id: StreamID) -> Value? {
         guard let index = slot(of: id.rawValue) else { return nil }
-        return values[index]
+        return entries[index].value
     }
 
     func contains(_ id: StreamID) -> Bool {
@@ -53,62 +58,58 @@ struct StreamTable<Value> {
     /// Stores `value` for `id`, replacing any value it had.
     mutating func insert(_ value: Value, for id: StreamID) {
         precondition(id != .connection, "stream 0 cannot be stored")
-        if (count + 1) * 2 > keys.count { grow() }
+        if (count + 1) * 2 > entries.count { grow() }
         var index = home(of: id.rawValue)
-        while keys[index] != 0 && keys[index] != id.rawValue {
+        while entries[index].key != 0 && entries[index].key != id.rawValue {
             index = (index + 1) & mask
         }
-        if keys[index] == 0 { count += 1 }
-        keys[index] = id.rawValue
-        values[index] = value
+        if entries[index].key == 0 { count += 1 }
+        entries[index] = Entry(key: id.rawValue, value: value)
     }
 
     /// Removes `id` and returns its value, if it was present.
     @discardableResult
     mutating func removeValue(for id: StreamID) -> Value? {
         guard var hole = slot(of: id.rawValue) else { return nil }
-        let removed = values[hole]
+        let removed = entries[hole].value
         count -= 1
         // Backward-shift: move later entries of the chain into the hole when their home allows it.
         var next = hole
         while true {
             next = (next + 1) & mask
-            let key = keys[next]
+            let key = entries[next].key
             if key == 0 { break }
             let ideal = home(of: key)
             // The entry at `next` may move to `hole` unless its home lies cyclically in (hole, next].
             let staysPut = hole <= next ? (hole < ideal && ideal <= next) : (hole < ideal || ideal <= next)
             if staysPut { continue }
-            keys[hole] = key
-            values[hole] = values[next]
+            entries.swapAt(hole, next)
             hole = next
         }
-        keys[hole] = 0
-        values[hole] = nil
+        entries[hole] = Entry(key: 0, value: nil)
         return removed
     }
 
     /// Every stored value, in no particular order.
     var allValues: [Value] {
-        values.compactMap { $0 }
+        entries.compactMap(\.value)
     }
 
     /// Every stored stream id, in no particular order.
     var allIDs: [StreamID] {
-        keys.filter { $0 != 0 }.map { StreamID($0) }
+        entries.filter { $0.key != 0 }.map { StreamID($0.key) }
     }
 
     private mutating func grow() {
-        let oldKeys = keys
-        let oldValues = values
+        let old = entries
         shift += 1
-        keys = Array(repeating: 0, count: 1 << shift)
-        values = Array(repeating: nil, count: 1 << shift)
+        entries = Array(repeating: Entry(key: 0, value: nil), count: 1 << shift)
         count = 0
-        for (index, key) in oldKeys.enumerated() where key != 0 {
-            insert(oldValues[index]!, for: StreamID(key))
+        for entry in old where entry.key != 0 {
+            insert(entry.value!, for: StreamID(entry.key))
         }
     }
 }
 
 extension StreamTable: Sendable where Value: Sendable {}
+extension StreamTable.Entry: Sendable where Value: Sendable {}
