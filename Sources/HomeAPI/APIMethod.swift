@@ -94,7 +94,7 @@ public struct APIMethod: Sendable {
         _ response: Response.Type,
         role: RequiredRole,
         isMutation: Bool,
-        shortcut: (@Sendable (HomeAPI, ServerCall, [UInt8]) -> Bool)? = nil,
+        shortcut: (@Sendable (HomeAPI, ServerCall, ArraySlice<UInt8>) -> Bool)? = nil,
         _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
     ) -> APIMethod {
         APIMethod(

@@ -16,7 +16,7 @@ struct CachedReadRequest: Equatable {
     let home: HomeID
     let characteristic: CharacteristicID
 
-    init?(_ bytes: [UInt8]) {
+    init?(_ bytes: ArraySlice<UInt8>) {
         var home: UniqueIdentifier?
         var characteristic: UniqueIdentifier?
         let found = bytes.withUnsafeBytes { raw -> Bool in
@@ -48,7 +48,7 @@ struct CachedReadRequest: Equatable {
 
     /// The shortcut registered with the method: answers the call and returns `true`, or returns
     /// `false` for the general path.
-    static func shortcut(_ api: HomeAPI, _ call: ServerCall, _ bytes: [UInt8]) -> Bool {
+    static func shortcut(_ api: HomeAPI, _ call: ServerCall, _ bytes: ArraySlice<UInt8>) -> Bool {
         guard let request = CachedReadRequest(bytes) else { return false }
         api.answerLater(call, request) { api, call, request, caller throws(APIFailure) in
             try answer(api, call, request.characteristic, in: request.home, caller)

@@ -9,7 +9,7 @@ import Wire
 ///
 /// ```swift
 /// var registry = MethodRegistry()
-/// registry.register("demo.v1.Echo/Say", kind: .unary) { call, request in call.respond(request) }
+/// registry.register("demo.v1.Echo/Say", kind: .unary) { call, request in call.respond(Array(request)) }
 /// let loop = try EventLoop()
 /// let server = RPCServer(loop: loop, configuration: ServerConfiguration(), registry: registry)
 /// let endpoint = try server.listen(on: .tcp(host: "127.0.0.1", port: 7420))

@@ -12,7 +12,7 @@ extension MethodRegistry {
     public mutating func registerUnary<Request: SwiftProtobuf.Message>(
         _ name: String,
         request: Request.Type,
-        shortcut: ((ServerCall, [UInt8]) -> Bool)? = nil,
+        shortcut: ((ServerCall, ArraySlice<UInt8>) -> Bool)? = nil,
         handler: @escaping (ServerCall, Request) -> Void
     ) {
         let decoding = Self.decoding(Request.self, handler)
@@ -42,7 +42,7 @@ extension MethodRegistry {
         _ handler: @escaping (ServerCall, Request) -> Void
     ) -> CallHandler {
         { call, bytes in
-            guard let request = try? Request(serializedBytes: bytes) else {
+            guard let request = try? Request(serializedBytes: Array(bytes)) else {
                 call.fail(CallStatus(code: .invalidArgument, message: "cannot decode \(Request.protoMessageName)"))
                 return
             }

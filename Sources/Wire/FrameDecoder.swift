@@ -112,10 +112,12 @@ public struct FrameDecoder: Sendable {
         }
     }
 
-    /// Takes the MESSAGE frame whose header ``nextCompleteHeader()`` just returned: its payload.
-    public mutating func takeMessagePayload(_ header: FrameHeader) -> [UInt8] {
+    /// Takes the MESSAGE frame whose header ``nextCompleteHeader()`` just returned: its payload,
+    /// in place in the decoder's buffer (no copy). Use it before the next ``append(_:)``: holding
+    /// it longer is safe but makes that append copy the buffer.
+    public mutating func takeMessagePayload(_ header: FrameHeader) -> ArraySlice<UInt8> {
         precondition(header.type == .message, "takeMessagePayload(_:) given a \(header.type.name) header")
-        let payload = Array(buffer[payloadRange(of: header)])
+        let payload = buffer[payloadRange(of: header)]
         consume(FrameHeader.length + Int(header.payloadLength))
         return payload
     }
@@ -269,18 +271,25 @@ public struct FrameDecoder: Sendable {
         }
     }
 
+    /// Consumed bytes stay in the buffer (a payload taken in place may still be in use) until
+    /// ``releaseConsumedBytes()`` or the next append.
     private mutating func consume(_ count: Int) {
         readIndex += count
-        if readIndex == buffer.count {
-            // Keep a small buffer for the next read; give back the room a single large frame needed.
-            buffer.removeAll(keepingCapacity: buffer.capacity <= Self.retainedCapacity)
-            readIndex = 0
-        }
+    }
+
+    /// Empties the buffer if every byte in it has been taken: call it once the frames taken are no
+    /// longer in use (after handling a read). A small buffer is kept for the next read; the room a
+    /// single large frame needed is given back.
+    public mutating func releaseConsumedBytes() {
+        guard readIndex > 0, readIndex == buffer.count else { return }
+        buffer.removeAll(keepingCapacity: buffer.capacity <= Self.retainedCapacity)
+        readIndex = 0
     }
 
     /// Drops consumed bytes before appending, once they are the larger part of the buffer, so that
     /// compaction costs amortized O(1) per byte.
     private mutating func compact() {
+        releaseConsumedBytes()
         guard readIndex > 0, readIndex >= buffer.count - readIndex else { return }
         buffer.removeSubrange(0..<readIndex)
         readIndex = 0

@@ -83,9 +83,7 @@ public enum FrameEncoder {
         let headerFirst8 = UInt64(4) << 32 | UInt64(FrameType.callEnd.rawValue) << 24 | UInt64(streamID.rawValue >> 16)
         // The stream id's low half, then the code (OK is 0) and the message length (0).
         let streamIDLow16AndCode = UInt32(truncatingIfNeeded: streamID.rawValue) << 16 | UInt32(StatusCode.ok.rawValue)
-        withUnsafeBytes(of: (headerFirst8.bigEndian, streamIDLow16AndCode.bigEndian, UInt16(0))) { bytes in
-            buffer.append(contentsOf: bytes)
-        }
+        buffer.appendBytes(of: (headerFirst8.bigEndian, streamIDLow16AndCode.bigEndian, UInt16(0)))
     }
 
     /// Appends a CALL_END frame without building a ``Frame`` first (every call ends with one).
@@ -101,7 +99,7 @@ public enum FrameEncoder {
         header.write(to: &buffer)
         // Code and message length, big-endian, in one append.
         let codeAndLength = UInt32(status.code.rawValue) << 16 | UInt32(message.count)
-        withUnsafeBytes(of: codeAndLength.bigEndian) { buffer.append(contentsOf: $0) }
+        buffer.appendBytes(of: codeAndLength.bigEndian)
         if !message.isEmpty { buffer.append(contentsOf: message) }
         if !status.details.isEmpty { buffer.append(contentsOf: status.details) }
     }

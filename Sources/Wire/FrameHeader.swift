@@ -40,8 +40,6 @@ extension FrameHeader {
         let last2 = UInt16(truncatingIfNeeded: streamID.rawValue)
         // A (UInt64, UInt16) tuple is laid out as its ten bytes in order (its size is 10; a slice
         // of the bytes would be copied through an iterator instead of at once).
-        withUnsafeBytes(of: (first8.bigEndian, last2.bigEndian)) { bytes in
-            buffer.append(contentsOf: bytes)
-        }
+        buffer.appendBytes(of: (first8.bigEndian, last2.bigEndian))
     }
 }

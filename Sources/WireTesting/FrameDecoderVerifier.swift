@@ -68,7 +68,7 @@ public enum FrameDecoderVerifier {
                             continue
                         }
                         if header.type == .message {
-                            let payload = decoder.takeMessagePayload(header)
+                            let payload = Array(decoder.takeMessagePayload(header))
                             let endStream = header.flags.contains(.endStream)
                             outcome.frames.append(.message(header.streamID, payload: payload, endStream: endStream))
                             continue

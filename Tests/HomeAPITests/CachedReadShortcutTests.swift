@@ -40,13 +40,13 @@ import Testing
         request.homeID = Data(home.bytes)
         request.characteristicID = Data(characteristic.bytes)
         let canonical: [UInt8] = try request.serializedBytes()
-        let expected = try #require(CachedReadRequest(canonical))
+        let expected = try #require(CachedReadRequest(asReceived(canonical)))
         #expect(expected.home.raw == home && expected.characteristic.raw == characteristic)
         // Fields in another order, `fresh` sent as false, a field repeated (the last one wins).
         let reordered = Array(canonical[18...] + canonical[..<18])
-        #expect(CachedReadRequest(reordered) == expected)
-        #expect(CachedReadRequest(canonical + [0x18, 0x00]) == expected)
-        #expect(CachedReadRequest([0x12, 0x10] + Array(repeating: 9, count: 16) + canonical) == expected)
+        #expect(CachedReadRequest(asReceived(reordered)) == expected)
+        #expect(CachedReadRequest(asReceived(canonical + [0x18, 0x00])) == expected)
+        #expect(CachedReadRequest(asReceived([0x12, 0x10] + Array(repeating: 9, count: 16) + canonical)) == expected)
     }
 
     @Test func leavesEveryOtherShapeToTheGeneratedDecoder() throws {
@@ -64,7 +64,7 @@ import Testing
             [0x0A, 0x0F] + Array(canonical[2..<17]) + Array(canonical[18...]),  // a 15-byte home_id
         ]
         for bytes in others {
-            #expect(CachedReadRequest(bytes) == nil, "\(bytes)")
+            #expect(CachedReadRequest(asReceived(bytes)) == nil, "\(bytes)")
         }
     }
 
@@ -89,7 +89,7 @@ import Testing
             if !bytes.isEmpty, Bool.random(using: &generator) {
                 bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255)
             }
-            guard let shortcut = CachedReadRequest(bytes) else { continue }
+            guard let shortcut = CachedReadRequest(asReceived(bytes)) else { continue }
             accepted += 1
             let decoded = try Home_V1_ReadCharacteristicRequest(serializedBytes: bytes)
             #expect(!decoded.fresh)

@@ -11,13 +11,13 @@ import Testing
         // A tenth varint byte with bits past the 64th: both keep the low 64 bits, or both refuse.
         let overlong: [UInt8] = [0x08] + [UInt8](repeating: 0xFF, count: 9) + [0x7F]
         let generated = try? Home_V1_AnswerCommandRequest(serializedBytes: overlong)
-        #expect(CommandAnswer(overlong)?.commandID == generated?.commandID)
+        #expect(CommandAnswer(asReceived(overlong))?.commandID == generated?.commandID)
         for (commandID, hapStatus) in [(UInt64(0), Int32(0)), (1, 0), (300, -70402), (.max, .min), (7, .max)] {
             var request = Home_V1_AnswerCommandRequest()
             request.commandID = commandID
             request.hapStatus = hapStatus
             let bytes: [UInt8] = try request.serializedBytes()
-            let answer = try #require(CommandAnswer(bytes))
+            let answer = try #require(CommandAnswer(asReceived(bytes)))
             #expect(answer.commandID == commandID && answer.hapStatus == hapStatus)
         }
     }
@@ -33,7 +33,7 @@ import Testing
             [0x18, 0x00],  // an unknown varint field
             [0x0A, 0x00],  // command_id with the wrong wire type
         ]
-        for bytes in others { #expect(CommandAnswer(bytes) == nil, "\(bytes)") }
+        for bytes in others { #expect(CommandAnswer(asReceived(bytes)) == nil, "\(bytes)") }
     }
 
     /// Random and damaged requests: whatever the shortcut accepts decodes to the same fields through
@@ -67,7 +67,7 @@ import Testing
             if !bytes.isEmpty, Bool.random(using: &generator) {
                 bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255)
             }
-            guard let answer = CommandAnswer(bytes) else { continue }
+            guard let answer = CommandAnswer(asReceived(bytes)) else { continue }
             accepted += 1
             let decoded = try Home_V1_AnswerCommandRequest(serializedBytes: bytes)
             #expect(!decoded.hasValue, "\(bytes)")

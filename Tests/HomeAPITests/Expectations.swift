@@ -23,3 +23,10 @@ func expectFailure(
         Issue.record("\(what): unexpected \(error)", sourceLocation: sourceLocation)
     }
 }
+
+/// `bytes` as a request reaches a handler: a slice of the connection's input buffer, which starts
+/// wherever the frame's payload lay (never at index 0), with other frames' bytes around it.
+func asReceived(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+    let buffer: [UInt8] = [0xFF, 0x0A, 0x10] + bytes + [0x0A, 0x10, 0xFF]
+    return buffer[3..<3 + bytes.count]
+}

@@ -40,12 +40,12 @@ final class TestServer {
         var registry = MethodRegistry()
         var hangHook: (ServerCall) -> Void = { _ in }
         var delayHook: (ServerCall, [UInt8]) -> Void = { _, _ in }
-        registry.register(Self.echo, kind: .unary) { call, request in call.respond(request) }
+        registry.register(Self.echo, kind: .unary) { call, request in call.respond(Array(request)) }
         registry.register(Self.reverse, kind: .unary) { call, request in
             call.respond(length: request.count) { $0.append(contentsOf: request.reversed()) }
         }
         registry.register(Self.hang, kind: .unary) { call, _ in hangHook(call) }
-        registry.register(Self.delayed, kind: .unary) { call, request in delayHook(call, request) }
+        registry.register(Self.delayed, kind: .unary) { call, request in delayHook(call, Array(request)) }
         var bulkHook: (ServerCall, Int) -> Void = { _, _ in }
         registry.register(Self.bulk, kind: .serverStreaming) { call, request in
             bulkHook(call, Int(UInt32(bigEndian: request.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })))

@@ -92,6 +92,27 @@ import Wire
         #expect(throws: WireError.unknownFrameType(0xEE)) { try decoder.finish() }
     }
 
+    @Test func aPayloadTakenInPlaceKeepsItsBytesThroughLaterReads() throws {
+        var decoder = FrameDecoder(expectsPreface: false)
+        let first: [UInt8] = Array(0..<40)
+        decoder.append(contentsOf: encoded(.message(StreamID(1), payload: first, endStream: true)))
+        let header = try #require(try decoder.nextCompleteHeader())
+        let kept = decoder.takeMessagePayload(header)
+        #expect(kept.startIndex != 0)
+        // Everything is taken: releasing and later appends reuse the buffer, not the kept bytes.
+        decoder.releaseConsumedBytes()
+        #expect(decoder.bufferedByteCount == 0)
+        for round in 0..<3 {
+            let next = [UInt8](repeating: UInt8(200 + round), count: 40)
+            decoder.append(
+                contentsOf: encoded(.message(StreamID(3 + 2 * UInt32(round)), payload: next, endStream: true))
+            )
+            let nextHeader = try #require(try decoder.nextCompleteHeader())
+            #expect(Array(decoder.takeMessagePayload(nextHeader)) == next)
+        }
+        #expect(Array(kept) == first)
+    }
+
     @Test func bufferStaysBoundedAcrossManyFrames() throws {
         var decoder = FrameDecoder(expectsPreface: false)
         let frame = Frame.message(StreamID(3), payload: [UInt8](repeating: 7, count: 100), endStream: false)

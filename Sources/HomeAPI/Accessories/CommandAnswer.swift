@@ -10,9 +10,9 @@ struct CommandAnswer: Equatable {
     var commandID: UInt64 = 0
     var hapStatus: Int32 = 0
 
-    init?(_ bytes: [UInt8]) {
-        var index = 0
-        while index < bytes.count {
+    init?(_ bytes: ArraySlice<UInt8>) {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
             let tag = bytes[index]
             guard tag == 0x08 || tag == 0x10 else { return nil }
             index += 1
@@ -20,7 +20,7 @@ struct CommandAnswer: Equatable {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while true {
-                guard index < bytes.count, shift < 64 else { return nil }
+                guard index < bytes.endIndex, shift < 64 else { return nil }
                 let byte = bytes[index]
                 index += 1
                 value |= UInt64(byte & 0x7F) << shift

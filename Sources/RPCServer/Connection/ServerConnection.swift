@@ -93,6 +93,8 @@ final class ServerConnection: ConnectionDelegate {
                 perform(machine.decodingFailed(error))
             }
         }
+        // The handlers are done with the requests in the buffer.
+        decoder.releaseConsumedBytes()
         if !awaitingRequest.isEmpty { limitWaitForRequests(now: now) }
         if !isWritable && closing == nil {
             // Backpressure: let the peer's replies drain before reading more of its requests.
@@ -142,7 +144,7 @@ final class ServerConnection: ConnectionDelegate {
             encodeCallEnd(streamID, status)
             server.metrics.recordRefusal(status.code)
         case .deliverMessage(let streamID, let payload, let endStream):
-            deliver(payload, endStream: endStream, to: streamID)
+            deliver(payload[...], endStream: endStream, to: streamID)
         case .cancelCall(let streamID):
             if let call = calls.removeValue(for: streamID) {
                 finishBookkeeping(for: call, code: .cancelled)
@@ -247,7 +249,7 @@ final class ServerConnection: ConnectionDelegate {
         return lastMethod
     }
 
-    private func deliver(_ payload: [UInt8], endStream: Bool, to streamID: StreamID) {
+    private func deliver(_ payload: ArraySlice<UInt8>, endStream: Bool, to streamID: StreamID) {
         guard let call = calls[streamID] else { return }
         // The handler runs once, on the one request message; a second message fails.
         guard call.isAwaitingRequest else {

@@ -1,6 +1,7 @@
 /// Handles one call: runs on the loop thread with the request message, and answers through the call,
-/// now or later (after a commit, after an accessory replies).
-public typealias CallHandler = (ServerCall, [UInt8]) -> Void
+/// now or later (after a commit, after an accessory replies). The request's bytes lie in the
+/// connection's input buffer, not copied: copy them (`Array(request)`) to keep them past the handler.
+public typealias CallHandler = (ServerCall, ArraySlice<UInt8>) -> Void
 
 /// The dispatch table: full method name (`home.v1.HomeService/AddRoom`) to its kind and handler.
 public struct MethodRegistry {
