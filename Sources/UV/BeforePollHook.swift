@@ -11,8 +11,11 @@ public final class BeforePollHook {
     private var body: (() -> Void)?
     private var lifecycle = HandleLifecycle()
     public var isClosed: Bool { lifecycle.isClosed }
+    /// Whether ``close()`` was called: the body will not run again.
+    public var isClosingOrClosed: Bool { lifecycle.isClosing || lifecycle.isClosed }
 
-    public init(loop: EventLoop, _ body: @escaping () -> Void) {
+    /// - Parameter running: whether `body` runs from the next iteration on; else from ``start()``.
+    public init(loop: EventLoop, running: Bool = true, _ body: @escaping () -> Void) {
         loop.assertOnLoopThread()
         self.loop = loop
         self.body = body
@@ -20,8 +23,21 @@ public final class BeforePollHook {
         // uv_prepare_init cannot fail.
         precondition(uv_prepare_init(loop.loop, handle) == 0)
         retainWhileOpen(handle.asHandle)
-        uv_prepare_start(handle, Trampolines.aboutToPoll)
+        if running { uv_prepare_start(handle, Trampolines.aboutToPoll) }
         uv_unref(handle.asHandle)
+    }
+
+    /// Runs the body before every poll from now on (until ``stop()``); idempotent.
+    public func start() {
+        guard !isClosingOrClosed else { return }
+        uv_prepare_start(handle, Trampolines.aboutToPoll)
+    }
+
+    /// Stops running the body, until ``start()``; idempotent. A hook with nothing to do costs each
+    /// loop iteration a callback otherwise.
+    public func stop() {
+        guard !isClosingOrClosed else { return }
+        uv_prepare_stop(handle)
     }
 
     deinit {

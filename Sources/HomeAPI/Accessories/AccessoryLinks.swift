@@ -72,16 +72,22 @@ final class AccessoryLinks {
         self.loop = loop
         self.configuration = configuration
         commands = ForwardedCommands(loop: loop)
-        reachabilityHook = BeforePollHook(loop: loop) { [unowned self] in applyReachability() }
+        // Runs only while changes wait: an idle hook cost every loop iteration about 300 instructions.
+        reachabilityHook = BeforePollHook(loop: loop, running: false) { [unowned self] in applyReachability() }
     }
 
     private func record(_ id: AccessoryID, reachable: Bool) {
         reachability[id] = reachable
         // Once draining has closed the hook, nothing waits for the next poll.
-        if reachabilityHook?.isClosed != false { applyReachability() }
+        if reachabilityHook?.isClosingOrClosed != false {
+            applyReachability()
+        } else {
+            reachabilityHook?.start()
+        }
     }
 
     private func applyReachability() {
+        reachabilityHook?.stop()
         guard !reachability.isEmpty else { return }
         let changes = reachability
         reachability = [:]

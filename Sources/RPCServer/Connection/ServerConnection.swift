@@ -257,6 +257,9 @@ final class ServerConnection: ConnectionDelegate {
             return
         }
         call.isAwaitingRequest = false
+        // A request that follows its CALL_START in the same read needs no timer: drop it from the
+        // read's list at once (usually its last entry), so the list is seldom walked.
+        if awaitingRequest.last == streamID { awaitingRequest.removeLast() }
         guard endStream else {
             call.fail(CallStatus(code: .invalidArgument, message: "the request message must carry END_STREAM"))
             return
