@@ -78,7 +78,7 @@ struct CachedReadRequest: Equatable {
     /// outgoing bytes), encoded by hand (see ``ProtoWriter``): the generated encoder took about
     /// 1,700 instructions for twenty bytes.
     static func writeResponse(_ reading: HomeStore.CachedReading, into buffer: inout [UInt8]) {
-        ProtoWriter.append(to: &buffer) { writer in
+        ProtoWriter.append(to: &buffer, length: responseLength(reading)) { writer in
             if let value = reading.value {
                 writer.delimited(1, length: ProtoWriter.valueLength(value)) { $0.value(value) }
             }

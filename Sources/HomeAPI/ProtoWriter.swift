@@ -5,75 +5,30 @@ import HomeService
 /// generic passes and sizes each nested message again at every level above it. Each message written
 /// here has a test that compares its bytes with the generated encoder's.
 ///
+/// A message is sized first (the `…Length` functions), then written into exactly that room through
+/// an `OutputSpan` (the field writers below): one capacity check for the message instead of one per
+/// byte, and every byte still bounds-checked, so a wrong size traps instead of writing past it.
 /// Fields are written in field-number order, as the generated code does; a caller leaves a field
 /// out at its proto3 default (a member of a oneof is written whenever it is set).
-struct ProtoWriter {
-    private(set) var bytes: [UInt8] = []
-
-    init(capacity: Int) {
-        bytes.reserveCapacity(capacity)
+enum ProtoWriter {
+    /// A message of exactly `length` bytes, written by `body`.
+    static func message(length: Int, _ body: (inout OutputSpan<UInt8>) -> Void) -> [UInt8] {
+        let bytes = [UInt8](capacity: length) { body(&$0) }
+        precondition(bytes.count == length, "a message sized \(length) bytes wrote \(bytes.count)")
+        return bytes
     }
 
-    private init() {}
-
-    /// Appends what `body` writes to `buffer`, which is moved into the writer and back (not copied).
-    static func append(to buffer: inout [UInt8], _ body: (inout ProtoWriter) -> Void) {
-        // Not `init(capacity:)`: reserving on the empty array allocates.
-        var writer = ProtoWriter()
-        swap(&writer.bytes, &buffer)
-        body(&writer)
-        swap(&writer.bytes, &buffer)
-    }
-
-    /// A varint field (`uint64`, `int64`, `uint32`, `bool`).
-    mutating func varint(_ field: UInt32, _ value: UInt64) {
-        tag(field, wireType: 0)
-        appendVarint(value)
-    }
-
-    /// A length-delimited field whose content `body` writes in exactly `length` bytes.
-    mutating func delimited(_ field: UInt32, length: Int, _ body: (inout ProtoWriter) -> Void = { _ in }) {
-        tag(field, wireType: 2)
-        appendVarint(UInt64(length))
-        body(&self)
-    }
-
-    private mutating func tag(_ field: UInt32, wireType: UInt8) {
-        if field < 16 {
-            bytes.append(UInt8(field) << 3 | wireType)
-        } else {
-            appendVarint(UInt64(field) << 3 | UInt64(wireType))
-        }
-    }
-
-    /// A 16-byte identifier as a `bytes` field.
-    mutating func id(_ field: UInt32, _ id: UniqueIdentifier) {
-        delimited(field, length: 16) { writer in
-            withUnsafeBytes(of: (id.high.bigEndian, id.low.bigEndian)) { writer.bytes.append(contentsOf: $0) }
-        }
+    /// Appends a message of exactly `length` bytes, written by `body`, to `buffer`.
+    static func append(to buffer: inout [UInt8], length: Int, _ body: (inout OutputSpan<UInt8>) -> Void) {
+        let start = buffer.count
+        buffer.append(addingCapacity: length) { body(&$0) }
+        precondition(buffer.count - start == length, "a message sized \(length) bytes wrote \(buffer.count - start)")
     }
 
     /// Bytes of an identifier field, tag and length included.
     static let idFieldLength = 18
 
-    /// The content of a `home.v1.CharacteristicValue`: the one member of its oneof that is set.
-    mutating func value(_ value: CharacteristicValue) {
-        switch value {
-        case .bool(let bool):
-            varint(1, bool ? 1 : 0)
-        case .int(let int):
-            varint(2, UInt64(bitPattern: int))
-        case .float(let float):
-            bytes.append(4 << 3 | 1)
-            withUnsafeBytes(of: float.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-        case .string(let string):
-            delimited(5, length: string.utf8.count) { $0.bytes.append(contentsOf: string.utf8) }
-        case .data(let data):
-            delimited(6, length: data.count) { $0.bytes.append(contentsOf: data) }
-        }
-    }
-
-    /// Bytes ``value(_:)`` writes.
+    /// Bytes ``Swift/OutputSpan/value(_:)`` writes.
     static func valueLength(_ value: CharacteristicValue) -> Int {
         switch value {
         case .bool: 2
@@ -102,13 +57,73 @@ struct ProtoWriter {
         // Seven bits per byte; zero takes one byte.
         max(1, (64 - value.leadingZeroBitCount + 6) / 7)
     }
+}
+
+/// The field writers of ``ProtoWriter``.
+extension OutputSpan where Element == UInt8 {
+    /// A varint field (`uint64`, `int64`, `uint32`, `bool`).
+    mutating func varint(_ field: UInt32, _ value: UInt64) {
+        tag(field, wireType: 0)
+        appendVarint(value)
+    }
+
+    /// A length-delimited field whose content `body` writes in exactly `length` bytes.
+    mutating func delimited(_ field: UInt32, length: Int, _ body: (inout OutputSpan<UInt8>) -> Void = { _ in }) {
+        tag(field, wireType: 2)
+        appendVarint(UInt64(length))
+        body(&self)
+    }
+
+    /// A 16-byte identifier as a `bytes` field.
+    mutating func identifier(_ field: UInt32, _ id: UniqueIdentifier) {
+        delimited(field, length: 16) { writer in
+            writer.appendBigEndian(id.high)
+            writer.appendBigEndian(id.low)
+        }
+    }
+
+    /// The content of a `home.v1.CharacteristicValue`: the one member of its oneof that is set.
+    mutating func value(_ value: CharacteristicValue) {
+        switch value {
+        case .bool(let bool):
+            varint(1, bool ? 1 : 0)
+        case .int(let int):
+            varint(2, UInt64(bitPattern: int))
+        case .float(let float):
+            append(4 << 3 | 1)
+            // A double travels as its 8 bytes, least significant first.
+            appendBigEndian(float.bitPattern.byteSwapped)
+        case .string(let string):
+            delimited(5, length: string.utf8.count) { writer in
+                for byte in string.utf8 { writer.append(byte) }
+            }
+        case .data(let data):
+            delimited(6, length: data.count) { writer in
+                for byte in data { writer.append(byte) }
+            }
+        }
+    }
+
+    private mutating func tag(_ field: UInt32, wireType: UInt8) {
+        if field < 16 {
+            append(UInt8(field) << 3 | wireType)
+        } else {
+            appendVarint(UInt64(field) << 3 | UInt64(wireType))
+        }
+    }
 
     private mutating func appendVarint(_ value: UInt64) {
         var rest = value
         while rest >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            append(UInt8(truncatingIfNeeded: rest) | 0x80)
             rest >>= 7
         }
-        bytes.append(UInt8(rest))
+        append(UInt8(rest))
+    }
+
+    private mutating func appendBigEndian(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) {
+            append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
     }
 }

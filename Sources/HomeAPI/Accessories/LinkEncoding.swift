@@ -95,23 +95,23 @@ enum LinkEncoding {
             (id == 0 ? 0 : ProtoWriter.varintFieldLength(id)) + ProtoWriter.idFieldLength
             + ProtoWriter.delimitedLength(actionLength)
             + (timeoutMilliseconds == 0 ? 0 : ProtoWriter.varintFieldLength(UInt64(timeoutMilliseconds)))
-        var writer = ProtoWriter(capacity: ProtoWriter.delimitedLength(commandLength))
-        writer.delimited(4, length: commandLength) { command in
-            if id != 0 { command.varint(1, id) }
-            command.id(2, accessory.raw)
-            command.delimited(actionField, length: actionLength) { body in
-                switch action {
-                case .write(let characteristic, let value):
-                    body.id(1, characteristic.raw)
-                    body.delimited(2, length: ProtoWriter.valueLength(value)) { $0.value(value) }
-                case .read(let characteristic):
-                    body.id(1, characteristic.raw)
-                case .identify:
-                    break
+        return ProtoWriter.message(length: ProtoWriter.delimitedLength(commandLength, field: 4)) { writer in
+            writer.delimited(4, length: commandLength) { command in
+                if id != 0 { command.varint(1, id) }
+                command.identifier(2, accessory.raw)
+                command.delimited(actionField, length: actionLength) { body in
+                    switch action {
+                    case .write(let characteristic, let value):
+                        body.identifier(1, characteristic.raw)
+                        body.delimited(2, length: ProtoWriter.valueLength(value)) { $0.value(value) }
+                    case .read(let characteristic):
+                        body.identifier(1, characteristic.raw)
+                    case .identify:
+                        break
+                    }
                 }
+                if timeoutMilliseconds != 0 { command.varint(6, UInt64(timeoutMilliseconds)) }
             }
-            if timeoutMilliseconds != 0 { command.varint(6, UInt64(timeoutMilliseconds)) }
         }
-        return writer.bytes
     }
 }

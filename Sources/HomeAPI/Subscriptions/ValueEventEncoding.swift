@@ -24,31 +24,31 @@ enum ValueEventEncoding {
             case .server: 2
             }
         let time = UInt64(bitPattern: change.time)
-        var writer = ProtoWriter(
-            capacity: ProtoWriter.idFieldLength
-                + (change.revision == 0 ? 0 : ProtoWriter.varintFieldLength(change.revision))
-                + (time == 0 ? 0 : ProtoWriter.varintFieldLength(time))
-                + ProtoWriter.delimitedLength(initiatorLength) + (own ? 2 : 0)
-                + ProtoWriter.delimitedLength(updateLength, field: payloadField)
-        )
-        writer.id(1, change.home.raw)
-        if change.revision != 0 { writer.varint(2, change.revision) }
-        if time != 0 { writer.varint(3, time) }
-        writer.delimited(4, length: initiatorLength) { initiator in
-            switch change.initiator {
-            case .account(let account): initiator.id(1, account.raw)
-            case .accessory(let accessory): initiator.id(2, accessory.raw)
-            case .server: initiator.varint(3, 1)
+        let length =
+            ProtoWriter.idFieldLength
+            + (change.revision == 0 ? 0 : ProtoWriter.varintFieldLength(change.revision))
+            + (time == 0 ? 0 : ProtoWriter.varintFieldLength(time))
+            + ProtoWriter.delimitedLength(initiatorLength) + (own ? 2 : 0)
+            + ProtoWriter.delimitedLength(updateLength, field: payloadField)
+        return ProtoWriter.message(length: length) { writer in
+            writer.identifier(1, change.home.raw)
+            if change.revision != 0 { writer.varint(2, change.revision) }
+            if time != 0 { writer.varint(3, time) }
+            writer.delimited(4, length: initiatorLength) { initiator in
+                switch change.initiator {
+                case .account(let account): initiator.identifier(1, account.raw)
+                case .accessory(let accessory): initiator.identifier(2, accessory.raw)
+                case .server: initiator.varint(3, 1)
+                }
+            }
+            if own { writer.varint(5, 1) }
+            writer.delimited(payloadField, length: updateLength) { update in
+                if let characteristic = event.object { update.identifier(1, characteristic) }
+                if let service { update.identifier(2, service.raw) }
+                if let accessory = event.container { update.identifier(3, accessory) }
+                if let value = event.value { update.delimited(4, length: valueLength) { $0.value(value) } }
+                if skipped != 0 { update.varint(5, skipped) }
             }
         }
-        if own { writer.varint(5, 1) }
-        writer.delimited(payloadField, length: updateLength) { update in
-            if let characteristic = event.object { update.id(1, characteristic) }
-            if let service { update.id(2, service.raw) }
-            if let accessory = event.container { update.id(3, accessory) }
-            if let value = event.value { update.delimited(4, length: valueLength) { $0.value(value) } }
-            if skipped != 0 { update.varint(5, skipped) }
-        }
-        return writer.bytes
     }
 }
