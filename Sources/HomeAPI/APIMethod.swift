@@ -18,9 +18,10 @@ public enum RequiredRole: String, Sendable, CaseIterable {
 /// The caller of a method: the account, the token it authenticated with, and the connection's
 /// session.
 struct Caller {
-    let account: AccountID
-    let token: AccessTokenID
-    let session: SessionID
+    let principal: UserPrincipal
+    var account: AccountID { principal.account }
+    var token: AccessTokenID { principal.token }
+    var session: SessionID { principal.session }
 }
 
 /// One method of the API: its name, request type, the role it needs, and how it is registered.

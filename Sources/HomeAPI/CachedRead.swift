@@ -65,8 +65,9 @@ struct CachedReadRequest: Equatable {
         _ caller: Caller
     ) throws(APIFailure) {
         do throws(HomeServiceError) {
-            let reading = try api.store.readValue(id, in: home, as: caller.account)
-            call.respond(length: responseLength(reading)) { writeResponse(reading, into: &$0) }
+            let reading = try caller.principal.readValue(id, in: home, from: api.store)
+            let length = responseLength(reading)
+            call.respond(length: length) { writeResponse(reading, length: length, into: &$0) }
         } catch {
             // The lookup's failures name the field, as for every object a request names.
             let lookup = error.code == .notFound || error.code == .objectAssociatedToAnotherHome
@@ -77,8 +78,9 @@ struct CachedReadRequest: Equatable {
     /// Appends the `home.v1.ReadCharacteristicResponse` for `reading` to `buffer` (the connection's
     /// outgoing bytes), encoded by hand (see ``ProtoWriter``): the generated encoder took about
     /// 1,700 instructions for twenty bytes.
-    static func writeResponse(_ reading: HomeStore.CachedReading, into buffer: inout [UInt8]) {
-        ProtoWriter.append(to: &buffer, length: responseLength(reading)) { writer in
+    /// - Parameter length: ``responseLength(_:)`` of `reading`.
+    static func writeResponse(_ reading: HomeStore.CachedReading, length: Int, into buffer: inout [UInt8]) {
+        ProtoWriter.append(to: &buffer, length: length) { writer in
             if let value = reading.value {
                 writer.delimited(1, length: ProtoWriter.valueLength(value)) { $0.value(value) }
             }
@@ -87,7 +89,7 @@ struct CachedReadRequest: Equatable {
         }
     }
 
-    /// Bytes ``writeResponse(_:into:)`` appends.
+    /// Bytes ``writeResponse(_:length:into:)`` appends.
     static func responseLength(_ reading: HomeStore.CachedReading) -> Int {
         (reading.value.map { ProtoWriter.delimitedLength(ProtoWriter.valueLength($0)) } ?? 0)
             + (reading.updatedAt != 0 ? ProtoWriter.varintFieldLength(UInt64(bitPattern: reading.updatedAt)) : 0)

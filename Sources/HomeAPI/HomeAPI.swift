@@ -201,7 +201,7 @@ public final class HomeAPI {
             )
             return nil
         }
-        return Caller(account: principal.account, token: principal.token, session: principal.session)
+        return Caller(principal: principal)
     }
 
     private static func idempotencyKey(of call: ServerCall) -> String? {

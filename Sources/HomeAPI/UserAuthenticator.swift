@@ -13,6 +13,9 @@ public final class UserPrincipal: Principal {
     /// ``HomeService/HomeStore/isTokenLive(_:checkedVersion:)``). Only the loop thread uses it; an
     /// atomic because a principal is `Sendable` (a relaxed access is a plain load or store).
     private let tokenCheckedVersion = Atomic<UInt64>(.max)
+    /// The connection's last confirmed home membership (see ``HomeService/MembershipMemo``). Only
+    /// the loop thread uses it; behind a mutex because a principal is `Sendable`.
+    private let membershipMemo = Mutex<MembershipMemo?>(nil)
 
     init(account: AccountID, token: AccessTokenID, session: SessionID) {
         self.account = account
@@ -28,6 +31,18 @@ public final class UserPrincipal: Principal {
         guard store.isTokenLive(token, checkedVersion: &version) else { return false }
         tokenCheckedVersion.store(version, ordering: .relaxed)
         return true
+    }
+
+    /// A characteristic's cached value (``HomeService/HomeStore/readValue(_:in:as:memo:)``), the
+    /// membership check answered from this connection's memo when it can be.
+    func readValue(
+        _ id: CharacteristicID,
+        in home: HomeID,
+        from store: HomeStore
+    ) throws(HomeServiceError) -> HomeStore.CachedReading {
+        try membershipMemo.withLock { (memo) throws(HomeServiceError) in
+            try store.readValue(id, in: home, as: account, memo: &memo)
+        }
     }
 }
 

@@ -27,7 +27,11 @@ import Testing
                 #expect(CachedReadRequest.responseLength(reading) == generated.count, "\(reading)")
                 // Appended after what the connection already holds.
                 var outgoing: [UInt8] = [0xAB, 0xCD]
-                CachedReadRequest.writeResponse(reading, into: &outgoing)
+                CachedReadRequest.writeResponse(
+                    reading,
+                    length: CachedReadRequest.responseLength(reading),
+                    into: &outgoing
+                )
                 #expect(outgoing == [0xAB, 0xCD] + generated, "\(reading)")
             }
         }

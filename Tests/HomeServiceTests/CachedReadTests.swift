@@ -27,21 +27,56 @@ import Testing
             (f.characteristic(Accessories.on, on: f.porch), f.home.id, f.owner),  // 61
         ]
         var codes: [HomeKitErrorCode?] = []
-        for (id, home, account) in cases {
+        // One memo carried through every case (each then starts from another case's memo), and
+        // each case also with none: neither may change an answer.
+        var carriedMemo: MembershipMemo?
+        for (id, home, account) in cases + cases {
             let twoPass = Result { () throws(HomeServiceError) in
                 try f.store.checkObject(id.raw, isIn: home, as: account)
                 return try f.store.readValue(id, as: account)
             }
-            let onePass = Result { () throws(HomeServiceError) in try f.store.readValue(id, in: home, as: account) }
+            var freshMemo: MembershipMemo?
+            let onePass = Result { () throws(HomeServiceError) in
+                try f.store.readValue(id, in: home, as: account, memo: &freshMemo)
+            }
+            let withCarriedMemo = Result { () throws(HomeServiceError) in
+                try f.store.readValue(id, in: home, as: account, memo: &carriedMemo)
+            }
             #expect(onePass == twoPass)
+            #expect(withCarriedMemo == twoPass)
             codes.append(onePass.failure?.code)
         }
+        codes.removeLast(cases.count)
         #expect(
             codes == [
                 nil, nil, .objectAssociatedToAnotherHome, .notFound, .notFound, .notFound, .notFound,
                 .writeOnlyCharacteristic, .accessoryIsBlocked,
             ]
         )
+    }
+
+    /// A memo of a membership stops vouching once any membership changes: a user removed from the
+    /// home, or the home removed, reads nothing more with the memo their last read left.
+    @Test(arguments: StoreKind.allCases)
+    func aMembershipMemoStopsVouchingWhenMembershipsChange(kind: StoreKind) throws {
+        let f = try RulesFixture(kind)
+        let guest = try f.harness.account("Gil")
+        try f.store.addUser(guest, to: f.home.id, role: .guest, as: f.owner)
+        let brightness = f.characteristic(Accessories.brightness, on: f.lamp)
+        var memo: MembershipMemo?
+        _ = try f.store.readValue(brightness, in: f.home.id, as: guest, memo: &memo)
+        #expect(memo != nil)
+        try f.store.removeUser(guest, from: f.home.id, as: f.owner)
+        #expect(throws: HomeServiceError.self) {
+            try f.store.readValue(brightness, in: f.home.id, as: guest, memo: &memo)
+        }
+        // The owner's memo survives an unrelated change only until the home is gone.
+        var ownerMemo: MembershipMemo?
+        _ = try f.store.readValue(brightness, in: f.home.id, as: f.owner, memo: &ownerMemo)
+        _ = try f.store.removeHome(f.home.id, as: f.owner)
+        #expect(throws: HomeServiceError.self) {
+            try f.store.readValue(brightness, in: f.home.id, as: f.owner, memo: &ownerMemo)
+        }
     }
 }
 

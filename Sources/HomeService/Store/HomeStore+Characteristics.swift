@@ -34,10 +34,12 @@ extension HomeStore {
     /// ``checkObject(_:isIn:as:)`` would first: the API's hot path, so each table is looked up once
     /// (checking the object, then reading it, took twice as many hashed lookups).
     /// - Throws: 2 or 11 as ``checkObject(_:isIn:as:)``; then 6, 61.
+    /// - Parameter memo: the caller's last confirmed membership (see ``isMember(_:of:memo:)``).
     public func readValue(
         _ id: CharacteristicID,
         in homeID: HomeID,
-        as account: AccountID
+        as account: AccountID,
+        memo: inout MembershipMemo?
     ) throws(HomeServiceError)
         -> CachedReading
     {
@@ -51,7 +53,7 @@ extension HomeStore {
                 id,
                 { ($0.home, $0.accessory, $0.slot, $0.properties.contains(.readable)) }
             ),
-            home == homeID, homeIDsByMember[account]?.contains(homeID) == true
+            home == homeID, isMember(account, of: homeID, memo: &memo)
         else {
             try checkObject(id.raw, isIn: homeID, as: account)
             throw HomeServiceError(.notFound, "no such characteristic \(id)")
@@ -236,5 +238,25 @@ extension HomeStore {
             in: characteristic.home,
             by: initiator
         )
+    }
+}
+
+/// An account's membership of a home as the store last confirmed it, kept by whoever asks often
+/// (a connection): it stands while no membership anywhere has changed since, so a connection
+/// reading one home call after call skips the two hashed lookups of the membership check.
+public struct MembershipMemo: Sendable {
+    let account: AccountID
+    let home: HomeID
+    let version: UInt64
+}
+
+extension HomeStore {
+    /// Whether `account` is a member of `homeID`: from `memo` when it confirmed exactly this and no
+    /// membership has changed since, else from the index (and a yes becomes the new memo).
+    func isMember(_ account: AccountID, of homeID: HomeID, memo: inout MembershipMemo?) -> Bool {
+        if let memo, memo.version == membershipVersion, memo.home == homeID, memo.account == account { return true }
+        guard homeIDsByMember[account]?.contains(homeID) == true else { return false }
+        memo = MembershipMemo(account: account, home: homeID, version: membershipVersion)
+        return true
     }
 }

@@ -75,7 +75,11 @@ public final class HomeStore {
     var logs: [HomeID: RevisionLog<HomeChange>] = [:]
     /// The homes each account is a member of (the inverse of `Home.members`), so listing an
     /// account's homes does not scan every home on the server.
-    var homeIDsByMember: [AccountID: Set<HomeID>] = [:]
+    var homeIDsByMember: [AccountID: Set<HomeID>] = [:] {
+        didSet { membershipVersion &+= 1 }
+    }
+    /// Counts changes to `homeIDsByMember`: a ``MembershipMemo`` holds while it is unchanged.
+    private(set) var membershipVersion: UInt64 = 0
     /// Each home's namespace: who holds each name, by comparison key.
     var names: [HomeID: HomeNamespace] = [:]
     /// Accounts that enabled notifications per characteristic. Not persisted: like HomeKit's, it
