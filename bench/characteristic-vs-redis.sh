@@ -10,6 +10,7 @@
 # Environment: SECONDS_PER_RUN (default 5), REPEATS (default 3; the median is reported).
 set -euo pipefail
 . "$(dirname "$0")/lib/pair-accessory.sh"
+. "$(dirname "$0")/lib/rates.sh"
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-5}"
 REPEATS="${REPEATS:-3}"
@@ -54,16 +55,9 @@ print(read.hex(), (read + b"\x1a\x02\x10\x32").hex())
 PY
 )
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
 homed_rate() {  # method request-hex connections depth
-    for _ in $(seq "$REPEATS"); do
-        out=$(taskset -c 1 "$BIN/loadgen" unary --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token" \
-            --method "home.v1.HomeService/$1" --request-hex "$2" --connections "$3" --depth "$4" \
-            --duration "$SECONDS_PER_RUN" --warmup 1 --json)
-        if ! grep -q '"errors": 0,' <<<"$out"; then echo "loadgen reported errors: $out" >&2; exit 1; fi
-        sed -E 's/.*"calls_per_second": ([0-9]+).*/\1/' <<<"$out"
-    done | median
+    loadgen_rate --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token" \
+        --method "home.v1.HomeService/$1" --request-hex "$2" --connections "$3" --depth "$4"
 }
 
 start_redis() {  # extra redis-server arguments
@@ -75,25 +69,6 @@ start_redis() {  # extra redis-server arguments
     sleep 1
 }
 
-loadgen_redis_rate() {  # command connections depth
-    for _ in $(seq "$REPEATS"); do
-        out=$(taskset -c 1 "$BIN/loadgen" unary --target redis --redis-command "$1" --endpoint "127.0.0.1:$REDIS_PORT" \
-            --connections "$2" --depth "$3" --duration "$SECONDS_PER_RUN" --warmup 1 --json)
-        if ! grep -q '"errors": 0,' <<<"$out"; then echo "loadgen reported errors: $out" >&2; exit 1; fi
-        sed -E 's/.*"calls_per_second": ([0-9]+).*/\1/' <<<"$out"
-    done | median
-}
-
-redis_rate() {  # test connections depth requests-per-second-guess
-    local requests=$(( $4 * SECONDS_PER_RUN ))
-    for _ in $(seq "$REPEATS"); do
-        taskset -c 1 redis-benchmark -p "$REDIS_PORT" -t "$1" -c "$2" -P "$3" -n "$requests" -q --csv \
-            | awk -F'","' 'NR > 0 && /"(GET|SET)"/ { gsub(/"/, "", $2); print int($2) }'
-    done | median
-}
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-
 echo "| workload | connections | depth | homed calls/s | redis ops/s (loadgen) | ratio | redis ops/s (redis-benchmark) |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 start_redis --appendonly no
@@ -102,7 +77,7 @@ for connections in 1 50; do
         guess=$(( connections * depth * 20000 )); [ "$guess" -gt 1500000 ] && guess=1500000
         ours=$(homed_rate ReadCharacteristic "$READ_HEX" "$connections" "$depth")
         theirs=$(loadgen_redis_rate GET "$connections" "$depth")
-        reference=$(redis_rate get "$connections" "$depth" "$guess")
+        reference=$(redis_benchmark_rate get "$connections" "$depth" "$guess")
         echo "| cached read vs GET | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $reference |"
     done
 done
@@ -113,7 +88,7 @@ for fsync in always everysec; do
             guess=$(( connections * depth * 5000 )); [ "$guess" -gt 400000 ] && guess=400000
             ours=$(homed_rate WriteCharacteristic "$WRITE_HEX" "$connections" "$depth")
             theirs=$(loadgen_redis_rate SET "$connections" "$depth")
-            reference=$(redis_rate set "$connections" "$depth" "$guess")
+            reference=$(redis_benchmark_rate set "$connections" "$depth" "$guess")
             echo "| durable write vs SET (appendfsync $fsync) | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $reference |"
         done
     done

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Unary request/response throughput of homed against redis-server GET, side by side in one run, on
-# loopback: 1 and 50 connections, pipeline depth 1 and 16. Each server is pinned to CPU 0 and each
-# load generator to CPU 1 (taskset), the same way for both. Writes bench/RESULTS.md's unary section
-# to stdout; run from the repository root:  bench/unary-vs-redis.sh > /tmp/unary.md
+# loopback: 1 and 50 connections, pipeline depth 1 and 16, one client for both (loadgen, over our
+# protocol and over RESP), redis-benchmark as a second reference column. Each server is pinned to
+# CPU 0 and each load generator to CPU 1 (taskset), the same way for both. Writes bench/RESULTS.md's
+# unary section to stdout; run from the repository root:  bench/unary-vs-redis.sh > /tmp/unary.md
 #
 # Environment: SECONDS_PER_RUN (default 5), REPEATS (default 3; the median is reported).
 set -euo pipefail
+. "$(dirname "$0")/lib/rates.sh"
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-5}"
 REPEATS="${REPEATS:-3}"
@@ -29,35 +31,20 @@ REDIS_PID=$!
 sleep 1
 redis-cli -p "$REDIS_PORT" set key:__rand_int__ xxx >/dev/null
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
 homed_rate() {  # connections depth
-    for _ in $(seq "$REPEATS"); do
-        taskset -c 1 "$BIN/loadgen" unary --endpoint "127.0.0.1:$HOMED_PORT" --connections "$1" --depth "$2" \
-            --duration "$SECONDS_PER_RUN" --warmup 1 --json | sed -E 's/.*"calls_per_second": ([0-9]+).*/\1/'
-    done | median
+    loadgen_rate --endpoint "127.0.0.1:$HOMED_PORT" --connections "$1" --depth "$2"
 }
 
-redis_rate() {  # connections depth
-    # redis-benchmark has no duration: size the request count from the rates seen here (about 20k/s
-    # per in-flight request up to 100k/s unpipelined, 1.5M/s pipelined) to last about SECONDS_PER_RUN.
-    local per_second=$(( $1 * $2 * 20000 ))
-    if [ "$2" -eq 1 ] && [ "$per_second" -gt 100000 ]; then per_second=100000; fi
-    if [ "$per_second" -gt 1500000 ]; then per_second=1500000; fi
-    local requests=$(( per_second * SECONDS_PER_RUN ))
-    for _ in $(seq "$REPEATS"); do
-        taskset -c 1 redis-benchmark -p "$REDIS_PORT" -t get -c "$1" -P "$2" -n "$requests" -q --csv \
-            | awk -F'","' '/GET/ { gsub(/"/, "", $2); print int($2) }'
-    done | median
-}
-
-echo "| connections | pipeline depth | homed calls/s | redis GET/s | ratio |"
-echo "|---:|---:|---:|---:|---:|"
+echo "| connections | pipeline depth | homed calls/s | redis GET/s (loadgen) | ratio | redis GET/s (redis-benchmark) |"
+echo "|---:|---:|---:|---:|---:|---:|"
 for connections in 1 50; do
     for depth in 1 16; do
+        guess=$(( connections * depth * 20000 ))
+        if [ "$depth" -eq 1 ] && [ "$guess" -gt 100000 ]; then guess=100000; fi
+        if [ "$guess" -gt 1500000 ]; then guess=1500000; fi
         ours=$(homed_rate "$connections" "$depth")
-        theirs=$(redis_rate "$connections" "$depth")
-        ratio=$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f", a / b }')
-        echo "| $connections | $depth | $ours | $theirs | $ratio |"
+        theirs=$(loadgen_redis_rate GET "$connections" "$depth")
+        reference=$(redis_benchmark_rate get "$connections" "$depth" "$guess")
+        echo "| $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $reference |"
     done
 done

@@ -119,13 +119,14 @@ public enum FrameEncoder {
     }
 
     private static func writeCallStart(_ call: CallStart, into payload: inout [UInt8]) {
-        let method = Array(call.method.utf8)
-        precondition(method.count <= WireLimits.maxMethodNameLength, "method name too long")
+        // Every call of a client sends one: no copy of the name, and the integers in one append
+        // each (a pipelining client spent a visible share of its time here).
+        let methodLength = call.method.utf8.count
+        precondition(methodLength <= WireLimits.maxMethodNameLength, "method name too long")
         precondition(call.metadata.count <= WireLimits.maxMetadataEntries, "too many metadata entries")
-        payload.writeUInt16(UInt16(method.count))
-        payload.append(contentsOf: method)
-        payload.writeUInt32(call.timeoutMilliseconds)
-        payload.writeUInt16(UInt16(call.metadata.count))
+        payload.appendBytes(of: UInt16(methodLength).bigEndian)
+        payload.append(contentsOf: call.method.utf8)
+        payload.appendBytes(of: (call.timeoutMilliseconds.bigEndian, UInt16(call.metadata.count).bigEndian))
         for entry in call.metadata {
             let key = Array(entry.key.utf8)
             precondition(key.count <= WireLimits.maxMetadataKeyLength, "metadata key too long: \(entry.key)")
