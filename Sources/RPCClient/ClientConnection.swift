@@ -176,7 +176,7 @@ public final class ClientConnection: ConnectionDelegate {
         }
         calls[streamID] = call
         let start = CallStart(method: method, timeoutMilliseconds: timeoutMilliseconds, metadata: metadata)
-        FrameEncoder.encode(.callStart(streamID, start), into: &outbound)
+        FrameEncoder.encodeCallStart(streamID: streamID, start, into: &outbound)
         FrameEncoder.encodeMessage(streamID: streamID, payload: request, endStream: true, into: &outbound)
         flushUnlessBatching()
         if timeoutMilliseconds > 0 {
@@ -218,13 +218,20 @@ public final class ClientConnection: ConnectionDelegate {
         decoder.append(bytes)
         batch {
             do {
-                while closeError == nil, let frame = try decoder.nextFrame() {
+                while closeError == nil {
+                    // A response message is taken straight from the buffer; the rest as frames.
+                    if let header = try decoder.nextCompleteHeader(), header.type == .message {
+                        handleMessage(Array(decoder.takeMessagePayload(header)), on: header.streamID)
+                        continue
+                    }
+                    guard let frame = try decoder.nextFrame() else { break }
                     handle(frame)
                 }
             } catch {
                 fail(RPCError(code: .internal, message: "protocol error from the server: \(error)"))
             }
         }
+        decoder.releaseConsumedBytes()
     }
 
     public func connectionDidClose(_ connection: Connection, error: UVError?) {
@@ -252,20 +259,7 @@ public final class ClientConnection: ConnectionDelegate {
                 onReady(.success(self))
             }
         case .message(let streamID, let payload, _):
-            guard let call = calls[streamID] else { return }
-            switch call.kind {
-            case .unary:
-                call.response = payload
-            case .stream(let onMessage, _, let automaticCredit):
-                onMessage(payload)
-                if automaticCredit {
-                    call.consumedSinceGrant += 1
-                    if call.consumedSinceGrant >= max(1, configuration.initialStreamCredit / 2) {
-                        grantCredit(call.consumedSinceGrant, on: streamID)
-                        call.consumedSinceGrant = 0
-                    }
-                }
-            }
+            handleMessage(payload, on: streamID)
         case .callEnd(let streamID, let status):
             end(streamID, with: status.code == .ok ? nil : RPCError(status), sendCancel: false)
         case .ping(let payload):
@@ -286,6 +280,23 @@ public final class ClientConnection: ConnectionDelegate {
             }
         case .callStart, .cancel, .credit, .pong:
             break
+        }
+    }
+
+    private func handleMessage(_ payload: [UInt8], on streamID: StreamID) {
+        guard let call = calls[streamID] else { return }
+        switch call.kind {
+        case .unary:
+            call.response = payload
+        case .stream(let onMessage, _, let automaticCredit):
+            onMessage(payload)
+            if automaticCredit {
+                call.consumedSinceGrant += 1
+                if call.consumedSinceGrant >= max(1, configuration.initialStreamCredit / 2) {
+                    grantCredit(call.consumedSinceGrant, on: streamID)
+                    call.consumedSinceGrant = 0
+                }
+            }
         }
     }
 

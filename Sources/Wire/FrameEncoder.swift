@@ -20,9 +20,7 @@ public enum FrameEncoder {
                 }
             }
         case .callStart(let streamID, let call):
-            writeFrame(.callStart, streamID: streamID, into: &buffer) { payload in
-                writeCallStart(call, into: &payload)
-            }
+            encodeCallStart(streamID: streamID, call, into: &buffer)
         case .message(let streamID, let bytes, let endStream):
             encodeMessage(streamID: streamID, payload: bytes, endStream: endStream, into: &buffer)
         case .callEnd(let streamID, let status):
@@ -41,6 +39,13 @@ public enum FrameEncoder {
                 payload.writeUInt16(goAway.code.rawValue)
                 payload.append(contentsOf: clippedUTF8(goAway.message))
             }
+        }
+    }
+
+    /// Appends a CALL_START frame without building a ``Frame`` first (a client's every call).
+    public static func encodeCallStart(streamID: StreamID, _ call: CallStart, into buffer: inout [UInt8]) {
+        writeFrame(.callStart, streamID: streamID, into: &buffer) { payload in
+            writeCallStart(call, into: &payload)
         }
     }
 
