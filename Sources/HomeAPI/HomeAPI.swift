@@ -27,6 +27,8 @@ public final class HomeAPI {
 
     /// The metadata key a client sends to make a mutation safe to retry.
     public static let idempotencyKeyMetadata = "idempotency-key"
+    /// Accessories marked unreachable per commit at start-up.
+    static let unreachableBatch = 2_000
 
     /// Marks every stored accessory unreachable until its link attaches (a new process has none).
     /// - Parameters:
@@ -60,7 +62,15 @@ public final class HomeAPI {
                 break
             }
         }
-        _ = store.write { () throws(HomeServiceError) in try store.markEveryAccessoryUnreachable() }
+        // No accessory is connected yet: every one is unreachable until it attaches. In batches,
+        // each its own commit, so that no one transaction holds 100,000 changes.
+        var marked: Int
+        repeat {
+            marked = 0
+            _ = store.write { () throws(HomeServiceError) in
+                marked = try store.markEveryAccessoryUnreachable(limit: Self.unreachableBatch)
+            }
+        } while marked == Self.unreachableBatch
         scheduler.start()
     }
 

@@ -310,7 +310,7 @@ import Testing
         f.store.waitForCommits()
         var seen: [HomeChange] = []
         f.store.changeObserver = { seen.append($0) }
-        try f.store.markEveryAccessoryUnreachable()
+        _ = try f.store.markEveryAccessoryUnreachable()
         f.store.waitForCommits()
         let reporters = Dictionary(uniqueKeysWithValues: seen.map { ($0.event.object, $0.initiator) })
         #expect(seen.count == 4 && seen.allSatisfy { $0.event.kind == .reachabilityUpdated && $0.event.flag == false })
@@ -319,9 +319,29 @@ import Testing
             #expect(reporters[accessory.id.raw] == .accessory(accessory.id))
         }
         seen = []
-        try f.store.markEveryAccessoryUnreachable()
+        _ = try f.store.markEveryAccessoryUnreachable()
         f.store.waitForCommits()
         #expect(seen.isEmpty)
+        try f.harness.reopen()
+        #expect(f.harness.store.accessories.values.allSatisfy { !$0.isReachable })
+    }
+
+    /// The reset in batches (as `homed` runs it): each batch marks at most its limit, and batches
+    /// until one marks fewer leave every accessory unreachable, each once.
+    @Test(arguments: StoreKind.allCases)
+    func theStartUpResetInBatchesMarksEveryAccessoryOnce(kind: StoreKind) throws {
+        let f = try RulesFixture(kind)
+        f.store.waitForCommits()
+        var seen: [HomeChange] = []
+        f.store.changeObserver = { seen.append($0) }
+        var batches: [Int] = []
+        repeat {
+            batches.append(try f.store.markEveryAccessoryUnreachable(limit: 2))
+        } while batches.last == 2
+        f.store.waitForCommits()
+        #expect(batches == [2, 2, 1])
+        #expect(seen.count == 5 && seen.allSatisfy { $0.event.kind == .reachabilityUpdated && $0.event.flag == false })
+        #expect(Set(seen.map(\.event.object)).count == 5)
         try f.harness.reopen()
         #expect(f.harness.store.accessories.values.allSatisfy { !$0.isReachable })
     }

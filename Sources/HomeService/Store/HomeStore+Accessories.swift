@@ -229,14 +229,20 @@ extension HomeStore {
     /// Marks every accessory unreachable: at start-up, before any accessory has reconnected. One
     /// pass over the table in place (through ``setReachable(_:_:)``, each accessory cost a lookup by
     /// id and a copy: 0.2 s of a 100,000-accessory start).
-    public func markEveryAccessoryUnreachable() throws(HomeServiceError) {
+    /// - Parameter limit: marks at most this many (a mutation of its own each batch keeps the
+    ///   writer's transactions, and the memory they hold, small).
+    /// - Returns: how many it marked; fewer than `limit` means none is left.
+    public func markEveryAccessoryUnreachable(limit: Int = .max) throws(HomeServiceError) -> Int {
         try beginMutation()
         defer { endMutation() }
+        var marked = 0
         accessories.updateEach { accessory in
-            guard accessory.isReachable else { return }
+            guard accessory.isReachable, marked < limit else { return }
             accessory.isReachable = false
+            marked += 1
             reachabilityChanged(accessory, reportedBy: accessory.bridge ?? accessory.id)
         }
+        return marked
     }
 
     /// What follows an accessory's reachability change: its row, its notifications (an unreachable
