@@ -81,7 +81,9 @@ struct Homed: ParsableCommand {
     @Option(help: "Where the first start writes the owner account's token (mode 0600).")
     var ownerTokenFile = "homed-owner.token"
 
+    // Unconditional: a negative shift ("-5000") is the value, not an unknown option.
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Shift the server's clock by this many milliseconds (tests of timer triggers).",
             visibility: .hidden

@@ -306,6 +306,31 @@ func eventually(within seconds: Int = 5, _ condition: () async throws -> Bool) a
         ["--clock-offset-ms", String(time - seconds * 1000 - realNow)]
     }
 
+    /// A clock set back (a negative `--clock-offset-ms`, given as its own argument) is taken: a
+    /// one-shot half an hour in the real past is still ahead of the server's clock, so it enables.
+    @Test func aClockSetBackIsTakenAsTheOffset() async throws {
+        let server = try await HomedProcess.launch(arguments: ["--clock-offset-ms", "-3600000"])
+        let owner = server.client()
+        let home = owner.home(try await owner.addHome(named: "Home").id.uuid)
+        let simulators = try await Simulators(server)
+        let (_, added) = try await simulators.pair(Advertised.bulb("Lamp"), into: home)
+        let scene = try await home.addActionSet(named: "Scene")
+        try await home.addAction(
+            writing: .bool(true),
+            to: added[0].characteristic(Advertised.on).id.uuid,
+            in: scene.id.uuid
+        )
+        let trigger = try await home.addTrigger(
+            named: "Half An Hour Ago",
+            fireDate: Date(timeIntervalSince1970: Double((Self.realNow / 60_000 - 30) * 60_000) / 1000)
+        )
+        try await home.addActionSet(scene.id.uuid, toTrigger: trigger.id.uuid)
+        try await home.enableTrigger(trigger.id.uuid)
+        await simulators.close()
+        await owner.close()
+        #expect(server.stop() == 0)
+    }
+
     @Test func aTriggerFiresOnTimeRepeatsByItsRecurrenceAndFiresAfterARestart() async throws {
         // Set up at the real time, ten minutes before the fire date.
         let fireDate = (Self.realNow / 60_000 + 10) * 60_000
