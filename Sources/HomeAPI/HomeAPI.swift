@@ -27,8 +27,11 @@ public final class HomeAPI {
 
     /// The metadata key a client sends to make a mutation safe to retry.
     public static let idempotencyKeyMetadata = "idempotency-key"
-    /// Accessories marked unreachable per commit at start-up.
+    /// Accessories recorded unreachable per commit at start-up.
     static let unreachableBatch = 2_000
+    /// Batches of that record in flight at once: one at a time left the writer idle between them
+    /// (100,000 took over 2 s); a few keep it busy at a few megabytes.
+    static let unreachableBatchesInFlight = 4
 
     /// Marks every stored accessory unreachable until its link attaches (a new process has none).
     /// - Parameters:
@@ -62,16 +65,24 @@ public final class HomeAPI {
                 break
             }
         }
-        // No accessory is connected yet: every one is unreachable until it attaches. In batches,
-        // each its own commit, so that no one transaction holds 100,000 changes.
-        var marked: Int
-        repeat {
-            marked = 0
-            _ = store.write { () throws(HomeServiceError) in
-                marked = try store.markEveryAccessoryUnreachable(limit: Self.unreachableBatch)
-            }
-        } while marked == Self.unreachableBatch
+        // No accessory is connected yet: every one is unreachable until it attaches. Reads see it
+        // at once; the rows and events follow, a batch per commit, while the server serves.
+        store.markEveryAccessoryUnreachable()
+        for _ in 0..<Self.unreachableBatchesInFlight { recordStartUpUnreachability() }
         scheduler.start()
+    }
+
+    /// Records a batch of the start-up's unreachable accessories and, once it is committed, the
+    /// next: a bounded number in flight keeps the memory small and leaves the writer room for the
+    /// clients' changes in between.
+    private func recordStartUpUnreachability() {
+        let (result, ticket) = store.write { () throws(HomeServiceError) in
+            try store.recordStartUpUnreachability(limit: Self.unreachableBatch)
+        }
+        guard case .success(let remaining) = result, remaining > 0 else { return }
+        store.whenCommitted(ticket) { [weak self] failure in
+            if failure == nil { self?.recordStartUpUnreachability() }
+        }
     }
 
     /// Ends every change stream, accessory link and browser with `status`: call it when a drain

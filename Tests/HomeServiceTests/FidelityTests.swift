@@ -310,7 +310,12 @@ import Testing
         f.store.waitForCommits()
         var seen: [HomeChange] = []
         f.store.changeObserver = { seen.append($0) }
-        _ = try f.store.markEveryAccessoryUnreachable()
+        #expect(f.store.markEveryAccessoryUnreachable() == 4)
+        // Memory first: reads are right before anything is recorded.
+        #expect(f.store.accessories.values.allSatisfy { !$0.isReachable })
+        f.store.waitForCommits()
+        #expect(seen.isEmpty)
+        #expect(try f.store.recordStartUpUnreachability(limit: .max) == 0)
         f.store.waitForCommits()
         let reporters = Dictionary(uniqueKeysWithValues: seen.map { ($0.event.object, $0.initiator) })
         #expect(seen.count == 4 && seen.allSatisfy { $0.event.kind == .reachabilityUpdated && $0.event.flag == false })
@@ -319,31 +324,53 @@ import Testing
             #expect(reporters[accessory.id.raw] == .accessory(accessory.id))
         }
         seen = []
-        _ = try f.store.markEveryAccessoryUnreachable()
+        #expect(f.store.markEveryAccessoryUnreachable() == 0)
+        #expect(try f.store.recordStartUpUnreachability(limit: .max) == 0)
         f.store.waitForCommits()
         #expect(seen.isEmpty)
         try f.harness.reopen()
         #expect(f.harness.store.accessories.values.allSatisfy { !$0.isReachable })
     }
 
-    /// The reset in batches (as `homed` runs it): each batch marks at most its limit, and batches
-    /// until one marks fewer leave every accessory unreachable, each once.
+    /// The records in batches (as `homed` makes them): each batch records at most its limit, and
+    /// batches until none is left record every accessory once.
     @Test(arguments: StoreKind.allCases)
-    func theStartUpResetInBatchesMarksEveryAccessoryOnce(kind: StoreKind) throws {
+    func theStartUpResetIsRecordedInBatchesEachAccessoryOnce(kind: StoreKind) throws {
         let f = try RulesFixture(kind)
         f.store.waitForCommits()
         var seen: [HomeChange] = []
         f.store.changeObserver = { seen.append($0) }
-        var batches: [Int] = []
+        #expect(f.store.markEveryAccessoryUnreachable() == 5)
+        var remaining: [Int] = []
         repeat {
-            batches.append(try f.store.markEveryAccessoryUnreachable(limit: 2))
-        } while batches.last == 2
+            remaining.append(try f.store.recordStartUpUnreachability(limit: 2))
+        } while remaining.last != 0
         f.store.waitForCommits()
-        #expect(batches == [2, 2, 1])
+        #expect(remaining == [3, 1, 0])
         #expect(seen.count == 5 && seen.allSatisfy { $0.event.kind == .reachabilityUpdated && $0.event.flag == false })
         #expect(Set(seen.map(\.event.object)).count == 5)
         try f.harness.reopen()
         #expect(f.harness.store.accessories.values.allSatisfy { !$0.isReachable })
+    }
+
+    /// An accessory whose link attaches before its start-up record is made keeps its own change:
+    /// no stale "unreachable" follows its "reachable", in the log or in the file.
+    @Test(arguments: StoreKind.allCases)
+    func anAccessoryThatAttachesBeforeItsStartUpRecordIsNotRecordedUnreachable(kind: StoreKind) throws {
+        let f = try RulesFixture(kind)
+        f.store.waitForCommits()
+        var seen: [HomeChange] = []
+        f.store.changeObserver = { seen.append($0) }
+        f.store.markEveryAccessoryUnreachable()
+        try f.store.setReachable(f.lamp.id, true)
+        #expect(try f.store.recordStartUpUnreachability(limit: .max) == 0)
+        f.store.waitForCommits()
+        let lampEvents = seen.filter { $0.event.object == f.lamp.id.raw }
+        #expect(lampEvents.map(\.event.flag) == [true])
+        #expect(seen.count == 5)
+        try f.harness.reopen()
+        #expect(f.harness.store.accessories[f.lamp.id]?.isReachable == true)
+        #expect(f.harness.store.accessories.values.filter(\.isReachable).count == 1)
     }
 
     @Test(arguments: StoreKind.allCases, [HomeRole.administrator, .guest])

@@ -85,6 +85,10 @@ public final class HomeStore {
     /// Accounts that enabled notifications per characteristic. Not persisted: like HomeKit's, it
     /// lasts while the accessory stays reachable.
     var notificationsEnabled: [CharacteristicID: Set<AccountID>] = [:]
+    /// Accessories marked unreachable at start-up whose row and event are not recorded yet, the
+    /// next one last; and those whose link came or went since, whose own changes supersede it.
+    var unrecordedUnreachable: [AccessoryID] = []
+    var linkedSinceStartUp: Set<AccessoryID> = []
     var nextSequence: Int64 = 1
     /// Remembered outcomes of mutations sent with an idempotency key, and each account's keys
     /// oldest first (HomeStore+Idempotency.swift).
