@@ -279,4 +279,32 @@ import Wire
         client.close()
         try test.shutDown()
     }
+
+    /// Calls that end during one read are recorded together (one clock read): every call still
+    /// counts once, under its own method and status, with a latency each.
+    @Test func callsEndedInOneReadAreEachCountedUnderTheirMethodAndStatus() throws {
+        let test = try TestServer()
+        let peer = try RawPeer.connect(to: test.endpoint, loop: test.loop)
+        var frames: [UInt8] = RawPeer.handshake()
+        let calls: [(stream: UInt32, method: String, endStream: Bool)] = [
+            (1, TestServer.echo, true), (3, TestServer.echo, true), (5, TestServer.reverse, true),
+            (7, TestServer.echo, false), (9, TestServer.echo, true), (11, TestServer.reverse, true),
+        ]
+        for call in calls {
+            frames += RawPeer.encoded(
+                .callStart(StreamID(call.stream), CallStart(method: call.method)),
+                .message(StreamID(call.stream), payload: [1, 2], endStream: call.endStream)
+            )
+        }
+        peer.send(frames)
+        test.loop.run(until: { calls.allSatisfy { peer.callEnd($0.stream) != nil } || peer.isClosed })
+        #expect(peer.callEnd(7)?.code == .invalidArgument)
+        let echo = try #require(test.server.metrics.methods[TestServer.echo])
+        #expect(echo.calls == 4 && echo.latency.count == 4)
+        #expect(echo.callsByStatus == [StatusCode.ok.rawValue: 3, StatusCode.invalidArgument.rawValue: 1])
+        let reverse = try #require(test.server.metrics.methods[TestServer.reverse])
+        #expect(reverse.calls == 2 && reverse.latency.count == 2 && reverse.errors == 0)
+        peer.close()
+        try test.shutDown()
+    }
 }

@@ -37,6 +37,12 @@ final class ServerConnection: ConnectionDelegate {
     /// When the read in progress was taken up: the start of every call it carries, so a read of
     /// many calls costs one clock read for their starts.
     private var readStartedAt: UInt64 = 0
+    /// Whether a read is being handled, and the calls of one method and status that ended during
+    /// it: they are recorded with one clock read once the read is done, or when a call of another
+    /// method or status ends (their answers leave together, at the flush that follows). A clock
+    /// read per call was 3% of a pipelined call's time.
+    private var isHandlingRead = false
+    private var endedDuringRead = (methodIndex: 0, code: StatusCode.ok, calls: UInt64(0))
     /// Nesting depth of ``batch(_:)``; output is written when it returns to zero.
     private var batchDepth = 0
     /// Output waits for the server's batch (the connection is in its flush list).
@@ -67,6 +73,7 @@ final class ServerConnection: ConnectionDelegate {
 
     func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {
         readStartedAt = EventLoop.monotonicNanoseconds
+        isHandlingRead = true
         decoder.append(bytes)
         let now = connection.loop.now
         machine.bytesReceived(now: now)
@@ -93,6 +100,8 @@ final class ServerConnection: ConnectionDelegate {
                 perform(machine.decodingFailed(error))
             }
         }
+        isHandlingRead = false
+        if endedDuringRead.calls > 0 { recordCallsEndedDuringRead() }
         // The handlers are done with the requests in the buffer.
         decoder.releaseConsumedBytes()
         if !awaitingRequest.isEmpty { limitWaitForRequests(now: now) }
@@ -344,11 +353,30 @@ final class ServerConnection: ConnectionDelegate {
     /// Metrics, deadline timer and the state machine's stream count, for a call that just ended.
     private func finishBookkeeping(for call: ServerCall, code: StatusCode) {
         endedCall = call
-        server.metrics.recordCall(methodIndex: call.methodIndex, code: code, startedAt: call.startedAt)
+        if isHandlingRead && call.startedAt == readStartedAt {
+            if endedDuringRead.methodIndex != call.methodIndex || endedDuringRead.code != code {
+                if endedDuringRead.calls > 0 { recordCallsEndedDuringRead() }
+                endedDuringRead.methodIndex = call.methodIndex
+                endedDuringRead.code = code
+            }
+            endedDuringRead.calls += 1
+        } else {
+            server.metrics.recordCall(methodIndex: call.methodIndex, code: code, startedAt: call.startedAt)
+        }
         // Most calls never wait or have a timer: skip hashing into empty tables.
         if !waitingForWritability.isEmpty { waitingForWritability.removeValue(forKey: call.streamID) }
         if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: call.streamID)?.close() }
         perform(machine.callEnded(call.streamID, now: connection.loop.now))
+    }
+
+    private func recordCallsEndedDuringRead() {
+        server.metrics.recordCalls(
+            methodIndex: endedDuringRead.methodIndex,
+            code: endedDuringRead.code,
+            nanoseconds: EventLoop.monotonicNanoseconds &- readStartedAt,
+            calls: endedDuringRead.calls
+        )
+        endedDuringRead.calls = 0
     }
 
     // MARK: Output

@@ -9,11 +9,12 @@ public struct LatencyHistogram: Hashable, Sendable {
 
     public init() {}
 
-    public mutating func record(microseconds: UInt64) {
+    /// Records `calls` calls that each took `microseconds`.
+    public mutating func record(microseconds: UInt64, calls: UInt64 = 1) {
         let index = min(Self.bucketCount - 1, UInt64.bitWidth - microseconds.leadingZeroBitCount)
-        buckets[index] += 1
-        count += 1
-        totalMicroseconds &+= microseconds
+        buckets[index] += calls
+        count += calls
+        totalMicroseconds &+= microseconds &* calls
     }
 
     /// The upper bound, in microseconds, of the bucket holding the `fraction` quantile (0...1).

@@ -23,14 +23,14 @@ public final class ServerMetrics {
         /// Calls that ended with a status other than OK.
         public var errors: UInt64 { calls - definedStatusCounts[Int(StatusCode.ok.rawValue)] }
 
-        mutating func record(code: StatusCode, microseconds: UInt64) {
-            calls += 1
+        mutating func record(code: StatusCode, microseconds: UInt64, calls: UInt64) {
+            self.calls += calls
             if Int(code.rawValue) < definedStatusCounts.count {
-                definedStatusCounts[Int(code.rawValue)] += 1
+                definedStatusCounts[Int(code.rawValue)] += calls
             } else {
-                otherStatusCounts[code.rawValue, default: 0] += 1
+                otherStatusCounts[code.rawValue, default: 0] += calls
             }
-            latency.record(microseconds: microseconds)
+            latency.record(microseconds: microseconds, calls: calls)
         }
     }
 
@@ -61,10 +61,15 @@ public final class ServerMetrics {
 
     public var callsTotal: UInt64 { statsByIndex.reduce(0) { $0 + $1.calls } }
 
+    /// Records a call's end and its latency.
     /// - Parameter startedAt: ``EventLoop/monotonicNanoseconds`` when the call started.
     func recordCall(methodIndex: Int, code: StatusCode, startedAt: UInt64) {
-        let elapsed = EventLoop.monotonicNanoseconds &- startedAt
-        statsByIndex[methodIndex].record(code: code, microseconds: elapsed / 1000)
+        recordCalls(methodIndex: methodIndex, code: code, nanoseconds: EventLoop.monotonicNanoseconds &- startedAt)
+    }
+
+    /// Records the end of `calls` calls of one method, with one status, that took the same time.
+    func recordCalls(methodIndex: Int, code: StatusCode, nanoseconds: UInt64, calls: UInt64 = 1) {
+        statsByIndex[methodIndex].record(code: code, microseconds: nanoseconds / 1000, calls: calls)
     }
 
     func recordRefusal(_ code: StatusCode) {
