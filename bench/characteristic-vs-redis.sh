@@ -3,8 +3,10 @@
 # loopback: a cached read (home.v1.HomeService/ReadCharacteristic) against GET, and a durable write
 # (WriteCharacteristic, answered after its fsynced commit) against SET with appendfsync always and
 # everysec; 1 and 50 connections, pipeline depth 1 and 16. Servers on CPU 0, load on CPU 1.
-# One client loads both servers: loadgen speaks our protocol and RESP with the same loop, pipelining
-# and timing code, and the ratio compares those two columns; redis-benchmark is a second reference.
+# Each ratio compares two columns of one client: loadgen speaks our protocol and RESP with the same
+# loop, pipelining and timing code; cload (bench/cload/cload.c) is a C client with one code path for
+# both protocols, cheap enough that the servers, not it, saturate. redis-benchmark is a reference.
+# (The written accessory is `rpc-client accessory simulate`, not pinned: it runs where it can.)
 # Run from the repository root:  bench/characteristic-vs-redis.sh > /tmp/characteristic.md
 #
 # Environment: SECONDS_PER_RUN (default 5), REPEATS (default 3; the median is reported).
@@ -23,6 +25,7 @@ if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/nu
 fi
 for product in homed loadgen rpc-client; do swift build -c release --product "$product" >&2; done
 BIN="$(swift build -c release --show-bin-path)"
+build_cload
 WORK="$(mktemp -d)"
 
 cleanup() {
@@ -69,16 +72,22 @@ start_redis() {  # extra redis-server arguments
     sleep 1
 }
 
-echo "| workload | connections | depth | homed calls/s | redis ops/s (loadgen) | ratio | redis ops/s (redis-benchmark) |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+homed_cload_rate() {  # method request-hex connections depth
+    cload_rate hrpc "$HOMED_PORT" "$3" "$4" "home.v1.HomeService/$1" "$2" "$WORK/homed-owner.token"
+}
+
+echo "| workload | connections | depth | homed calls/s (loadgen) | redis ops/s (loadgen) | ratio | homed calls/s (cload) | redis ops/s (cload) | ratio | redis ops/s (redis-benchmark) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 start_redis --appendonly no
 for connections in 1 50; do
     for depth in 1 16; do
         guess=$(( connections * depth * 20000 )); [ "$guess" -gt 1500000 ] && guess=1500000
         ours=$(homed_rate ReadCharacteristic "$READ_HEX" "$connections" "$depth")
         theirs=$(loadgen_redis_rate GET "$connections" "$depth")
+        ours_c=$(homed_cload_rate ReadCharacteristic "$READ_HEX" "$connections" "$depth")
+        theirs_c=$(cload_rate redis "$REDIS_PORT" "$connections" "$depth" GET key:__rand_int__)
         reference=$(redis_benchmark_rate get "$connections" "$depth" "$guess")
-        echo "| cached read vs GET | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $reference |"
+        echo "| cached read vs GET | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $ours_c | $theirs_c | $(ratio "$ours_c" "$theirs_c") | $reference |"
     done
 done
 for fsync in always everysec; do
@@ -88,8 +97,10 @@ for fsync in always everysec; do
             guess=$(( connections * depth * 5000 )); [ "$guess" -gt 400000 ] && guess=400000
             ours=$(homed_rate WriteCharacteristic "$WRITE_HEX" "$connections" "$depth")
             theirs=$(loadgen_redis_rate SET "$connections" "$depth")
+            ours_c=$(homed_cload_rate WriteCharacteristic "$WRITE_HEX" "$connections" "$depth")
+            theirs_c=$(cload_rate redis "$REDIS_PORT" "$connections" "$depth" SET key:__rand_int__ xxx)
             reference=$(redis_benchmark_rate set "$connections" "$depth" "$guess")
-            echo "| durable write vs SET (appendfsync $fsync) | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $reference |"
+            echo "| durable write vs SET (appendfsync $fsync) | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $ours_c | $theirs_c | $(ratio "$ours_c" "$theirs_c") | $reference |"
         done
     done
 done

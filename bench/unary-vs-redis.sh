@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Unary request/response throughput of homed against redis-server GET, side by side in one run, on
-# loopback: 1 and 50 connections, pipeline depth 1 and 16, one client for both (loadgen, over our
-# protocol and over RESP), redis-benchmark as a second reference column. Each server is pinned to
+# loopback: 1 and 50 connections, pipeline depth 1 and 16, each pair of columns with one client for
+# both servers: loadgen (over our protocol and over RESP), and cload (bench/cload/cload.c, a C
+# client with one code path for both protocols, which leaves both servers saturated where loadgen
+# saturates first); redis-benchmark as a reference column. Each server is pinned to
 # CPU 0 and each load generator to CPU 1 (taskset), the same way for both. Writes bench/RESULTS.md's
 # unary section to stdout; run from the repository root:  bench/unary-vs-redis.sh > /tmp/unary.md
 #
@@ -21,6 +23,7 @@ fi
 swift build -c release --product homed >&2
 swift build -c release --product loadgen >&2
 BIN="$(swift build -c release --show-bin-path)"
+build_cload
 
 cleanup() { kill "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true; }
 trap cleanup EXIT
@@ -35,8 +38,8 @@ homed_rate() {  # connections depth
     loadgen_rate --endpoint "127.0.0.1:$HOMED_PORT" --connections "$1" --depth "$2"
 }
 
-echo "| connections | pipeline depth | homed calls/s | redis GET/s (loadgen) | ratio | redis GET/s (redis-benchmark) |"
-echo "|---:|---:|---:|---:|---:|---:|"
+echo "| connections | pipeline depth | homed calls/s (loadgen) | redis GET/s (loadgen) | ratio | homed calls/s (cload) | redis GET/s (cload) | ratio | redis GET/s (redis-benchmark) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for connections in 1 50; do
     for depth in 1 16; do
         guess=$(( connections * depth * 20000 ))
@@ -44,7 +47,9 @@ for connections in 1 50; do
         if [ "$guess" -gt 1500000 ]; then guess=1500000; fi
         ours=$(homed_rate "$connections" "$depth")
         theirs=$(loadgen_redis_rate GET "$connections" "$depth")
+        ours_c=$(cload_rate hrpc "$HOMED_PORT" "$connections" "$depth" home.v1.Health/Check "")
+        theirs_c=$(cload_rate redis "$REDIS_PORT" "$connections" "$depth" GET key:__rand_int__)
         reference=$(redis_benchmark_rate get "$connections" "$depth" "$guess")
-        echo "| $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $reference |"
+        echo "| $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $ours_c | $theirs_c | $(ratio "$ours_c" "$theirs_c") | $reference |"
     done
 done

@@ -26,3 +26,22 @@ redis_benchmark_rate() {  # test connections depth requests-per-second-guess
             | awk -F'","' '/"(GET|SET)"/ { gsub(/"/, "", $2); print int($2) }'
     done | median
 }
+
+# cload (bench/cload/cload.c): a C client that speaks both protocols through one code path, so that
+# neither server is limited by its client (loadgen spends more per call on our protocol than on
+# RESP, and saturates its core first). Built with gcc into bench/cload/.build.
+build_cload() {
+    command -v gcc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc >/dev/null
+    mkdir -p bench/cload/.build
+    gcc -O2 -Wall -Wextra -Werror -o bench/cload/.build/cload bench/cload/cload.c
+    CLOAD="$PWD/bench/cload/.build/cload"
+}
+
+cload_rate() {  # hrpc|redis port connections depth (method request-hex [token-file] | redis arguments)
+    local protocol=$1 port=$2 connections=$3 depth=$4
+    shift 4
+    for _ in $(seq "$REPEATS"); do
+        taskset -c 1 "$CLOAD" "$protocol" 127.0.0.1 "$port" "$connections" "$depth" "$SECONDS_PER_RUN" 1 "$@" \
+            || { echo "cload failed" >&2; exit 1; }
+    done | median
+}
