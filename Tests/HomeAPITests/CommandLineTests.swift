@@ -144,6 +144,21 @@ import Testing
         #expect(logged().contains("write   \(characteristic) = true"))
         try await eventually { logged().contains("paired: credential saved") }
         #expect(FileManager.default.fileExists(atPath: state))
+
+        // The server goes away for longer than the simulator's first reconnect delay: the
+        // simulator keeps trying (it used to exit on the refused connection) and attaches again
+        // with the ids the server gave it (it used to send its id-less description, was refused as
+        // unknown, and dropped its pairing).
+        server.stop()
+        try await eventually { logged().contains("retrying in 2 s") }
+        try await server.start()
+        try await eventually { logged().contains("attached \"Hall Bridge\"") }
+        try await eventually {
+            // The bridge and its three lights (an unreachable one leaves the field out).
+            let listed = try cli(server, "accessory", "list", "--home", "My Home", "--json").output
+            return listed.components(separatedBy: "\"reachable\":true").count - 1 == 4
+        }
+        #expect(simulator.isRunning)
         server.stop()
     }
 }

@@ -7,6 +7,7 @@ import Wire
 
 import struct HomeService.CharacteristicMetadata
 import enum HomeService.StandardCatalog
+import enum UV.Endpoint
 
 /// `rpc-client accessory browse`: the accessory browser.
 struct Browse: AsyncParsableCommand {
@@ -103,7 +104,8 @@ struct Simulate: AsyncParsableCommand {
             Each accessory has one service of a standard type (`--service lightbulb`, `switch`, `outlet`,
             `temperature-sensor`, ...; any catalog name with spaces as hyphens) with its required
             characteristics. The setup code and, once paired, the credential are kept in --state, so a
-            restart attaches again instead of advertising.
+            restart attaches again instead of advertising. When the link ends or the server cannot be
+            reached, it tries again after 1 s, then twice as long each time up to 10 s, until Ctrl-C.
             """
     )
     @OptionGroup var connection: ConnectionOptions
@@ -124,11 +126,21 @@ struct Simulate: AsyncParsableCommand {
 
     func run() async throws {
         let stored = SimulatorState.load(from: state)
-        let description = try stored?.description ?? makeDescription()
+        // Updated from the simulator once linked: advertising gives a description without ids its
+        // ids, and a reconnect must attach with them (it sent the id-less one again, which the
+        // server refused as an unknown accessory, and the pairing was dropped).
+        var description = try stored?.description ?? makeDescription()
         let code = stored?.setupCode ?? setupCode ?? SimulatorState.randomSetupCode()
         var credential = stored?.credential
+        let endpoint = try connection.parsedEndpoint
+        // A server that is away (restarting, draining) is waited for, as a device would: 1 s, then
+        // twice as long each time, up to 10 s.
+        var retryDelay = 1.0
         while true {
-            let link = try await AccessoryLinkClient.connect(to: try connection.parsedEndpoint)
+            guard let link = try await Self.connect(to: endpoint) else {
+                retryDelay = await Self.waitToRetry(delay: retryDelay)
+                continue
+            }
             let simulator = SimulatedAccessory(description, setupCode: code, credential: credential, link: link)
             await configure(simulator)
             do {
@@ -139,8 +151,15 @@ struct Simulate: AsyncParsableCommand {
                 SimulatorState(description: description, setupCode: code, credential: nil).save(to: state)
                 await link.close()
                 continue
+            } catch let error as HomeClientError where error.status == .unavailable {
+                print("the server is unavailable (\(error.message))")
+                await link.close()
+                retryDelay = await Self.waitToRetry(delay: retryDelay)
+                continue
             }
+            retryDelay = 1
             let current = await simulator.description
+            description = current
             SimulatorState(description: current, setupCode: code, credential: credential).save(to: state)
             print(
                 credential == nil
@@ -193,6 +212,25 @@ struct Simulate: AsyncParsableCommand {
             }
             Output.flush()
         }
+    }
+
+    /// A link to the server, or `nil` when it is unavailable (it says why).
+    private static func connect(to endpoint: Endpoint) async throws -> AccessoryLinkClient? {
+        do {
+            return try await AccessoryLinkClient.connect(to: endpoint)
+        } catch {
+            guard error.status == .unavailable else { throw error }
+            print("the server is unavailable (\(error.message))")
+            return nil
+        }
+    }
+
+    /// Waits `delay` seconds before the next try, and returns the delay after it.
+    private static func waitToRetry(delay: Double) async -> Double {
+        print("retrying in \(delay.formatted(.number.precision(.fractionLength(0...1)))) s")
+        Output.flush()
+        try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+        return min(delay * 2, 10)
     }
 
     /// Saves the pairing (the description with its ids, and the credential) when it happens.
