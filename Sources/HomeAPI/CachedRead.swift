@@ -67,7 +67,7 @@ struct CachedReadRequest: Equatable {
         do throws(HomeServiceError) {
             let reading = try caller.principal.readValue(id, in: home, from: api.store)
             let length = responseLength(reading)
-            call.respond(length: length) { writeResponse(reading, length: length, into: &$0) }
+            call.respond(length: length) { writeResponse(reading, into: &$0) }
         } catch {
             // The lookup's failures name the field, as for every object a request names.
             let lookup = error.code == .notFound || error.code == .objectAssociatedToAnotherHome
@@ -75,21 +75,18 @@ struct CachedReadRequest: Equatable {
         }
     }
 
-    /// Appends the `home.v1.ReadCharacteristicResponse` for `reading` to `buffer` (the connection's
-    /// outgoing bytes), encoded by hand (see ``ProtoWriter``): the generated encoder took about
-    /// 1,700 instructions for twenty bytes.
-    /// - Parameter length: ``responseLength(_:)`` of `reading`.
-    static func writeResponse(_ reading: HomeStore.CachedReading, length: Int, into buffer: inout [UInt8]) {
-        ProtoWriter.append(to: &buffer, length: length) { writer in
-            if let value = reading.value {
-                writer.delimited(1, length: ProtoWriter.valueLength(value)) { $0.value(value) }
-            }
-            if reading.updatedAt != 0 { writer.varint(2, UInt64(bitPattern: reading.updatedAt)) }
-            if reading.isReachable { writer.varint(3, 1) }
+    /// Writes the `home.v1.ReadCharacteristicResponse` for `reading` (``responseLength(_:)`` bytes)
+    /// into the connection's outgoing bytes, encoded by hand (see ``ProtoWriter``): the generated
+    /// encoder took about 1,700 instructions for twenty bytes.
+    static func writeResponse(_ reading: HomeStore.CachedReading, into writer: inout OutputSpan<UInt8>) {
+        if let value = reading.value {
+            writer.delimited(1, length: ProtoWriter.valueLength(value)) { $0.value(value) }
         }
+        if reading.updatedAt != 0 { writer.varint(2, UInt64(bitPattern: reading.updatedAt)) }
+        if reading.isReachable { writer.varint(3, 1) }
     }
 
-    /// Bytes ``writeResponse(_:length:into:)`` appends.
+    /// Bytes ``writeResponse(_:into:)`` writes.
     static func responseLength(_ reading: HomeStore.CachedReading) -> Int {
         (reading.value.map { ProtoWriter.delimitedLength(ProtoWriter.valueLength($0)) } ?? 0)
             + (reading.updatedAt != 0 ? ProtoWriter.varintFieldLength(UInt64(bitPattern: reading.updatedAt)) : 0)

@@ -18,13 +18,6 @@ enum ProtoWriter {
         return bytes
     }
 
-    /// Appends a message of exactly `length` bytes, written by `body`, to `buffer`.
-    static func append(to buffer: inout [UInt8], length: Int, _ body: (inout OutputSpan<UInt8>) -> Void) {
-        let start = buffer.count
-        buffer.append(addingCapacity: length) { body(&$0) }
-        precondition(buffer.count - start == length, "a message sized \(length) bytes wrote \(buffer.count - start)")
-    }
-
     /// Bytes of an identifier field, tag and length included.
     static let idFieldLength = 18
 

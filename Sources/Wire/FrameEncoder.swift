@@ -91,6 +91,67 @@ public enum FrameEncoder {
         buffer.appendBytes(of: (headerFirst8.bigEndian, streamIDLow16AndCode.bigEndian, UInt16(0)))
     }
 
+    /// Appends a unary call's answer: its response in a MESSAGE, then CALL_END with status OK, in
+    /// one append (written as three, they cost about 270 instructions, a twentieth of a call).
+    public static func encodeUnaryAnswer(streamID: StreamID, response: [UInt8], into buffer: inout [UInt8]) {
+        encodeUnaryAnswer(streamID: streamID, responseLength: response.count, into: &buffer) { frames in
+            response.withUnsafeBytes { source in
+                frames.withUnsafeMutableBufferPointer { bytes, count in
+                    UnsafeMutableRawBufferPointer(
+                        UnsafeMutableBufferPointer(rebasing: bytes[count..<count + source.count])
+                    ).copyMemory(from: source)
+                    count += source.count
+                }
+            }
+        }
+    }
+
+    /// Appends a unary call's answer, as ``encodeUnaryAnswer(streamID:response:into:)``, with a
+    /// response of exactly `responseLength` bytes that `write` writes in place.
+    public static func encodeUnaryAnswer(
+        streamID: StreamID,
+        responseLength: Int,
+        into buffer: inout [UInt8],
+        writingWith write: (inout OutputSpan<UInt8>) -> Void
+    ) {
+        let streamIDHigh = UInt64(streamID.rawValue >> 16)
+        let streamIDLow16 = UInt16(truncatingIfNeeded: streamID.rawValue)
+        buffer.append(addingCapacity: FrameHeader.length + responseLength + okCallEndLength) { frames in
+            frames.withUnsafeMutableBufferPointer { bytes, count in
+                let header = UnsafeMutableRawBufferPointer(
+                    UnsafeMutableBufferPointer(rebasing: bytes[count..<count + FrameHeader.length])
+                )
+                let first8 = UInt64(responseLength) << 32 | UInt64(FrameType.message.rawValue) << 24 | streamIDHigh
+                header.storeBytes(of: first8.bigEndian, toByteOffset: 0, as: UInt64.self)
+                header.storeBytes(of: streamIDLow16.bigEndian, toByteOffset: 8, as: UInt16.self)
+                count += FrameHeader.length
+            }
+            let start = frames.count
+            write(&frames)
+            // A wrong length would shift every later frame on the connection: never send it.
+            precondition(
+                frames.count - start == responseLength,
+                "a message announced \(responseLength) bytes and wrote \(frames.count - start)"
+            )
+            frames.withUnsafeMutableBufferPointer { bytes, count in
+                let callEnd = UnsafeMutableRawBufferPointer(
+                    UnsafeMutableBufferPointer(rebasing: bytes[count..<count + okCallEndLength])
+                )
+                let first8 = UInt64(4) << 32 | UInt64(FrameType.callEnd.rawValue) << 24 | streamIDHigh
+                // The stream id's low half, then the code (OK is 0) and the message length (0).
+                let last6 = UInt64(streamIDLow16) << 32 | UInt64(StatusCode.ok.rawValue) << 16
+                callEnd.storeBytes(of: first8.bigEndian, toByteOffset: 0, as: UInt64.self)
+                callEnd.storeBytes(
+                    of: UInt32(truncatingIfNeeded: last6 >> 16).bigEndian,
+                    toByteOffset: 8,
+                    as: UInt32.self
+                )
+                callEnd.storeBytes(of: UInt16(0), toByteOffset: 12, as: UInt16.self)
+                count += okCallEndLength
+            }
+        }
+    }
+
     /// Appends a CALL_END frame without building a ``Frame`` first (every call ends with one).
     public static func encodeCallEnd(streamID: StreamID, status: CallStatus, into buffer: inout [UInt8]) {
         // The usual status (OK, no message, no details) skips building the message's bytes.

@@ -27,11 +27,9 @@ import Testing
                 #expect(CachedReadRequest.responseLength(reading) == generated.count, "\(reading)")
                 // Appended after what the connection already holds.
                 var outgoing: [UInt8] = [0xAB, 0xCD]
-                CachedReadRequest.writeResponse(
-                    reading,
-                    length: CachedReadRequest.responseLength(reading),
-                    into: &outgoing
-                )
+                outgoing.append(addingCapacity: CachedReadRequest.responseLength(reading)) {
+                    CachedReadRequest.writeResponse(reading, into: &$0)
+                }
                 #expect(outgoing == [0xAB, 0xCD] + generated, "\(reading)")
             }
         }

@@ -42,7 +42,7 @@ final class TestServer {
         var delayHook: (ServerCall, [UInt8]) -> Void = { _, _ in }
         registry.register(Self.echo, kind: .unary) { call, request in call.respond(Array(request)) }
         registry.register(Self.reverse, kind: .unary) { call, request in
-            call.respond(length: request.count) { $0.append(contentsOf: request.reversed()) }
+            call.respond(length: request.count) { output in for byte in request.reversed() { output.append(byte) } }
         }
         registry.register(Self.hang, kind: .unary) { call, _ in hangHook(call) }
         registry.register(Self.delayed, kind: .unary) { call, request in delayHook(call, Array(request)) }

@@ -59,6 +59,25 @@ import WireTesting
         #expect(oneAppend.count == 1 + FrameEncoder.okCallEndLength)
     }
 
+    /// The composed answer (one append for a small response) is byte for byte the MESSAGE and the
+    /// OK CALL_END written one after the other, on both sides of the size limit.
+    @Test(arguments: [0, 2, 63, 64, 65, 300], [1, 0x1_0000, 0xFFFF_FFFF] as [UInt32])
+    func aUnaryAnswerIsItsMessageThenAnOKCallEnd(responseLength: Int, streamID: UInt32) throws {
+        let response = (0..<responseLength).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }
+        var separate: [UInt8] = [9]
+        FrameEncoder.encodeMessage(streamID: StreamID(streamID), payload: response, endStream: false, into: &separate)
+        FrameEncoder.encodeOKCallEnd(streamID: StreamID(streamID), into: &separate)
+        var composed: [UInt8] = [9]
+        FrameEncoder.encodeUnaryAnswer(streamID: StreamID(streamID), response: response, into: &composed)
+        #expect(composed == separate)
+        let frames = try decodeAll(Array(composed.dropFirst())) { 1 << 20 }
+        #expect(
+            frames == [
+                .message(StreamID(streamID), payload: response, endStream: false), .callEnd(StreamID(streamID), .ok),
+            ]
+        )
+    }
+
     @Test func roundTripsPreface() throws {
         #expect(try decodeAll(encoded(.preface(Preface())), expectsPreface: true) { 3 } == [.preface(Preface())])
     }

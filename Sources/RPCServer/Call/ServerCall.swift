@@ -89,13 +89,14 @@ public final class ServerCall {
             return
         }
         markEnded()
-        connection.callAnswered(self, length: response.count) { $0.append(contentsOf: response) }
+        connection.callAnswered(self, response: response)
     }
 
     /// Answers a unary call with status OK and a response of exactly `length` bytes that `write`
-    /// appends to the connection's outgoing bytes: no array of its own to allocate, copy and free,
-    /// which for a small response (a cached read's is about 20 bytes) cost more than writing it.
-    public func respond(length: Int, writingWith write: (inout [UInt8]) -> Void) {
+    /// writes in place into the connection's outgoing bytes: no array of its own to allocate, copy
+    /// and free, which for a small response (a cached read's is about 20 bytes) cost more than
+    /// writing it.
+    public func respond(length: Int, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
         guard !hasEnded, let connection else { return }
         precondition(kind == .unary, "respond(length:writingWith:) is for unary calls")
         guard length <= connection.peerMaxFrameSize else {

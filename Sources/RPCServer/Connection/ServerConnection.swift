@@ -324,24 +324,24 @@ final class ServerConnection: ConnectionDelegate {
         scheduleFlush()
     }
 
-    /// Ends a unary call with its response of exactly `length` bytes, which `write` appends, and
-    /// status OK: the MESSAGE and the CALL_END are written together, the usual CALL_END in one append.
-    func callAnswered(_ call: ServerCall, length: Int, writingWith write: (inout [UInt8]) -> Void) {
+    /// Ends a unary call with its response of exactly `length` bytes, which `write` writes in
+    /// place, and status OK: the MESSAGE and the CALL_END in one append.
+    func callAnswered(_ call: ServerCall, length: Int, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
         guard calls.removeValue(for: call.streamID) != nil else { return }
-        FrameEncoder.encodeMessageHeader(
+        FrameEncoder.encodeUnaryAnswer(
             streamID: call.streamID,
-            payloadLength: length,
-            endStream: false,
-            into: &outbound
+            responseLength: length,
+            into: &outbound,
+            writingWith: write
         )
-        let start = outbound.count
-        write(&outbound)
-        // A wrong length would shift every later frame on the connection: never send it.
-        precondition(
-            outbound.count - start == length,
-            "a message announced \(length) bytes and wrote \(outbound.count - start)"
-        )
-        FrameEncoder.encodeOKCallEnd(streamID: call.streamID, into: &outbound)
+        finishBookkeeping(for: call, code: .ok)
+        scheduleFlush()
+    }
+
+    /// Ends a unary call with `response` and status OK: the MESSAGE and the CALL_END in one append.
+    func callAnswered(_ call: ServerCall, response: [UInt8]) {
+        guard calls.removeValue(for: call.streamID) != nil else { return }
+        FrameEncoder.encodeUnaryAnswer(streamID: call.streamID, response: response, into: &outbound)
         finishBookkeeping(for: call, code: .ok)
         scheduleFlush()
     }
