@@ -6,12 +6,25 @@
  * and its status. It exists so that a server comparison is not limited by our Swift load generator
  * (which spends more per call on our protocol than on RESP): with it both servers saturate.
  *
- *   cload hrpc  HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
- *   cload redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP ARG...     (e.g. GET key)
+ *   cload [--rate CALLS-PER-SECOND [--burst BURST]] hrpc  HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
+ *   cload [--rate CALLS-PER-SECOND [--burst BURST]] redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP ARG...  (e.g. GET key)
  *
  * With TOKEN-FILE, each HomeRPC connection first authenticates with the bearer token in it (on a call
  * of METHOD with an empty request, whose answer is not counted). Prints one line: calls per second
  * over SECONDS after WARMUP. Exits 1 on any error reply.
+ *
+ * With --rate, the load is an open loop instead: calls are due on a fixed schedule whatever the
+ * answers, in bursts of BURST calls on a connection (1 unless --burst is given; a burst is what a
+ * pipelining client sends at once), connection i's j-th burst at (j + i / CONNECTIONS) * BURST /
+ * (RATE / CONNECTIONS) seconds after the start, so that the bursts of all connections are spread
+ * evenly over time. A due call is sent as soon as the client sees it (it spins between passes over
+ * the connections) and its connection has fewer than DEPTH calls in flight. Its latency counts from
+ * when it was due, not from when it was sent, so a server that falls behind shows in every call
+ * that waited (the coordinated-omission correction of wrk2 and HdrHistogram). The calls due during
+ * the SECONDS after WARMUP are measured; after them no new call is sent and the client waits for
+ * those answers (at most 30 s). Prints one line: calls answered per second during the window, then
+ * the latency percentiles 50, 90, 99, 99.9 and the maximum, in microseconds
+ * (within 1%).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -37,7 +50,9 @@ struct buffer {
 
 struct connection {
     int fd;
+    int index;
     uint32_t next_stream;
+    long long issued, answered; /* calls sent and answered; with --rate, k of the next call is `issued` */
     struct buffer in, out;
     size_t out_sent;
     int watching_output; /* EPOLLOUT is on: a write was cut short */
@@ -47,6 +62,35 @@ static enum protocol protocol;
 static struct buffer request_template; /* one request; for HRPC its stream ids are patched */
 static size_t message_offset;          /* HRPC: where the MESSAGE frame starts in the template */
 static long long errors;
+
+/* Open loop (--rate): each connection's calls per second, and the schedule's origin and window. */
+static double burst_period, schedule_start, window_start, window_end;
+static int connection_count, depth_limit, burst = 1;
+
+/* Latencies in nanoseconds, log-linear buckets of 1/128 of a power of two (HdrHistogram's layout
+ * with two significant digits): bucket_of() maps a value to its bucket, bucket_top() back. */
+#define SUB_BUCKETS 128
+static long long histogram[64 * SUB_BUCKETS], recorded;
+
+static int bucket_of(uint64_t nanoseconds) {
+    if (nanoseconds < 2 * SUB_BUCKETS) return (int)nanoseconds;
+    int shift = 63 - __builtin_clzll(nanoseconds) - 7; /* keeps the top 8 bits: 128...255 */
+    return (shift + 1) * SUB_BUCKETS + (int)(nanoseconds >> shift) - SUB_BUCKETS;
+}
+
+static uint64_t bucket_top(int bucket) {
+    if (bucket < 2 * SUB_BUCKETS) return (uint64_t)bucket;
+    int shift = bucket / SUB_BUCKETS - 1;
+    return ((uint64_t)(bucket % SUB_BUCKETS + SUB_BUCKETS + 1) << shift) - 1;
+}
+
+static double percentile_us(double fraction) {
+    long long rank = (long long)(fraction * recorded + 0.5), seen = 0;
+    if (rank < 1) rank = 1;
+    for (int b = 0; b < 64 * SUB_BUCKETS; b++)
+        if ((seen += histogram[b]) >= rank) return bucket_top(b) / 1e3;
+    return 0;
+}
 
 static void die(const char *what) {
     perror(what);
@@ -115,8 +159,9 @@ static void hrpc_call(struct buffer *b, const char *method, const unsigned char 
     append(b, request, request_length);
 }
 
-/* How many bytes the first complete reply in `bytes` takes (0 if incomplete); counts errors. */
-static size_t reply_length(const unsigned char *bytes, size_t count) {
+/* How many bytes the first complete reply in `bytes` takes (0 if incomplete); counts errors. For
+ * HomeRPC, `stream` is set to the stream id the reply ends. */
+static size_t reply_length(const unsigned char *bytes, size_t count, uint32_t *stream) {
     if (protocol == HRPC) {
         size_t offset = 0;
         for (;;) { /* frames until this call's CALL_END */
@@ -126,6 +171,7 @@ static size_t reply_length(const unsigned char *bytes, size_t count) {
             unsigned char type = bytes[offset + 4];
             if (type == 0x04) {
                 if (frame < 12 || bytes[offset + 10] != 0 || bytes[offset + 11] != 0) errors++;
+                *stream = get32(bytes + offset + 6);
                 return offset + frame;
             }
             if (type != 0x03) {
@@ -146,6 +192,7 @@ static size_t reply_length(const unsigned char *bytes, size_t count) {
 }
 
 static void queue_request(struct connection *c) {
+    c->issued++;
     size_t at = c->out.used;
     append(&c->out, request_template.bytes, request_template.used);
     if (protocol == HRPC) {
@@ -163,6 +210,31 @@ static void flush(struct connection *c) {
         c->out_sent += n;
     }
     c->out.used = c->out_sent = 0;
+}
+
+/* When connection c's k-th call is due, with --rate. */
+static double due_time(const struct connection *c, long long k) {
+    return schedule_start + ((double)(k / burst) + (double)c->index / connection_count) * burst_period;
+}
+
+/* With --rate: queues every call due by `now` (none due after the window) while fewer than DEPTH
+ * are in flight. */
+static void queue_due_calls(struct connection *c, double now) {
+    double last = now < window_end ? now : window_end;
+    double bursts = (last - schedule_start) / burst_period - (double)c->index / connection_count;
+    if (bursts < 0) return; /* its first burst is not due yet */
+    long long due = ((long long)bursts + 1) * burst - 1; /* the last call due */
+    while (due >= 0 && last >= window_end && due_time(c, due) >= window_end) due--; /* none due at the end */
+    while (c->issued <= due && c->issued - c->answered < depth_limit) queue_request(c);
+}
+
+/* With --rate: records the latency of connection c's k-th call, answered at `now`, if it was due in
+ * the window. */
+static void record_answer(const struct connection *c, long long k, double now) {
+    double due = due_time(c, k);
+    if (due < window_start || due >= window_end) return;
+    histogram[bucket_of((uint64_t)((now - due) * 1e9))]++;
+    recorded++;
 }
 
 /* Asks for EPOLLOUT exactly while a write is cut short. */
@@ -240,9 +312,20 @@ static unsigned char *from_hex(const char *hex, size_t *length) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 9) {
-        fprintf(stderr, "usage: cload hrpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]\n"
-                        "       cload redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP ARG...\n");
+    double rate = 0;
+    if (argc > 2 && strcmp(argv[1], "--rate") == 0) {
+        rate = atof(argv[2]);
+        argv += 2, argc -= 2;
+        if (argc > 2 && strcmp(argv[1], "--burst") == 0) {
+            burst = atoi(argv[2]);
+            argv += 2, argc -= 2;
+        }
+    }
+    if (argc < 9 || rate < 0 || burst < 1) {
+        fprintf(stderr, "usage: cload [--rate CALLS-PER-SECOND [--burst BURST]] hrpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD "
+                        "REQUEST-HEX [TOKEN-FILE]\n"
+                        "       cload [--rate CALLS-PER-SECOND [--burst BURST]] redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP "
+                        "ARG...\n");
         return 2;
     }
     protocol = strcmp(argv[1], "redis") == 0 ? REDIS : HRPC;
@@ -274,10 +357,12 @@ int main(int argc, char **argv) {
     for (int i = 0; i < connections; i++) {
         struct connection *c = &all[i];
         c->fd = open_connection(host, port, method, token);
+        c->index = i;
         c->next_stream = 3;
         if (fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK) < 0) die("fcntl");
         struct epoll_event event = {.events = EPOLLIN, .data.ptr = c};
         if (epoll_ctl(poll, EPOLL_CTL_ADD, c->fd, &event) < 0) die("epoll_ctl");
+        if (rate > 0) continue;
         for (int k = 0; k < depth; k++) queue_request(c);
         flush(c);
     }
@@ -286,9 +371,21 @@ int main(int argc, char **argv) {
     long long counted = 0;
     int measuring = 0;
     struct epoll_event events[256];
+    burst_period = burst * connections / (rate > 0 ? rate : 1), connection_count = connections, depth_limit = depth;
+    schedule_start = start, window_start = measure_from, window_end = end;
     for (;;) {
-        int ready = epoll_wait(poll, events, 256, 10);
+        if (rate > 0) {
+            double t = now();
+            for (int i = 0; i < connections; i++) {
+                queue_due_calls(&all[i], t);
+                flush(&all[i]);
+                watch_output(poll, &all[i]);
+            }
+        }
+        /* An open loop spins, so that a due call waits for one pass, not for a poll timeout. */
+        int ready = epoll_wait(poll, events, 256, rate > 0 ? 0 : 10);
         if (ready < 0 && errno != EINTR) die("epoll_wait");
+        double answered_at = rate > 0 && ready > 0 ? now() : 0;
         for (int e = 0; e < ready; e++) {
             struct connection *c = events[e].data.ptr;
             if (events[e].events & EPOLLOUT) flush(c), watch_output(poll, c);
@@ -303,17 +400,35 @@ int main(int argc, char **argv) {
             if (n < 0) die("read");
             c->in.used += n;
             size_t offset = 0, length;
-            while ((length = reply_length(c->in.bytes + offset, c->in.used - offset)) > 0) {
+            uint32_t stream = 0;
+            while ((length = reply_length(c->in.bytes + offset, c->in.used - offset, &stream)) > 0) {
                 offset += length;
-                if (measuring) counted++;
-                queue_request(c);
+                if (measuring && (rate == 0 || answered_at < end)) counted++;
+                if (rate > 0) /* a HomeRPC call's k is in its stream id; RESP answers in order */
+                    record_answer(c, protocol == HRPC ? (long long)stream - 3 : c->answered, answered_at);
+                c->answered++;
+                if (rate == 0) queue_request(c);
             }
+            if (rate > 0) queue_due_calls(c, answered_at);
             memmove(c->in.bytes, c->in.bytes + offset, c->in.used - offset);
             c->in.used -= offset;
             flush(c);
             watch_output(poll, c);
         }
         double t = now();
+        if (rate > 0) {
+            if (!measuring && t >= measure_from) measuring = 1, counted = 0;
+            int drained = t >= end;
+            for (int i = 0; drained && i < connections; i++) drained = all[i].answered == all[i].issued;
+            if (drained || t >= end + 30) {
+                if (!drained) fprintf(stderr, "calls still unanswered 30 s after the window\n");
+                printf("%.0f %.1f %.1f %.1f %.1f %.1f\n", counted / seconds, percentile_us(0.5), percentile_us(0.9),
+                       percentile_us(0.99), percentile_us(0.999), percentile_us(1.0));
+                if (errors) fprintf(stderr, "%lld error replies\n", errors);
+                return errors || !drained ? 1 : 0;
+            }
+            continue;
+        }
         if (!measuring && t >= measure_from) measuring = 1, measure_from = t, counted = 0;
         if (t >= end) {
             printf("%.0f\n", counted / (t - measure_from));
