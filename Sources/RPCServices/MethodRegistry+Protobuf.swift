@@ -42,7 +42,8 @@ extension MethodRegistry {
         _ handler: @escaping (ServerCall, Request) -> Void
     ) -> CallHandler {
         { call, bytes in
-            guard let request = try? Request(serializedBytes: Array(bytes)) else {
+            // An empty message is the default one (a health check's, a listing's): skip the decoder.
+            guard let request = bytes.isEmpty ? Request() : try? Request(serializedBytes: Array(bytes)) else {
                 call.fail(CallStatus(code: .invalidArgument, message: "cannot decode \(Request.protoMessageName)"))
                 return
             }

@@ -255,7 +255,8 @@ public struct FrameDecoder: Sendable {
         let timeout = try reader.readUInt32()
         let count = Int(try reader.readUInt16())
         var metadata: [MetadataEntry] = []
-        metadata.reserveCapacity(min(count, reader.remaining / 3))
+        // Most calls carry none: even reserving no room costs a call into the array's slow path.
+        if count > 0 { metadata.reserveCapacity(min(count, reader.remaining / 3)) }
         for _ in 0..<count {
             let key = try reader.readString(Int(try reader.readUInt8()))
             let value = try reader.readBytes(Int(try reader.readUInt16()))

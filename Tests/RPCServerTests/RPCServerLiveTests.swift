@@ -227,6 +227,36 @@ import Wire
         try test.shutDown()
     }
 
+    /// A reused call object keeps a field only when the next call's is the same: each call must
+    /// still see its own metadata and deadline, with or without them in the call before.
+    @Test func aReusedCallCarriesOnlyItsOwnMetadataAndDeadline() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var seen: [(traceID: String?, hasDeadline: Bool)] = []
+        var identities: Set<ObjectIdentifier> = []
+        test.onHang = { call in
+            seen.append((call.traceID, call.deadline != nil))
+            identities.insert(ObjectIdentifier(call))
+            call.respond([])
+        }
+        let sent: [(traceID: String?, timeout: UInt32)] = [
+            (nil, 0), ("a", 0), ("a", 5_000), (nil, 0), (nil, 5_000), ("b", 0), (nil, 0),
+        ]
+        for (traceID, timeout) in sent {
+            var answer: Result<[UInt8], RPCError>?
+            let metadata = traceID.map { [MetadataEntry(key: "trace-id", value: Array($0.utf8))] } ?? []
+            client.unary(TestServer.hang, request: [], timeoutMilliseconds: timeout, metadata: metadata) {
+                answer = $0
+            }
+            test.loop.run(until: { answer != nil })
+        }
+        #expect(identities.count < sent.count, "the test needs call objects to be reused")
+        #expect(seen.map(\.traceID) == sent.map(\.traceID))
+        #expect(seen.map(\.hasDeadline) == sent.map { $0.timeout > 0 })
+        client.close()
+        try test.shutDown()
+    }
+
     @Test func unknownMethodIsUnimplemented() throws {
         let test = try TestServer()
         let client = try test.connectClient()

@@ -54,6 +54,25 @@ import Wire
         #expect(try decodeAll(bytes, expectsPreface: false) { 7 } == frames)
     }
 
+    /// The comparison with the previous name goes a word at a time, the last word overlapping the
+    /// one before: a name that differs from the previous one in any single byte, whatever its
+    /// length, must come out as itself.
+    @Test(arguments: [1, 7, 8, 9, 15, 16, 17, 20, 38, 40])
+    func aNameDifferingInAnyOneByteDecodesAsItself(length: Int) throws {
+        let base = String((0..<length).map { Character(UnicodeScalar(UInt8(ascii: "a") + UInt8($0 % 26))) })
+        var names = [base, base]
+        for position in 0..<length {
+            var bytes = Array(base.utf8)
+            bytes[position] = UInt8(ascii: "Z")
+            names += [String(decoding: bytes, as: UTF8.self), base]
+        }
+        let frames = names.enumerated().map { index, name in
+            Frame.callStart(StreamID(UInt32(2 * index + 1)), CallStart(method: name))
+        }
+        let bytes = frames.flatMap(encoded)
+        #expect(try decodeAll(bytes, expectsPreface: false) { bytes.count } == frames)
+    }
+
     @Test func returnsNilUntilTheWholeFrameArrives() throws {
         let bytes = encoded(.credit(StreamID(9), increment: 5))
         var decoder = FrameDecoder(expectsPreface: false)

@@ -27,7 +27,11 @@ struct IDTable<Kind, Object> {
 
     /// A part of an object, read where it lies (the subscript's getter copies the whole object: an
     /// accessory's name cost a copy of the accessory).
-    func read<Part>(_ id: ID<Kind>, _ part: (Object) -> Part) -> Part? {
+    ///
+    /// `mutating` though it changes nothing: a non-mutating call on a table stored in a class (the
+    /// store's) copied the table first, retaining and releasing its three buffers, because the
+    /// compiler cannot prove that `part` leaves the class alone; a mutating call works in place.
+    mutating func read<Part>(_ id: ID<Kind>, _ part: (Object) -> Part) -> Part? {
         guard let position = positions[id] else { return nil }
         return objects[Int(position)].map(part)
     }

@@ -14,34 +14,23 @@ public import Wire
 /// saves an allocation and a deallocation per call), so hold a call strongly while you use it: a
 /// `weak` or `unowned` reference may later see another call.
 public final class ServerCall {
-    /// What a call is opened with; a reused call object takes a new one.
-    struct Opening {
-        var streamID: StreamID
-        /// The registered method: one reference for its name, kind, metrics index and handler.
-        var method: MethodRegistry.Method
-        var metadata: [MetadataEntry]
-        var principal: (any Principal)?
-        var deadline: UInt64?
-        /// ``EventLoop/monotonicNanoseconds`` when the read carrying its CALL_START was taken up.
-        var startedAt: UInt64
-    }
-
-    private var opening: Opening
-    public var streamID: StreamID { opening.streamID }
+    public private(set) var streamID: StreamID
     /// The connection the call came on, unique while the server runs: handlers that bind state to
     /// a connection (an accessory's link) compare it.
     public let connectionID: Int
-    var registered: MethodRegistry.Method { opening.method }
+    /// The registered method: one reference for its name, kind, metrics index and handler.
+    private(set) var registered: MethodRegistry.Method
     public var method: String { registered.name }
     /// The method's position in the registry, for metrics.
     var methodIndex: Int { registered.index }
     public var kind: MethodRegistry.Kind { registered.kind }
-    public var metadata: [MetadataEntry] { opening.metadata }
+    public private(set) var metadata: [MetadataEntry]
     /// Who the connection authenticated as; `nil` when the server requires no authentication.
-    public var principal: (any Principal)? { opening.principal }
+    public private(set) var principal: (any Principal)?
     /// When the call must have ended, in the loop's milliseconds; `nil` for none.
-    public var deadline: UInt64? { opening.deadline }
-    var startedAt: UInt64 { opening.startedAt }
+    public private(set) var deadline: UInt64?
+    /// ``EventLoop/monotonicNanoseconds`` when the read carrying its CALL_START was taken up.
+    private(set) var startedAt: UInt64
     /// Runs once if the call is cancelled: by the client, by its deadline, or by the connection closing.
     public var onCancel: (() -> Void)?
     /// Runs when a streaming call that was not writable becomes writable again.
@@ -57,17 +46,48 @@ public final class ServerCall {
     /// Whether the request message has yet to arrive (the handler runs once, when it does).
     var isAwaitingRequest = true
 
-    init(_ opening: consuming Opening, credit: UInt32, connection: ServerConnection) {
-        self.opening = opening
+    init(
+        streamID: StreamID,
+        method: MethodRegistry.Method,
+        metadata: [MetadataEntry],
+        principal: (any Principal)?,
+        deadline: UInt64?,
+        startedAt: UInt64,
+        credit: UInt32,
+        connection: ServerConnection
+    ) {
+        self.streamID = streamID
+        self.registered = method
+        self.metadata = metadata
+        self.principal = principal
+        self.deadline = deadline
+        self.startedAt = startedAt
         self.connectionID = connection.id
         self.credit = credit
         self.connection = connection
     }
 
-    /// Makes this ended call, which only its connection holds, the call `opening` describes.
-    func reopen(_ opening: consuming Opening, credit: UInt32, connection: ServerConnection) {
+    /// Makes this ended call, which only its connection holds, the call the arguments describe
+    /// (those of ``init(streamID:method:metadata:principal:deadline:startedAt:credit:connection:)``).
+    /// A reference that does not change (the method, the principal, empty metadata: the usual case
+    /// on a connection) is not stored again, which saves its retain and release.
+    func reopen(
+        streamID: StreamID,
+        method: MethodRegistry.Method,
+        metadata: [MetadataEntry],
+        principal: (any Principal)?,
+        deadline: UInt64?,
+        startedAt: UInt64,
+        credit: UInt32,
+        connection: ServerConnection
+    ) {
         precondition(hasEnded && self.connection == nil && connectionID == connection.id, "reopened a live call")
-        self.opening = opening
+        self.streamID = streamID
+        if registered !== method { registered = method }
+        if !(metadata.isEmpty && self.metadata.isEmpty) { self.metadata = metadata }
+        if self.principal !== principal { self.principal = principal }
+        self.deadline = deadline
+        self.startedAt = startedAt
         self.credit = credit
         self.connection = connection
         hasEnded = false

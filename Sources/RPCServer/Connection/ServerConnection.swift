@@ -213,22 +213,33 @@ final class ServerConnection: ConnectionDelegate {
         }
         let now = connection.loop.now
         let deadline = start.timeoutMilliseconds == 0 ? nil : now + UInt64(start.timeoutMilliseconds)
-        let opening = ServerCall.Opening(
-            streamID: streamID,
-            method: method,
-            metadata: start.metadata,
-            principal: principal,
-            deadline: deadline,
-            startedAt: readStartedAt
-        )
+        let credit = machine.peerSettings.initialStreamCredit
         let call: ServerCall
-        if isKnownUniquelyReferenced(&endedCall), let ended = endedCall {
+        if isKnownUniquelyReferenced(&endedCall), let ended = endedCall.take() {
             call = ended
-            call.reopen(opening, credit: machine.peerSettings.initialStreamCredit, connection: self)
+            call.reopen(
+                streamID: streamID,
+                method: method,
+                metadata: start.metadata,
+                principal: principal,
+                deadline: deadline,
+                startedAt: readStartedAt,
+                credit: credit,
+                connection: self
+            )
         } else {
-            call = ServerCall(opening, credit: machine.peerSettings.initialStreamCredit, connection: self)
+            endedCall = nil
+            call = ServerCall(
+                streamID: streamID,
+                method: method,
+                metadata: start.metadata,
+                principal: principal,
+                deadline: deadline,
+                startedAt: readStartedAt,
+                credit: credit,
+                connection: self
+            )
         }
-        endedCall = nil
         calls.insert(call, for: streamID)
         awaitingRequest.append(streamID)
     }
