@@ -120,6 +120,15 @@ extension HomeStore {
         if !accessory.isReachable { throw unreachableError(accessory.id) }
     }
 
+    /// ``checkAvailable(_:)`` for an accessory of the store, read in place: copying it out of its
+    /// table retained each of its references, on every write.
+    func checkAvailable(_ id: AccessoryID) throws(HomeServiceError) {
+        let (isBlocked, bridge, isReachable) = accessories.read(id) { ($0.isBlocked, $0.bridge, $0.isReachable) }!
+        let isBridgeBlocked = bridge.flatMap { accessories.read($0, \.isBlocked) } == true
+        // A refusal, with its message, as the check of a whole accessory gives it.
+        if isBlocked || isBridgeBlocked || !isReachable { try checkAvailable(accessories[id]!) }
+    }
+
     /// - Throws: 61 if the accessory or its bridge is blocked (cached reads need nothing more).
     /// Inlined: as a call it made every read copy the whole `Accessory` (a third of a cached read).
     @inline(__always)

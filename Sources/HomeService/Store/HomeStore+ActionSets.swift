@@ -191,7 +191,7 @@ extension HomeStore {
                     in: home,
                     for: account
                 )
-                try checkAvailable(accessories[characteristic.accessory]!)
+                try checkAvailable(characteristic.accessory)
                 writes.append((action.id, characteristic, action.targetValue))
             } catch {
                 refused.append((action.id, error))

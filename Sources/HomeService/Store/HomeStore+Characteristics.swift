@@ -25,7 +25,7 @@ extension HomeStore {
     ) throws(HomeServiceError)
         -> CachedReading
     {
-        let (characteristic, _) = try characteristic(id, for: account, .readCharacteristic)
+        let characteristic = try characteristic(id, for: account, .readCharacteristic)
         let isReachable = try checkReadable(characteristic)
         return CachedReading(entry: cache[characteristic.slot], isReachable: isReachable)
     }
@@ -73,9 +73,9 @@ extension HomeStore {
     /// - Returns: the characteristic's accessory.
     /// - Throws: 6 write-only; 61 blocked; 4 or 88 unreachable.
     public func checkFreshRead(_ id: CharacteristicID, as account: AccountID) throws(HomeServiceError) -> AccessoryID {
-        let (characteristic, _) = try characteristic(id, for: account, .readCharacteristic)
+        let characteristic = try characteristic(id, for: account, .readCharacteristic)
         try checkReadable(characteristic)
-        try checkAvailable(accessories[characteristic.accessory]!)
+        try checkAvailable(characteristic.accessory)
         return characteristic.accessory
     }
 
@@ -89,7 +89,7 @@ extension HomeStore {
         throws(HomeServiceError) -> Characteristic
     {
         try checkAcceptingChanges()
-        let (characteristic, _) = try characteristic(id, for: account, .writeCharacteristic)
+        let characteristic = try characteristic(id, for: account, .writeCharacteristic)
         try checkWritable(characteristic, value)
         return characteristic
     }
@@ -158,14 +158,14 @@ extension HomeStore {
     )
         throws(HomeServiceError)
     {
-        let (characteristic, _) = try characteristic(id, for: account, .enableNotification)
+        let characteristic = try characteristic(id, for: account, .enableNotification)
         guard characteristic.properties.contains(.supportsEventNotification) else {
             throw HomeServiceError(
                 .notificationNotSupported,
                 "\(characteristic.displayName) does not support notifications"
             )
         }
-        try checkAvailable(accessories[characteristic.accessory]!)
+        try checkAvailable(characteristic.accessory)
         if enabled {
             notificationsEnabled[id, default: []].insert(account)
         } else {
@@ -187,7 +187,7 @@ extension HomeStore {
     ) throws(HomeServiceError)
         -> CharacteristicCache.Slot
     {
-        let (characteristic, _) = try characteristic(id, for: account, .readCharacteristic)
+        let characteristic = try characteristic(id, for: account, .readCharacteristic)
         try checkReadable(characteristic)
         return characteristic.slot
     }
@@ -218,7 +218,7 @@ extension HomeStore {
         guard characteristic.properties.contains(.writable) else {
             throw HomeServiceError(.readOnlyCharacteristic, "\(characteristic.displayName) is read-only")
         }
-        if forWriteNow { try checkAvailable(accessories[characteristic.accessory]!) }
+        if forWriteNow { try checkAvailable(characteristic.accessory) }
         // The message's name is found only for a refusal; capturing the shared kind, not the whole
         // characteristic, keeps the lazy name from copying the characteristic at every check.
         let kind = characteristic.kind

@@ -9,6 +9,20 @@ extension HomeStore {
         return home
     }
 
+    /// A part of a home, read in place: `homes[id]` copies the home, retaining each of its
+    /// collections. (An in-place access to the dictionary's entry moves the home out and back.)
+    func readHome<Part>(_ id: HomeID, _ part: (Home) -> Part) -> Part? {
+        // Unwrapped as an lvalue (`home!`): binding the optional's value, or comparing it with
+        // nil, copied the home.
+        func readInPlace(_ home: inout Home?) -> Part? {
+            switch home {
+            case .none: nil
+            case .some: part(home!)
+            }
+        }
+        return readInPlace(&homes[id])
+    }
+
     /// An object of a home the caller may act on.
     func object<Kind, Object>(
         _ id: ID<Kind>,
@@ -35,12 +49,22 @@ extension HomeStore {
         try object(id, in: services, kind: "service", home: \.home, for: account, operation)
     }
 
+    /// A characteristic the caller may act on; its home is checked in place, not copied (a copy of
+    /// a home retains each of its collections, nine references, and a write checks twice).
     func characteristic(
         _ id: CharacteristicID,
         for account: AccountID,
         _ operation: HomeOperation
-    ) throws(HomeServiceError) -> (Characteristic, Home) {
-        try object(id, in: characteristics, kind: "characteristic", home: \.home, for: account, operation)
+    ) throws(HomeServiceError) -> Characteristic {
+        guard let characteristic = characteristics.read(id, { $0 }),
+            let role = readHome(characteristic.home, { $0.members[account] }) ?? nil
+        else {
+            throw HomeServiceError(.notFound, "no such characteristic \(id)")
+        }
+        if !operation.isAllowedForGuests {
+            try AccessRules.authorize(operation, role: role, homeName: homes[characteristic.home]?.name ?? "")
+        }
+        return characteristic
     }
 
     /// An object of the same home as the one being changed (a room for a zone, a service for a group).

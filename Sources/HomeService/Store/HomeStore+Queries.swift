@@ -160,7 +160,7 @@ extension HomeStore {
 
     /// The service a characteristic belongs to, if the caller may see it.
     public func service(ofCharacteristic id: CharacteristicID, as account: AccountID) -> ServiceID? {
-        try? characteristic(id, for: account, .readCharacteristic).0.service
+        try? characteristic(id, for: account, .readCharacteristic).service
     }
 
     /// A characteristic with its cached value, whatever its properties (for its metadata).
@@ -168,7 +168,7 @@ extension HomeStore {
         _ id: CharacteristicID,
         as account: AccountID
     ) throws(HomeServiceError) -> CharacteristicState {
-        state(of: try characteristic(id, for: account, .readCharacteristic).0, for: account)
+        state(of: try characteristic(id, for: account, .readCharacteristic), for: account)
     }
 
     /// The members of a home.
