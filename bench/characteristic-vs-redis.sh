@@ -29,7 +29,8 @@ build_cload
 WORK="$(mktemp -d)"
 
 cleanup() {
-    kill "${SIMULATOR_PID:-}" "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
+    stop_simulator "$WORK"
+    kill "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
     wait 2>/dev/null || true
     rm -rf "$WORK"
 }

@@ -28,7 +28,8 @@ BIN="$(swift build -c release --show-bin-path)"
 WORK="$(mktemp -d)"
 
 cleanup() {
-    kill "${SIMULATOR_PID:-}" "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
+    stop_simulator "$WORK"
+    kill "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
     wait 2>/dev/null || true
     rm -rf "$WORK"
 }

@@ -38,7 +38,8 @@ for product in homed loadgen rpc-client; do swift build -c release --product "$p
 BIN="$(swift build -c release --show-bin-path)"
 WORK="$(mktemp -d)"
 cleanup() {
-    kill "${SIMULATOR_PID:-}" "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
+    stop_simulator "$WORK"
+    kill "${HOMED_PID:-}" "${REDIS_PID:-}" 2>/dev/null || true
     wait 2>/dev/null || true
     if [ -n "${PROFILE_DIR:-}" ]; then mkdir -p "$PROFILE_DIR" && cp "$WORK"/*.callgrind.* "$PROFILE_DIR"/ 2>/dev/null; fi
     rm -rf "$WORK"
