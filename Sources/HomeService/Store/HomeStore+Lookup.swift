@@ -10,7 +10,8 @@ extension HomeStore {
     }
 
     /// A part of a home, read in place: `homes[id]` copies the home, retaining each of its
-    /// collections. (An in-place access to the dictionary's entry moves the home out and back.)
+    /// collections. (An in-place access to the dictionary's entry moves the home out and back, so
+    /// `part` must not look at `homes` itself.)
     func readHome<Part>(_ id: HomeID, _ part: (Home) -> Part) -> Part? {
         // Unwrapped as an lvalue (`home!`): binding the optional's value, or comparing it with
         // nil, copied the home.
