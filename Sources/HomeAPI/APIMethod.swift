@@ -106,11 +106,11 @@ public struct APIMethod: Sendable {
             isMutation: isMutation,
             isStreaming: false
         ) { api, registry in
-            registry.registerUnary(
-                name,
-                request: Request.self,
-                shortcut: shortcut.map { shortcut in { call, bytes in shortcut(api, call, bytes) } }
-            ) { call, request in
+            // Not `shortcut.map`: a closure made inside a generic `map` is called through a
+            // reabstraction thunk, one more indirect call on the API's most frequent call.
+            let bytesShortcut: ((ServerCall, ArraySlice<UInt8>) -> Bool)? =
+                if let shortcut { { call, bytes in shortcut(api, call, bytes) } } else { nil }
+            registry.registerUnary(name, request: Request.self, shortcut: bytesShortcut) { call, request in
                 api.answerLater(call, request, body)
             }
         }

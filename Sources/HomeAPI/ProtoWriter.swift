@@ -11,6 +11,9 @@ import HomeService
 /// Fields are written in field-number order, as the generated code does; a caller leaves a field
 /// out at its proto3 default (a member of a oneof is written whenever it is set).
 enum ProtoWriter {
+    // The sizing functions are always inlined: a call for a constant field number cost more than
+    // the arithmetic it does, and sizing runs before every hand-written message.
+
     /// A message of exactly `length` bytes, written by `body`.
     static func message(length: Int, _ body: (inout OutputSpan<UInt8>) -> Void) -> [UInt8] {
         let bytes = [UInt8](capacity: length) { body(&$0) }
@@ -22,6 +25,7 @@ enum ProtoWriter {
     static let idFieldLength = 18
 
     /// Bytes ``Swift/OutputSpan/value(_:)`` writes.
+    @inline(__always)
     static func valueLength(_ value: CharacteristicValue) -> Int {
         switch value {
         case .bool: 2
@@ -33,19 +37,23 @@ enum ProtoWriter {
     }
 
     /// Bytes of a length-delimited field whose content has `length` bytes.
+    @inline(__always)
     static func delimitedLength(_ length: Int, field: UInt32 = 1) -> Int {
         tagLength(field) + varintLength(UInt64(length)) + length
     }
 
     /// Bytes of a varint field.
+    @inline(__always)
     static func varintFieldLength(_ value: UInt64, field: UInt32 = 1) -> Int {
         tagLength(field) + varintLength(value)
     }
 
+    @inline(__always)
     static func tagLength(_ field: UInt32) -> Int {
         varintLength(UInt64(field) << 3)
     }
 
+    @inline(__always)
     static func varintLength(_ value: UInt64) -> Int {
         // Seven bits per byte; zero takes one byte.
         max(1, (64 - value.leadingZeroBitCount + 6) / 7)

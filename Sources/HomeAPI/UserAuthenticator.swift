@@ -1,6 +1,5 @@
 public import HomeService
 public import RPCServer
-import Synchronization
 
 /// A connection authenticated as a user account, through one of its tokens.
 public final class UserPrincipal: Principal {
@@ -10,12 +9,10 @@ public final class UserPrincipal: Principal {
     /// Identifies the connection in change events (its own changes can be told apart).
     public let session: SessionID
     /// The store's token-table version when the token was last found live (see
-    /// ``HomeService/HomeStore/isTokenLive(_:checkedVersion:)``). Only the loop thread uses it; an
-    /// atomic because a principal is `Sendable` (a relaxed access is a plain load or store).
-    private let tokenCheckedVersion = Atomic<UInt64>(.max)
-    /// The connection's last confirmed home membership (see ``HomeService/MembershipMemo``). Only
-    /// the loop thread uses it; behind a mutex because a principal is `Sendable`.
-    private let membershipMemo = Mutex<MembershipMemo?>(nil)
+    /// ``HomeService/HomeStore/isTokenLive(_:checkedVersion:)``).
+    private var tokenCheckedVersion = UInt64.max
+    /// The connection's last confirmed home membership (see ``HomeService/MembershipMemo``).
+    private var membershipMemo: MembershipMemo?
 
     init(account: AccountID, token: AccessTokenID, session: SessionID) {
         self.account = account
@@ -27,10 +24,7 @@ public final class UserPrincipal: Principal {
 
     /// Whether the token this connection authenticated with is still live.
     func hasLiveToken(in store: HomeStore) -> Bool {
-        var version = tokenCheckedVersion.load(ordering: .relaxed)
-        guard store.isTokenLive(token, checkedVersion: &version) else { return false }
-        tokenCheckedVersion.store(version, ordering: .relaxed)
-        return true
+        store.isTokenLive(token, checkedVersion: &tokenCheckedVersion)
     }
 
     /// A characteristic's cached value (``HomeService/HomeStore/readValue(_:in:as:memo:)``), the
@@ -40,9 +34,7 @@ public final class UserPrincipal: Principal {
         in home: HomeID,
         from store: HomeStore
     ) throws(HomeServiceError) -> HomeStore.CachedReading {
-        try membershipMemo.withLock { (memo) throws(HomeServiceError) in
-            try store.readValue(id, in: home, as: account, memo: &memo)
-        }
+        try store.readValue(id, in: home, as: account, memo: &membershipMemo)
     }
 }
 

@@ -1,6 +1,10 @@
 /// Whoever a connection authenticated as: a user account, an accessory, or a test's fake. Handlers
 /// receive it with every call and cast it to the type their authenticator produces.
-public protocol Principal: AnyObject, Sendable {
+///
+/// Not `Sendable`: a principal lives and dies with its connection on the loop thread, so it may keep
+/// per-connection memos in plain stored properties (a lock or atomic there cost a cached read more
+/// than the lookup the memo saves), and the compiler keeps it from leaving that thread.
+public protocol Principal: AnyObject {
     /// For logs: who this is, never a secret.
     var displayName: String { get }
 }

@@ -24,11 +24,13 @@ import Testing
                     isReachable: isReachable
                 )
                 let generated: [UInt8] = try HomeMethods.readResponse(reading).serializedBytes()
-                #expect(CachedReadRequest.responseLength(reading) == generated.count, "\(reading)")
+                let valueLength = value.map(ProtoWriter.valueLength) ?? 0
+                let length = CachedReadRequest.responseLength(reading, valueLength: valueLength)
+                #expect(length == generated.count, "\(reading)")
                 // Appended after what the connection already holds.
                 var outgoing: [UInt8] = [0xAB, 0xCD]
-                outgoing.append(addingCapacity: CachedReadRequest.responseLength(reading)) {
-                    CachedReadRequest.writeResponse(reading, into: &$0)
+                outgoing.append(addingCapacity: length) {
+                    CachedReadRequest.writeResponse(reading, valueLength: valueLength, into: &$0)
                 }
                 #expect(outgoing == [0xAB, 0xCD] + generated, "\(reading)")
             }
@@ -64,6 +66,9 @@ import Testing
             canonical + [0x20, 0x01],  // an unknown field
             Array(canonical.dropLast()),  // truncated
             [0x0A, 0x0F] + Array(canonical[2..<17]) + Array(canonical[18...]),  // a 15-byte home_id
+            // The canonical length with another second field: field 3 as bytes, field 1 twice.
+            Array(canonical[..<18]) + [0x1A] + Array(canonical[19...]),
+            Array(canonical[..<18]) + [0x0A] + Array(canonical[19...]),
         ]
         for bytes in others {
             #expect(CachedReadRequest(asReceived(bytes)) == nil, "\(bytes)")

@@ -81,9 +81,14 @@ extension HomeStore {
 
     /// Whether a token is still live, looked up only if the token table changed since
     /// `checkedVersion`, which a live answer updates: a connection checks its token on every call,
-    /// and revocations are rare.
+    /// and revocations are rare (so the unchanged case is inlined into the caller).
+    @inlinable
     public func isTokenLive(_ id: AccessTokenID, checkedVersion: inout UInt64) -> Bool {
-        if checkedVersion == tokenTableVersion { return true }
+        checkedVersion == tokenTableVersion || isTokenLiveLookingUp(id, checkedVersion: &checkedVersion)
+    }
+
+    @usableFromInline
+    func isTokenLiveLookingUp(_ id: AccessTokenID, checkedVersion: inout UInt64) -> Bool {
         guard tokens[id] != nil else { return false }
         checkedVersion = tokenTableVersion
         return true

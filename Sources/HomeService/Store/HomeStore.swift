@@ -56,7 +56,7 @@ public final class HomeStore {
         didSet { tokenTableVersion &+= 1 }
     }
     /// Counts changes to `tokens`, so that a connection re-checks its token only after one.
-    private(set) var tokenTableVersion: UInt64 = 0
+    @usableFromInline private(set) var tokenTableVersion: UInt64 = 0
     var tokenIDsByHash: [[UInt8]: AccessTokenID] = [:]
     var homes: [HomeID: Home] = [:]
     var rooms = IDTable<IDKind.Room, Room>()
