@@ -31,12 +31,19 @@ public actor SimulatedAccessory {
     public private(set) var isResponsive = true
     /// Each characteristic's current value, by id.
     public private(set) var values: [UUID: CharacteristicValue] = [:]
-    /// Writes applied, oldest first.
-    public private(set) var appliedWrites: [(characteristic: UUID, value: CharacteristicValue)] = []
+    /// The latest writes applied, oldest first: at least the last ``recentWriteLimit`` of them (a
+    /// simulator serving a load test for hours keeps no more).
+    public var appliedWrites: [(characteristic: UUID, value: CharacteristicValue)] { recentWrites.entries }
+    /// Writes applied since the accessory started.
+    public var appliedWriteCount: Int { recentWrites.total }
+    public static let recentWriteLimit = 1_000
     public private(set) var identifyCount = 0
     /// Whether the link is open now.
     public private(set) var isLinked = false
 
+    private var recentWrites = RecentHistory<(characteristic: UUID, value: CharacteristicValue)>(
+        limit: recentWriteLimit
+    )
     private let link: AccessoryLinkClient
     private var serving: Task<Void, Never>?
     private var startWaiter: CheckedContinuation<Void, any Error>?
@@ -177,7 +184,7 @@ public actor SimulatedAccessory {
             case .accept:
                 let characteristic = UUID(data: write.characteristicID) ?? UUID()
                 values[characteristic] = write.value
-                appliedWrites.append((characteristic, write.value))
+                recentWrites.append((characteristic, write.value))
                 Task { try? await link.answer(id) }
             }
         case .read(let read)?:

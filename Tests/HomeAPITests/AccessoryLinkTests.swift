@@ -235,6 +235,7 @@ import Wire
             try await group.waitForAll()
         }
         #expect(await lamp.appliedWrites.count == 20)
+        #expect(await lamp.appliedWriteCount == 20)
 
         // An action set whose write is out is executing: a second execution gets 65.
         let scene = try await home.addActionSet(named: "Scene")
