@@ -94,11 +94,32 @@ public final class AccessoryLinkClient: Sendable {
     )
         async throws(HomeClientError)
     {
+        _ = try await call(
+            "AnswerCommand",
+            Self.answerRequest(command, hapStatus, value),
+            Home_V1_AnswerCommandResponse.self
+        )
+    }
+
+    /// ``answer(_:hapStatus:value:)`` without waiting for the server's acknowledgement: the answer is
+    /// on its way when this returns, and a failure (the link gone, the command timed out) is dropped,
+    /// as the accessory could do nothing about it. For an accessory answering many commands at
+    /// once: no task per answer.
+    public func answerWithoutWaiting(_ command: UInt64, hapStatus: Int32 = 0, value: CharacteristicValue? = nil) {
+        guard let request = try? ProtoCall.encode(Self.answerRequest(command, hapStatus, value)) else { return }
+        rpc.unary(Self.service + "AnswerCommand", request: request, timeout: timeout) { _ in }
+    }
+
+    private static func answerRequest(
+        _ command: UInt64,
+        _ hapStatus: Int32,
+        _ value: CharacteristicValue?
+    ) -> Home_V1_AnswerCommandRequest {
         var request = Home_V1_AnswerCommandRequest()
         request.commandID = command
         request.hapStatus = hapStatus
         if let value { request.value = value }
-        _ = try await call("AnswerCommand", request, Home_V1_AnswerCommandResponse.self)
+        return request
     }
 
     /// Reports values the accessory changed on its own, applied together once durable.

@@ -172,7 +172,6 @@ public actor SimulatedAccessory {
 
     private func perform(_ command: AccessoryCommand) {
         guard isResponsive else { return }
-        let link = self.link
         let id = command.commandID
         switch command.action {
         case .write(let write)?:
@@ -180,21 +179,21 @@ public actor SimulatedAccessory {
             case .ignore:
                 return
             case .refuse(let status):
-                Task { try? await link.answer(id, hapStatus: status) }
+                link.answerWithoutWaiting(id, hapStatus: status)
             case .accept:
                 let characteristic = UUID(data: write.characteristicID) ?? UUID()
                 values[characteristic] = write.value
                 recentWrites.append((characteristic, write.value))
-                Task { try? await link.answer(id) }
+                link.answerWithoutWaiting(id)
             }
         case .read(let read)?:
             let value = UUID(data: read.characteristicID).flatMap { values[$0] }
-            Task { try? await link.answer(id, hapStatus: value == nil ? -70409 : 0, value: value) }
+            link.answerWithoutWaiting(id, hapStatus: value == nil ? -70409 : 0, value: value)
         case .identify?:
             identifyCount += 1
-            Task { try? await link.answer(id) }
+            link.answerWithoutWaiting(id)
         case nil:
-            Task { try? await link.answer(id, hapStatus: -70412) }
+            link.answerWithoutWaiting(id, hapStatus: -70412)
         }
     }
 

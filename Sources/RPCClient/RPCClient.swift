@@ -68,27 +68,54 @@ public final class RPCClient: Sendable {
         metadata: [MetadataEntry] = []
     ) async throws(RPCError) -> [UInt8] {
         let handle = CallHandle()
-        let timeoutMilliseconds = Self.milliseconds(timeout)
         let result: Result<[UInt8], RPCError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let sent = commands.send { side in
-                    guard !handle.isCancelled else {
-                        continuation.resume(returning: .failure(.cancelledByCaller))
-                        return
-                    }
-                    handle.streamID = side.connection.unary(
-                        method,
-                        request: request,
-                        timeoutMilliseconds: timeoutMilliseconds,
-                        metadata: metadata
-                    ) { continuation.resume(returning: $0) }
-                }
-                if !sent { continuation.resume(returning: .failure(.clientClosed)) }
+                start(method, request, timeout, metadata, handle) { continuation.resume(returning: $0) }
             }
         } onCancel: {
             cancel(handle)
         }
         return try result.get()
+    }
+
+    /// Calls a unary method without waiting: the call is on its way to the loop thread when this
+    /// returns, and `completion` runs there with the response or the failure. For a caller that
+    /// answers many messages and needs no reply to go on (a simulated accessory acknowledging
+    /// commands): no task and no thread hop per call.
+    public func unary(
+        _ method: String,
+        request: [UInt8],
+        timeout: Duration? = nil,
+        metadata: [MetadataEntry] = [],
+        completion: @escaping @Sendable (Result<[UInt8], RPCError>) -> Void
+    ) {
+        start(method, request, timeout, metadata, CallHandle(), completion)
+    }
+
+    /// Hands a unary call to the loop thread; `completion` runs exactly once.
+    private func start(
+        _ method: String,
+        _ request: [UInt8],
+        _ timeout: Duration?,
+        _ metadata: [MetadataEntry],
+        _ handle: CallHandle,
+        _ completion: @escaping @Sendable (Result<[UInt8], RPCError>) -> Void
+    ) {
+        let timeoutMilliseconds = Self.milliseconds(timeout)
+        let sent = commands.send { side in
+            guard !handle.isCancelled else {
+                completion(.failure(.cancelledByCaller))
+                return
+            }
+            handle.streamID = side.connection.unary(
+                method,
+                request: request,
+                timeoutMilliseconds: timeoutMilliseconds,
+                metadata: metadata,
+                completion: completion
+            )
+        }
+        if !sent { completion(.failure(.clientClosed)) }
     }
 
     /// Calls a server-streaming method. The messages arrive as the sequence is iterated; the server

@@ -23,6 +23,38 @@ import Wire
         server.shutDown()
     }
 
+    /// The callback form: each completion runs once with its own call's answer, errors included,
+    /// and a closed client completes at once with UNAVAILABLE.
+    @Test func unaryWithoutWaitingCompletesEachCallOnce() async throws {
+        let server = try BackgroundServer()
+        let client = try await RPCClient.connect(to: server.endpoint)
+        let results = await withCheckedContinuation { (continuation: CheckedContinuation<[Int: Bool], Never>) in
+            let collected = Mutex<[Int: Bool]>([:])
+            for index in 0..<201 {
+                let request = bigEndianBytes(UInt32(index))
+                // Every 50th call names no method: its completion gets the server's error.
+                let method = index % 50 == 0 ? "no.such/Method" : TestServer.echo
+                client.unary(method, request: request) { result in
+                    let correct =
+                        index % 50 == 0 ? result.failure?.code == .unimplemented : (try? result.get()) == request
+                    let all = collected.withLock { collected -> [Int: Bool]? in
+                        #expect(collected[index] == nil, "call \(index) completed twice")
+                        collected[index] = correct
+                        return collected.count == 201 ? collected : nil
+                    }
+                    if let all { continuation.resume(returning: all) }
+                }
+            }
+        }
+        #expect(results.count == 201 && results.values.allSatisfy { $0 })
+        await client.close()
+        let closed = await withCheckedContinuation { continuation in
+            client.unary(TestServer.echo, request: []) { continuation.resume(returning: $0.failure?.code) }
+        }
+        #expect(closed == .unavailable)
+        server.shutDown()
+    }
+
     @Test func serverErrorsArriveAsRPCError() async throws {
         let server = try BackgroundServer()
         let client = try await RPCClient.connect(to: server.endpoint)
