@@ -53,8 +53,15 @@ struct CachedReadRequest: Equatable {
     /// The request as clients nearly always send it, both fields once, in order, and nothing else:
     /// two tag-and-length checks and four loads instead of the field loop.
     private init?(canonical bytes: ArraySlice<UInt8>) {
-        guard bytes.count == 2 * 18 else { return nil }
-        let read = bytes.withUnsafeBytes { raw -> (home: UniqueIdentifier, characteristic: UniqueIdentifier)? in
+        guard bytes.count == 2 * 18, let ids = Self.leadingIDs(bytes) else { return nil }
+        (home, characteristic) = ids
+    }
+
+    /// `home_id` (1) and `characteristic_id` (2) of 16 bytes each, in that order, at the start of
+    /// `bytes` (36 bytes or more): the way a cached read and a write name their characteristic.
+    static func leadingIDs(_ bytes: ArraySlice<UInt8>) -> (HomeID, CharacteristicID)? {
+        guard bytes.count >= 2 * 18 else { return nil }
+        return bytes.withUnsafeBytes { raw -> (HomeID, CharacteristicID)? in
             // Tag then length 16, little-endian: `0A 10` for field 1, `12 10` for field 2.
             guard raw.loadUnaligned(as: UInt16.self) == 0x100A,
                 raw.loadUnaligned(fromByteOffset: 18, as: UInt16.self) == 0x1012
@@ -65,11 +72,8 @@ struct CachedReadRequest: Equatable {
                     low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
                 )
             }
-            return (id(at: 2), id(at: 20))
+            return (HomeID(id(at: 2)), CharacteristicID(id(at: 20)))
         }
-        guard let read else { return nil }
-        self.home = HomeID(read.home)
-        self.characteristic = CharacteristicID(read.characteristic)
     }
 
     /// The shortcut registered with the method: answers the call and returns `true`, or returns

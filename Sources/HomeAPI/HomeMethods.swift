@@ -480,7 +480,8 @@ enum HomeMethods {
             Home_V1_WriteCharacteristicRequest.self,
             Home_V1_WriteCharacteristicResponse.self,
             role: .member,
-            isMutation: true
+            isMutation: true,
+            shortcut: CharacteristicWrite.shortcut
         ) {
             api,
             call,
@@ -489,23 +490,7 @@ enum HomeMethods {
             let home = try api.homeID(request.homeID)
             let id: CharacteristicID = try api.object(request.characteristicID, "characteristic_id", in: home, caller)
             let value = try ProtoDecoding.value(request.value, "value")
-            let characteristic = try attempt(object: id.raw, field: "value") { () throws(HomeServiceError) in
-                try api.store.checkWrite(id, value, as: caller.account)
-            }
-            api.links.forward(.write(id, value), to: characteristic.accessory, deadline: call.deadline) { result in
-                // Accepted by the accessory: now the cache, the durable row and the event.
-                let (written, ticket) = api.store.write(from: caller.session) {
-                    () throws(APIFailure) -> Home_V1_WriteCharacteristicResponse in
-                    _ = try result.get(object: id.raw)
-                    let entry = try attempt(object: id.raw) { () throws(HomeServiceError) in
-                        try api.store.writeValue(id, value, as: caller.account)
-                    }
-                    var response = Home_V1_WriteCharacteristicResponse()
-                    response.valueTimeMs = entry.updatedAt
-                    return response
-                }
-                api.reply(call, with: Outcome(written), after: ticket)
-            }
+            try CharacteristicWrite.forward(api, call, id, value, caller)
         },
         .read(
             service + "EnableNotification",
