@@ -95,14 +95,7 @@ public enum FrameEncoder {
     /// one append (written as three, they cost about 270 instructions, a twentieth of a call).
     public static func encodeUnaryAnswer(streamID: StreamID, response: [UInt8], into buffer: inout [UInt8]) {
         encodeUnaryAnswer(streamID: streamID, responseLength: response.count, into: &buffer) { frames in
-            response.withUnsafeBytes { source in
-                frames.withUnsafeMutableBufferPointer { bytes, count in
-                    UnsafeMutableRawBufferPointer(
-                        UnsafeMutableBufferPointer(rebasing: bytes[count..<count + source.count])
-                    ).copyMemory(from: source)
-                    count += source.count
-                }
-            }
+            response.withUnsafeBytes { frames.appendBytes(copying: $0) }
         }
     }
 
@@ -117,15 +110,9 @@ public enum FrameEncoder {
         let streamIDHigh = UInt64(streamID.rawValue >> 16)
         let streamIDLow16 = UInt16(truncatingIfNeeded: streamID.rawValue)
         buffer.append(addingCapacity: FrameHeader.length + responseLength + okCallEndLength) { frames in
-            frames.withUnsafeMutableBufferPointer { bytes, count in
-                let header = UnsafeMutableRawBufferPointer(
-                    UnsafeMutableBufferPointer(rebasing: bytes[count..<count + FrameHeader.length])
-                )
-                let first8 = UInt64(responseLength) << 32 | UInt64(FrameType.message.rawValue) << 24 | streamIDHigh
-                header.storeBytes(of: first8.bigEndian, toByteOffset: 0, as: UInt64.self)
-                header.storeBytes(of: streamIDLow16.bigEndian, toByteOffset: 8, as: UInt16.self)
-                count += FrameHeader.length
-            }
+            // The MESSAGE header: `(UInt64, UInt16)` is 10 bytes, as laid out.
+            let first8 = UInt64(responseLength) << 32 | UInt64(FrameType.message.rawValue) << 24 | streamIDHigh
+            frames.appendBytes(of: (first8.bigEndian, streamIDLow16.bigEndian))
             let start = frames.count
             write(&frames)
             // A wrong length would shift every later frame on the connection: never send it.
@@ -133,22 +120,10 @@ public enum FrameEncoder {
                 frames.count - start == responseLength,
                 "a message announced \(responseLength) bytes and wrote \(frames.count - start)"
             )
-            frames.withUnsafeMutableBufferPointer { bytes, count in
-                let callEnd = UnsafeMutableRawBufferPointer(
-                    UnsafeMutableBufferPointer(rebasing: bytes[count..<count + okCallEndLength])
-                )
-                let first8 = UInt64(4) << 32 | UInt64(FrameType.callEnd.rawValue) << 24 | streamIDHigh
-                // The stream id's low half, then the code (OK is 0) and the message length (0).
-                let last6 = UInt64(streamIDLow16) << 32 | UInt64(StatusCode.ok.rawValue) << 16
-                callEnd.storeBytes(of: first8.bigEndian, toByteOffset: 0, as: UInt64.self)
-                callEnd.storeBytes(
-                    of: UInt32(truncatingIfNeeded: last6 >> 16).bigEndian,
-                    toByteOffset: 8,
-                    as: UInt32.self
-                )
-                callEnd.storeBytes(of: UInt16(0), toByteOffset: 12, as: UInt16.self)
-                count += okCallEndLength
-            }
+            // The OK CALL_END, laid out as in ``encodeOKCallEnd(streamID:into:)``.
+            let callEndFirst8 = UInt64(4) << 32 | UInt64(FrameType.callEnd.rawValue) << 24 | streamIDHigh
+            let streamIDLow16AndCode = UInt32(streamIDLow16) << 16 | UInt32(StatusCode.ok.rawValue)
+            frames.appendBytes(of: (callEndFirst8.bigEndian, streamIDLow16AndCode.bigEndian, UInt16(0)))
         }
     }
 
