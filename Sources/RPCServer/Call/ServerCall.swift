@@ -70,7 +70,9 @@ public final class ServerCall {
     /// Makes this ended call, which only its connection holds, the call the arguments describe
     /// (those of ``init(streamID:method:metadata:principal:deadline:startedAt:credit:connection:)``).
     /// A reference that does not change (the method, the principal, empty metadata: the usual case
-    /// on a connection) is not stored again, which saves its retain and release.
+    /// on a connection) is not stored again, which saves its retain and release. Both take the
+    /// call's parts one by one: gathered into one struct first, each reference was retained once
+    /// more, 110–170 instructions a call under callgrind.
     func reopen(
         streamID: StreamID,
         method: MethodRegistry.Method,
