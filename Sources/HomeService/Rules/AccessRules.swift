@@ -78,16 +78,20 @@ public enum HomeOperation: String, CaseIterable, Sendable {
 public enum AccessRules {
     /// - Parameters:
     ///   - role: the caller's role in the home, or `nil` if the caller is not a member.
-    ///   - homeName: the home's name, used only in messages to members.
+    ///   - homeName: the home's name, used only in messages to members: evaluated only for a
+    ///     refusal (a caller that had to copy the home to name it paid for that on every write).
     /// - Throws: ``HomeServiceError`` with 2 (NotFound) for a non-member, worded exactly as for a
     ///   home that does not exist, and 17 (InsufficientPrivileges) for a guest asking for more.
-    public static func authorize(_ operation: HomeOperation, role: HomeRole?, homeName: String) throws(HomeServiceError)
-    {
+    public static func authorize(
+        _ operation: HomeOperation,
+        role: HomeRole?,
+        homeName: @autoclosure () -> String
+    ) throws(HomeServiceError) {
         guard let role else { throw noSuchHome }
         if role == .guest && !operation.isAllowedForGuests {
             throw HomeServiceError(
                 .insufficientPrivileges,
-                "\(operation.rawValue) in home \"\(homeName)\" needs an administrator; you are a guest"
+                "\(operation.rawValue) in home \"\(homeName())\" needs an administrator; you are a guest"
             )
         }
     }

@@ -123,10 +123,17 @@ extension HomeStore {
     /// ``checkAvailable(_:)`` for an accessory of the store, read in place: copying it out of its
     /// table retained each of its references, on every write.
     func checkAvailable(_ id: AccessoryID) throws(HomeServiceError) {
-        let (isBlocked, bridge, isReachable) = accessories.read(id) { ($0.isBlocked, $0.bridge, $0.isReachable) }!
-        let isBridgeBlocked = bridge.flatMap { accessories.read($0, \.isBlocked) } == true
+        let (isBlocked, isReachable) = availability(of: id)
         // A refusal, with its message, as the check of a whole accessory gives it.
-        if isBlocked || isBridgeBlocked || !isReachable { try checkAvailable(accessories[id]!) }
+        if isBlocked || !isReachable { try checkAvailable(accessories[id]!) }
+    }
+
+    /// Whether an accessory of the store or its bridge is blocked, and whether it is reachable,
+    /// read in place (see ``checkAvailable(_:)-(AccessoryID)``).
+    @inline(__always)
+    func availability(of id: AccessoryID) -> (isBlocked: Bool, isReachable: Bool) {
+        let (isBlocked, bridge, isReachable) = accessories.read(id) { ($0.isBlocked, $0.bridge, $0.isReachable) }!
+        return (isBlocked || bridge.flatMap { accessories.read($0, \.isBlocked) } == true, isReachable)
     }
 
     /// - Throws: 61 if the accessory or its bridge is blocked (cached reads need nothing more).

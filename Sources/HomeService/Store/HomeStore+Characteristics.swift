@@ -58,11 +58,8 @@ extension HomeStore {
             try checkObject(id.raw, isIn: homeID, as: account)
             throw HomeServiceError(.notFound, "no such characteristic \(id)")
         }
-        let (isBlocked, bridge, isReachable) = accessories.read(accessory) {
-            ($0.isBlocked, $0.bridge, $0.isReachable)
-        }!
-        let isBridgeBlocked = bridge.flatMap { accessories.read($0, \.isBlocked) } == true
-        if !isReadable || isBlocked || isBridgeBlocked {
+        let (isBlocked, isReachable) = availability(of: accessory)
+        if !isReadable || isBlocked {
             // The refusal, with its message, as every other check gives it.
             try checkReadable(characteristics[id]!)
         }
