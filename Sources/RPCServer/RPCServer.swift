@@ -45,6 +45,7 @@ public final class RPCServer {
         self.authenticator = authenticator
         self.logger = logger
         metrics = ServerMetrics(methodNames: registry.namesByIndex)
+        outputBeforePolling = OutputBeforePolling(loop: loop)
         requiresAuthentication = registry.namesByIndex.map { !configuration.unauthenticatedMethods.contains($0) }
     }
 
@@ -73,6 +74,9 @@ public final class RPCServer {
         connectionsToFlush.removeAll(keepingCapacity: true)
         for connection in pending { connection.flushHeldOutput() }
     }
+
+    /// Replies to reads, held until the loop is about to poll again.
+    let outputBeforePolling: OutputBeforePolling
 
     /// Whether output should wait for the batch in progress; registers `connection` to be flushed.
     func holdOutput(of connection: ServerConnection) -> Bool {
@@ -121,6 +125,7 @@ public final class RPCServer {
         guard isShuttingDown, connections.isEmpty else { return }
         ticker?.close()
         ticker = nil
+        outputBeforePolling.close()
         logger.info("stopped")
         let completion = shutdownCompletion
         shutdownCompletion = nil

@@ -5,9 +5,10 @@ import Wire
 /// ``ConnectionStateMachine``, performs its actions, and owns the calls in flight. Loop thread only.
 ///
 /// Output: frames are appended to `outbound` and written when the event that produced them ends: a
-/// read, a tick, or a ``batch(_:)`` (so all the replies produced by one read leave in one write), or
-/// the server's ``RPCServer/batchingOutput(_:)`` (a commit's acknowledgements and events); output
-/// produced outside any of these (a timer, a late answer) is written at once.
+/// tick, a ``batch(_:)``, or the server's ``RPCServer/batchingOutput(_:)`` (a commit's
+/// acknowledgements and events); a read's replies leave in one write just before the loop polls
+/// again, with those of every other connection read in the same iteration. Output produced outside
+/// any of these (a timer, a late answer) is written at once.
 ///
 /// Memory: the connection stops reading while its unsent bytes are above the high watermark (the
 /// peer must read its replies before it may send more), and streaming calls see ``isWritable`` turn
@@ -77,7 +78,7 @@ final class ServerConnection: ConnectionDelegate {
         decoder.append(bytes)
         let now = connection.loop.now
         machine.bytesReceived(now: now)
-        batch {
+        holdingOutputUntilPolling {
             do throws(WireError) {
                 while !machine.isClosed {
                     // A call's two frames go straight to the call; the rest through a Frame.
@@ -408,6 +409,17 @@ final class ServerConnection: ConnectionDelegate {
         body()
         batchDepth -= 1
         if batchDepth == 0 { flush() }
+    }
+
+    /// Runs `body` (a read) and holds what it produced until the loop has read every connection
+    /// that was ready: the replies to all of them then leave together (``OutputBeforePolling``).
+    private func holdingOutputUntilPolling(_ body: () -> Void) {
+        batchDepth += 1
+        body()
+        batchDepth -= 1
+        guard batchDepth == 0, !outbound.isEmpty, !isOutputHeld else { return }
+        isOutputHeld = true
+        server.outputBeforePolling.hold(self)
     }
 
     /// Writes now unless a batch is open (which writes when it ends): this connection's own, or the
