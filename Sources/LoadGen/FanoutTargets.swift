@@ -83,12 +83,11 @@ final class HomeRPCFanout: FanoutTarget {
                         // A stalled subscriber grants nothing beyond its initial credit.
                         automaticCredit: index >= stalled,
                         onMessage: { [meter] message in
-                            guard let event = try? Home_V1_Event(serializedBytes: message) else { return }
                             // Integer values come back in signed_value (either is accepted on writes).
-                            switch event.characteristicValueUpdated.value.kind {
-                            case .signedValue(let value)?: meter.delivered(UInt64(clamping: value))
-                            case .unsignedValue(let value)?: meter.delivered(value)
-                            default: meter.failed()
+                            if let value = ValueEventReader.integerValue(in: message) {
+                                meter.delivered(value)
+                            } else {
+                                meter.failed()
                             }
                         },
                         onEnd: { [meter] error in if error != nil { meter.failed() } }
