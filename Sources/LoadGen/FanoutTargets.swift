@@ -46,6 +46,7 @@ final class HomeRPCFanout: FanoutTarget {
     let authorization: [MetadataEntry]
     let home: Data
     let characteristic: Data
+    let subscriberConfiguration: ClientConnection.Configuration
     private var subscribers: [ClientConnection] = []
     private var producers: [ClientConnection] = []
     private var inFlight: [Int] = []
@@ -53,13 +54,24 @@ final class HomeRPCFanout: FanoutTarget {
     private var authenticated: Set<Int> = []
     private var nextProducer = 0
 
-    init(loop: EventLoop, endpoint: Endpoint, meter: FanoutMeter, token: String, home: Data, characteristic: Data) {
+    init(
+        loop: EventLoop,
+        endpoint: Endpoint,
+        meter: FanoutMeter,
+        token: String,
+        home: Data,
+        characteristic: Data,
+        streamCredit: UInt32
+    ) {
         self.loop = loop
         self.endpoint = endpoint
         self.meter = meter
         self.authorization = [MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))]
         self.home = home
         self.characteristic = characteristic
+        var configuration = ClientConnection.Configuration()
+        configuration.initialStreamCredit = streamCredit
+        subscriberConfiguration = configuration
     }
 
     func connectSubscribers(count: Int, stalled: Int, then done: @escaping ((any Error)?) -> Void) throws {
@@ -70,7 +82,8 @@ final class HomeRPCFanout: FanoutTarget {
         let bytes: [UInt8] = try request.serializedBytes()
         let tally = ConnectionTally(count, done: done)
         for index in 0..<count {
-            try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
+            try ClientConnection.connect(to: endpoint, on: loop, configuration: subscriberConfiguration) {
+                [self] result in
                 switch result {
                 case .failure(let error):
                     tally.finished(error)
