@@ -78,6 +78,13 @@ public final class RPCServer {
     /// Replies to reads, held until the loop is about to poll again.
     let outputBeforePolling: OutputBeforePolling
 
+    /// Runs `task` once just before the loop next polls, after the replies held for that moment are
+    /// written: for work that should wait until the loop has handled everything ready (a store
+    /// starting the commit of the mutations those reads made). Loop thread only.
+    public func runBeforePolling(_ task: @escaping () -> Void) {
+        outputBeforePolling.runAfterOutput(task)
+    }
+
     /// Whether output should wait for the batch in progress; registers `connection` to be flushed.
     func holdOutput(of connection: ServerConnection) -> Bool {
         guard outputBatchDepth > 0 else { return false }

@@ -31,6 +31,36 @@ import Wire
         try test.shutDown()
     }
 
+    /// `runBeforePolling` runs each task once, after the read that queued it, and the tasks a task
+    /// queues too; output a task produces is written. Once the server has stopped, tasks run at once.
+    @Test func tasksQueuedBeforePollingRunOnceEach() throws {
+        let test = try TestServer()
+        var answered = 0
+        var queuedByATask = 0
+        test.onHang = { [unowned test] call in
+            test.server.runBeforePolling {
+                answered += 1
+                test.server.runBeforePolling { queuedByATask += 1 }
+                call.respond([1])
+            }
+        }
+        let client = try test.connectClient()
+        var responses = 0
+        for _ in 0..<3 {
+            client.unary(TestServer.hang, request: []) { result in
+                if case .success([1]) = result { responses += 1 }
+            }
+        }
+        test.loop.run(until: { responses == 3 })
+        #expect(answered == 3)
+        #expect(queuedByATask == 3)
+        client.close()
+        try test.shutDown()
+        var ranAfterStop = false
+        test.server.runBeforePolling { ranAfterStop = true }
+        #expect(ranAfterStop)
+    }
+
     @Test func responsesWrittenInPlaceInterleaveWithCopiedOnes() throws {
         let test = try TestServer()
         var configuration = ClientConnection.Configuration()

@@ -6,9 +6,10 @@ import Wire
 ///
 /// Output: frames are appended to `outbound` and written when the event that produced them ends: a
 /// tick, a ``batch(_:)``, or the server's ``RPCServer/batchingOutput(_:)`` (a commit's
-/// acknowledgements and events); a read's replies leave in one write just before the loop polls
-/// again, with those of every other connection read in the same iteration. Output produced outside
-/// any of these (a timer, a late answer) is written at once.
+/// acknowledgements and events); what a read produces, on its own connection or another, leaves in
+/// one write per connection just before the loop polls again, with the output of every other read
+/// in the same iteration. Output produced outside any of these (a timer, a late answer) is written
+/// at once.
 ///
 /// Memory: the connection stops reading while its unsent bytes are above the high watermark (the
 /// peer must read its replies before it may send more), and streaming calls see ``isWritable`` turn
@@ -415,7 +416,7 @@ final class ServerConnection: ConnectionDelegate {
     /// that was ready: the replies to all of them then leave together (``OutputBeforePolling``).
     private func holdingOutputUntilPolling(_ body: () -> Void) {
         batchDepth += 1
-        body()
+        server.outputBeforePolling.reading(body)
         batchDepth -= 1
         guard batchDepth == 0, !outbound.isEmpty, !isOutputHeld else { return }
         isOutputHeld = true
@@ -426,7 +427,11 @@ final class ServerConnection: ConnectionDelegate {
     /// server's (``RPCServer/batchingOutput(_:)``).
     private func scheduleFlush() {
         guard batchDepth == 0, !isOutputHeld else { return }
-        if server.holdOutput(of: self) {
+        if server.outputBeforePolling.isReading {
+            // Another connection's read produced this: it leaves with that read's replies.
+            isOutputHeld = true
+            server.outputBeforePolling.hold(self)
+        } else if server.holdOutput(of: self) {
             isOutputHeld = true
         } else {
             flush()
