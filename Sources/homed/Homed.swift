@@ -254,6 +254,12 @@ struct Homed: ParsableCommand {
         )
         info.server = server
         storeHolder.server = server
+        // A commit starts once the loop has handled every ready connection: the mutations of all
+        // of them share it, and the writer thread does not take the loop's core mid-iteration.
+        let startCommits = { [unowned homeStore] in homeStore.startQueuedCommits() }
+        homeStore.onCommitWaiting = { [weak server] in
+            if let server { server.runBeforePolling(startCommits) } else { startCommits() }
+        }
 
         try server.listen(on: .tcp(host: host, port: port))
         if let unixSocket {

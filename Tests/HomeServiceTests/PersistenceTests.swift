@@ -227,6 +227,55 @@ import Testing
         func makeReader() throws(StoreError) -> any TableReader { inner }
     }
 
+    /// Storage that counts its commits.
+    final class CountingStorage: StoreBackend, @unchecked Sendable {
+        let inner = InMemoryStorage()
+        let commits = Mutex(0)
+
+        func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
+            commits.withLock { $0 += 1 }
+            return try inner.apply(changes)
+        }
+
+        func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {
+            try inner.forEachRow(of: table, body)
+        }
+
+        func rowCount(of table: StoreTable) throws(StoreError) -> Int { try inner.rowCount(of: table) }
+
+        func makeReader() throws(StoreError) -> any TableReader { inner }
+    }
+
+    /// With `onCommitWaiting` set (a server starts commits when its loop is about to poll), batches
+    /// wait for ``HomeStore/startQueuedCommits()`` and share the commit it starts; waiting for
+    /// commits starts them too, so a shutdown never strands one.
+    @Test func batchesWaitForTheirCommitToBeStartedAndShareIt() throws {
+        let storage = CountingStorage()
+        let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })
+        try StoreLoader(store: store, backend: storage).load()
+        _ = store.createOwner()
+        let owner = store.owner!.id
+        #expect(store.waitForCommits() == nil)
+        let before = storage.commits.withLock { $0 }
+        var requests = 0
+        store.onCommitWaiting = { requests += 1 }
+
+        let home = try store.addHome(named: "Home", as: owner)
+        _ = try store.addRoom(named: "Kitchen", to: home.id, as: owner)
+        #expect(requests == 1)
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(storage.commits.withLock { $0 } == before, "a commit started before it was asked for")
+        store.startQueuedCommits()
+        #expect(store.waitForCommits() == nil)
+        #expect(storage.commits.withLock { $0 } == before + 1)
+
+        _ = try store.addRoom(named: "Hall", to: home.id, as: owner)
+        #expect(requests == 2)
+        #expect(store.waitForCommits() == nil)
+        #expect(storage.commits.withLock { $0 } == before + 2)
+        #expect(try storage.rowCount(of: StoreSchema.room) == 3)
+    }
+
     @Test func afterAFailedCommitNothingIsAcknowledgedAndNoChangeIsAccepted() throws {
         let storage = FailingStorage()
         let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })

@@ -34,20 +34,32 @@ final class StoreWriter: Sendable {
         self.onCommit = onCommit
     }
 
-    /// Queues one mutation's changes and returns its batch number.
-    func submit(_ changes: [StoreChange]) -> UInt64 {
-        let (number, schedule) = state.withLock { state in
+    /// Queues one mutation's changes and returns its batch number. The commit that takes them starts
+    /// now, or with `startingCommit: false` at the next ``startCommit()`` (which the caller owes).
+    func submit(_ changes: [StoreChange], startingCommit: Bool = true) -> UInt64 {
+        let number = state.withLock { state in
             state.lastSubmitted += 1
             state.queued.append(contentsOf: changes)
-            defer { state.commitScheduled = true }
-            return (state.lastSubmitted, !state.commitScheduled)
+            return state.lastSubmitted
         }
-        if schedule { queue.async { self.commitQueued() } }
+        if startingCommit { startCommit() }
         return number
     }
 
-    /// Blocks until everything submitted so far is committed (or has failed) and returns where it got.
+    /// Starts a commit of what is queued, unless one that will take it is already waiting to run.
+    func startCommit() {
+        let schedule = state.withLock { state in
+            guard !state.commitScheduled, !state.queued.isEmpty else { return false }
+            state.commitScheduled = true
+            return true
+        }
+        if schedule { queue.async { self.commitQueued() } }
+    }
+
+    /// Starts what is queued, blocks until everything submitted so far is committed (or has failed)
+    /// and returns where it got.
     func waitForCommits() -> CommitReport {
+        startCommit()
         queue.sync {}
         return state.withLock { CommitReport(committedThrough: $0.lastCommitted, failure: $0.failure) }
     }

@@ -125,6 +125,15 @@ public final class HomeStore {
     /// Called with every change once it is durable, in revision order per home.
     public var changeObserver: ((HomeChange) -> Void)?
 
+    /// When set, a mutation's batch waits for ``startQueuedCommits()`` instead of waking the writer
+    /// thread at once: this is called the first time a batch waits, and the server starts the
+    /// commit once its loop has handled everything ready (just before it polls). Woken at once, a
+    /// writer sharing the loop's core took the core in the middle of the loop's work (17% of the
+    /// loop's time in task switches with 20,000 forwarded writes a second), and every mutation
+    /// that found the writer idle paid a wake-up.
+    public var onCommitWaiting: (() -> Void)?
+    private var isCommitWaiting = false
+
     /// The owner's token, when this open created the owner account (a new store); shown only here.
     public internal(set) var newOwnerToken: String?
 
@@ -259,6 +268,12 @@ public final class HomeStore {
         for (_, callback) in ready { callback(report.failure) }
     }
 
+    /// Starts the commit of the batches that wait for it (``onCommitWaiting``).
+    public func startQueuedCommits() {
+        isCommitWaiting = false
+        writer.startCommit()
+    }
+
     /// Blocks until everything queued is committed, then handles the report. For tools, tests and
     /// shutdown; a server passes reports through its loop instead.
     @discardableResult
@@ -363,7 +378,11 @@ public final class HomeStore {
             changes.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(through)))
         }
         let expected = nextBatch
-        lastSubmitted = writer.submit(changes)
+        lastSubmitted = writer.submit(changes, startingCommit: onCommitWaiting == nil)
+        if let onCommitWaiting, !isCommitWaiting {
+            isCommitWaiting = true
+            onCommitWaiting()
+        }
         // Tickets and idempotency records name the batch before it is submitted.
         precondition(lastSubmitted == expected, "the store is the writer's only submitter")
         for change in pendingChanges { unpublished.append((lastSubmitted, change)) }
