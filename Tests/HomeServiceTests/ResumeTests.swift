@@ -84,6 +84,30 @@ import Testing
         }
     }
 
+    /// The event table is trimmed in steps of a 64th of the retention (here 2 events), as commits
+    /// come back: it never holds more than a step beyond what is retained, and what it holds beyond
+    /// that is not resumable, before a reopen or after.
+    @Test(arguments: StoreKind.allCases)
+    func theEventTableStaysWithinAStepOfTheRetention(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind, retention: EventRetention(maxEvents: 128, maxAgeMilliseconds: 3_600_000))
+        let (home, _) = try mutatedHome(harness, count: 1)
+        let lamp = try #require(try harness.store.home(home.id, as: harness.owner).accessories.first)
+        let brightness = harness.store.characteristic(ofType: Accessories.brightness, on: lamp)
+        for index in 0..<400 {
+            try harness.store.writeValue(brightness.id, .int(Int64(index % 100)), as: harness.owner)
+            harness.store.waitForCommits()
+            let rows = try harness.rowCount(of: StoreSchema.event)
+            #expect(rows <= 128 + 2, "\(rows) event rows after \(index + 1) writes")
+        }
+        let total = try harness.store.home(home.id, as: harness.owner).revision
+        for reopened in [false, true] {
+            if reopened { try harness.reopen() }
+            #expect(try replay(harness.store, home.id, after: total - 129, as: harness.owner) == nil)
+            let changes = try #require(try replay(harness.store, home.id, after: total - 128, as: harness.owner))
+            #expect(changes.map(\.revision) == Array((total - 127)...total))
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func beyondTheAgeRetentionASubscriberMustResync(kind: StoreKind) throws {
         let harness = try StoreHarness(kind, retention: EventRetention(maxEvents: 1000, maxAgeMilliseconds: 60_000))

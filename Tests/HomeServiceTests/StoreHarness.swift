@@ -68,6 +68,14 @@ final class StoreHarness {
         )
     }
 
+    /// Rows of `table` in the storage (committed ones: wait for commits first).
+    func rowCount(of table: StoreTable) throws -> Int {
+        switch kind {
+        case .memory: return try memory.rowCount(of: table)
+        case .file: return try SQLiteStorage(path: path).rowCount(of: table)
+        }
+    }
+
     /// A new account, made by the owner.
     func account(_ name: String) throws -> AccountID {
         try store.createAccount(named: name, by: owner).id

@@ -371,9 +371,13 @@ public final class HomeStore {
         // A mutation's events are nearly always of one home: a set only when there are more.
         for homeID in eventHomes.count == 1 ? eventHomes : Array(Set(eventHomes)) {
             // Trim what the log no longer retains, but keep the latest event: it carries the revision.
+            // In steps of a 64th of the retention: a DELETE per mutation rewrote the table's first
+            // page in every commit, a step's rows cost about one page among many commits. The table
+            // holds at most a step more than the log; a reopen trims the log anyway.
             guard let log = logs[homeID], log.currentRevision > 0 else { continue }
             let through = min(log.oldestResumableRevision, log.currentRevision - 1)
-            guard through > trimmedThrough[homeID, default: 0] else { continue }
+            let trimStep = UInt64(max(1, configuration.retention.maxEvents / 64))
+            guard through >= trimmedThrough[homeID, default: 0] + trimStep else { continue }
             trimmedThrough[homeID] = through
             changes.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(through)))
         }
