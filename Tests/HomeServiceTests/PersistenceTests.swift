@@ -208,32 +208,15 @@ import Testing
         }
     }
 
-    /// Storage whose commits start failing on demand.
-    final class FailingStorage: StoreBackend, @unchecked Sendable {
+    /// In-memory storage that counts its commits and can be made to fail them.
+    final class InstrumentedStorage: StoreBackend, @unchecked Sendable {
         let inner = InMemoryStorage()
         let failing = Mutex(false)
-
-        func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
-            if failing.withLock({ $0 }) { throw .database("disk I/O error (simulated)") }
-            return try inner.apply(changes)
-        }
-
-        func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {
-            try inner.forEachRow(of: table, body)
-        }
-
-        func rowCount(of table: StoreTable) throws(StoreError) -> Int { try inner.rowCount(of: table) }
-
-        func makeReader() throws(StoreError) -> any TableReader { inner }
-    }
-
-    /// Storage that counts its commits.
-    final class CountingStorage: StoreBackend, @unchecked Sendable {
-        let inner = InMemoryStorage()
         let commits = Mutex(0)
 
         func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
             commits.withLock { $0 += 1 }
+            if failing.withLock({ $0 }) { throw .database("disk I/O error (simulated)") }
             return try inner.apply(changes)
         }
 
@@ -250,7 +233,7 @@ import Testing
     /// wait for ``HomeStore/startQueuedCommits()`` and share the commit it starts; waiting for
     /// commits starts them too, so a shutdown never strands one.
     @Test func batchesWaitForTheirCommitToBeStartedAndShareIt() throws {
-        let storage = CountingStorage()
+        let storage = InstrumentedStorage()
         let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })
         try StoreLoader(store: store, backend: storage).load()
         _ = store.createOwner()
@@ -277,7 +260,7 @@ import Testing
     }
 
     @Test func afterAFailedCommitNothingIsAcknowledgedAndNoChangeIsAccepted() throws {
-        let storage = FailingStorage()
+        let storage = InstrumentedStorage()
         let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })
         try StoreLoader(store: store, backend: storage).load()
         _ = store.createOwner()
