@@ -43,6 +43,9 @@ extension [UInt8] {
     /// Appends the bytes of `value` (a tuple of integers laid out without padding) in one copy.
     /// As an `UnsafeRawBufferPointer` the bytes were appended one by one through an iterator (about
     /// 80 instructions for a 10-byte header); typed as `UInt8`, they are copied at once.
+    ///
+    /// Why a pointer here: this is not C interop but the frame encoder's byte writing. The buffer
+    /// is borrowed only for the copy and bounded by `value`'s size; nothing is kept or reaches C.
     mutating func appendBytes<T>(of value: T) {
         Swift.withUnsafeBytes(of: value) { raw in
             append(contentsOf: raw.assumingMemoryBound(to: UInt8.self))
