@@ -259,6 +259,48 @@ import Testing
         #expect(try storage.rowCount(of: StoreSchema.room) == 3)
     }
 
+    /// A value written again before its commit is written once, with its last value; an earlier one
+    /// is skipped only when a later value write of the same characteristic follows it.
+    @Test func onlyTheLastValueOfACharacteristicInACommitIsWritten() {
+        let lamp: [UInt8] = Array(repeating: 1, count: 16)
+        let desk: [UInt8] = Array(repeating: 2, count: 16)
+        func value(_ id: [UInt8], _ number: Int64) -> StoreChange {
+            .setValue(characteristic: id, value: .integer(number), time: number)
+        }
+        let changes: [StoreChange] = [
+            value(lamp, 1), value(desk, 1), .delete(StoreSchema.room, key: [.blob(lamp)]), value(lamp, 2),
+            .setReachable(accessory: lamp, reachable: true), value(lamp, 3),
+        ]
+        #expect(changes.overwrittenValueWrites() == [true, false, false, true, false, false])
+        #expect([value(lamp, 1), value(desk, 2)].overwrittenValueWrites() == nil)
+        #expect([StoreChange]().overwrittenValueWrites() == nil)
+    }
+
+    /// Many writes of one characteristic in one group commit: the file keeps the last value and
+    /// every event, and a reopen loads the same.
+    @Test func aCommitOfManyWritesOfOneValueKeepsTheLastAndEveryEvent() throws {
+        let harness = try StoreHarness(.file)
+        let store = harness.store
+        let home = try store.addHome(named: "Home", as: harness.owner)
+        let lamp = try store.addAccessory(Accessories.bulb(), to: home.id, as: harness.owner)[0]
+        let brightness = store.characteristic(ofType: Accessories.brightness, on: lamp.id).id
+        store.waitForCommits()
+        let eventsBefore = try harness.rowCount(of: StoreSchema.event)
+        store.onCommitWaiting = {}
+        for percent in 1...40 { try store.writeValue(brightness, .int(Int64(percent)), as: harness.owner) }
+        store.startQueuedCommits()
+        #expect(store.waitForCommits() == nil)
+        let database = try Database(path: harness.path)
+        let stored = try database.prepare("SELECT value FROM characteristic WHERE id = ?")
+            .query([.blob(brightness.raw.bytes)])
+        #expect(stored.first?.first == RowCoding.value(.int(40)))
+        #expect(try harness.rowCount(of: StoreSchema.event) == eventsBefore + 40)
+        let before = StoreSnapshot(store)
+        try harness.reopen()
+        #expect(StoreSnapshot(harness.store) == before)
+        #expect(try harness.store.readValue(brightness, as: harness.owner).value == .int(40))
+    }
+
     @Test func afterAFailedCommitNothingIsAcknowledgedAndNoChangeIsAccepted() throws {
         let storage = InstrumentedStorage()
         let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })

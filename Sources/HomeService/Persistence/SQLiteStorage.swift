@@ -8,6 +8,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
     private let database: Database
     private var upserts: [String: Statement] = [:]
     private var deletes: [String: Statement] = [:]
+    private let insertEvent: Statement
     private let setValue: Statement
     private let setReachable: Statement
     private let trimEvents: Statement
@@ -28,6 +29,14 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             // file grows to about 40 MB before it is reused.
             try database.execute("PRAGMA wal_autocheckpoint=10000")
             try Self.migrate(database)
+            // A plain INSERT: an event is never replaced (a revision once used means one change), and
+            // an upsert made SQLite open a statement journal for every row.
+            insertEvent = try database.prepare(
+                """
+                INSERT INTO event (\(StoreSchema.event.columns.joined(separator: ", ")))
+                VALUES (\(Array(repeating: "?", count: StoreSchema.event.columns.count).joined(separator: ", ")))
+                """
+            )
             setValue = try database.prepare(
                 "UPDATE characteristic SET value = ?, value_time = ? WHERE id = ?"
             )
@@ -78,13 +87,15 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         let start = ContinuousClock.now
         var statementsDone = start
         do {
+            let overwritten = changes.overwrittenValueWrites()
             try database.transaction {
-                for change in changes {
+                for (index, change) in changes.enumerated() {
+                    if let overwritten, overwritten[index] { continue }
                     switch change {
                     case .upsert(let table, let row):
                         try upsertStatement(table).run(row)
                     case .event(let change):
-                        try upsertStatement(StoreSchema.event).run(RowCoding.row(change))
+                        try insertEvent.run(RowCoding.row(change))
                     case .delete(let table, let key):
                         try deleteStatement(table).run(key)
                     case .setValue(let characteristic, let value, let time):

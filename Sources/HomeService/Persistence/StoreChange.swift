@@ -18,6 +18,26 @@ enum StoreChange: Sendable {
     case trimEvents(home: [UInt8], throughRevision: Int64)
 }
 
+extension Array where Element == StoreChange {
+    /// Which changes are value writes that a later value write of the same characteristic in this
+    /// list overwrites (`nil` when none is). A commit needs only each characteristic's last value:
+    /// both columns are set whole, whatever happens to the row in between, and the events keep
+    /// every value. Under a steady stream of one characteristic's updates this halves the rows a
+    /// group commit writes.
+    func overwrittenValueWrites() -> [Bool]? {
+        var later: Set<[UInt8]> = []
+        var overwritten: [Bool]?
+        for index in indices.reversed() {
+            guard case .setValue(let characteristic, _, _) = self[index] else { continue }
+            if !later.insert(characteristic).inserted {
+                if overwritten == nil { overwritten = [Bool](repeating: false, count: count) }
+                overwritten?[index] = true
+            }
+        }
+        return overwritten
+    }
+}
+
 /// Reads committed rows at start-up, by one thread at a time.
 protocol TableReader: AnyObject, Sendable {
     /// Hands every row of `table` to `body`, in the table's order, one at a time. Called before the
