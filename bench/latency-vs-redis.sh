@@ -7,8 +7,9 @@
 # Rows: half of Redis's closed-loop peak at 50 × 16 (the call-path target: homed's p99 at most 1.5×
 # Redis's), half of homed's own peak, both with calls due in bursts of 16 per connection (the shape
 # of the pipelined load the peaks were measured with), and 100,000 calls/s due one at a time. Each
-# row runs REPEATS times, the two servers alternating; the table lists every run and the median
-# ratio of the p99s. Servers on CPU 0, the client on CPU 1 (it spins between due calls, so its core
+# row runs REPEATS times, the two servers alternating; the table lists every run, the median ratio of
+# the p99s, and the p99s of all runs pooled (each server's histograms summed: a single run's p99 swings
+# several-fold here for either server, so the pooled ratio is the one to read). Servers on CPU 0, the client on CPU 1 (it spins between due calls, so its core
 # is always busy). Run from the repository root:  bench/latency-vs-redis.sh > /tmp/latency.md
 #
 # Environment: SECONDS_PER_RUN (default 5), REPEATS (default 3).
@@ -42,12 +43,12 @@ taskset -c 0 redis-server --port "$REDIS_PORT" --dir "$WORK" --save "" --appendo
 REDIS_PID=$!
 sleep 1
 
-open_loop() {  # hrpc|redis rate burst: "achieved p50 p90 p99 p99.9 max"
+open_loop() {  # hrpc|redis rate burst histogram-file: "achieved p50 p90 p99 p99.9 max"
     local port=$HOMED_PORT
     local request=(home.v1.Health/Check "")
     if [ "$1" = redis ]; then port=$REDIS_PORT request=(GET key); fi
-    taskset -c 1 "$CLOAD" --rate "$2" --burst "$3" "$1" 127.0.0.1 "$port" 50 16 "$SECONDS_PER_RUN" 1 "${request[@]}" \
-        || { echo "cload failed" >&2; exit 1; }
+    taskset -c 1 "$CLOAD" --rate "$2" --burst "$3" --histogram "$4" "$1" 127.0.0.1 "$port" 50 16 "$SECONDS_PER_RUN" 1 \
+        "${request[@]}" || { echo "cload failed" >&2; exit 1; }
 }
 
 redis_peak=$(cload_rate redis "$REDIS_PORT" 50 16 GET key)
@@ -59,12 +60,17 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for row in "$((redis_peak / 2)) 16 half Redis's peak" "$((homed_peak / 2)) 16 half homed's peak" "100000 1 fixed"; do
     read -r rate burst label <<<"$row"
     ratios=()
+    rm -f "$WORK/ours.histogram" "$WORK/theirs.histogram"
     for run in $(seq "$REPEATS"); do
-        read -r ours_rate ours_p50 _ ours_p99 ours_p999 _ <<<"$(open_loop hrpc "$rate" "$burst")"
-        read -r theirs_rate theirs_p50 _ theirs_p99 theirs_p999 _ <<<"$(open_loop redis "$rate" "$burst")"
+        read -r ours_rate ours_p50 _ ours_p99 ours_p999 _ <<<"$(open_loop hrpc "$rate" "$burst" "$WORK/ours.histogram")"
+        read -r theirs_rate theirs_p50 _ theirs_p99 theirs_p999 _ <<<"$(open_loop redis "$rate" "$burst" "$WORK/theirs.histogram")"
         ratios+=("$(ratio "$ours_p99" "$theirs_p99")")
         echo "| $rate/s ($label) | $burst | $run | $ours_rate | $ours_p50 / $ours_p99 / $ours_p999 |" \
             "$theirs_rate | $theirs_p50 / $theirs_p99 / $theirs_p999 | ${ratios[-1]} |"
     done
     echo "| | | median | | | | | $(printf '%s\n' "${ratios[@]}" | median) |"
+    read -r ours_p50 _ ours_p99 ours_p999 _ < <("$CLOAD" --percentiles "$WORK/ours.histogram")
+    read -r theirs_p50 _ theirs_p99 theirs_p999 _ < <("$CLOAD" --percentiles "$WORK/theirs.histogram")
+    echo "| | | pooled | | $ours_p50 / $ours_p99 / $ours_p999 | | $theirs_p50 / $theirs_p99 / $theirs_p999 |" \
+        "**$(ratio "$ours_p99" "$theirs_p99")** |"
 done

@@ -6,8 +6,8 @@
  * and its status. It exists so that a server comparison is not limited by our Swift load generator
  * (which spends more per call on our protocol than on RESP): with it both servers saturate.
  *
- *   cload [--rate CALLS-PER-SECOND [--burst BURST]] hrpc  HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
- *   cload [--rate CALLS-PER-SECOND [--burst BURST]] redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP ARG...  (e.g. GET key)
+ *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc  HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
+ *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP ARG...  (e.g. GET key)
  *
  * With TOKEN-FILE, each HomeRPC connection first authenticates with the bearer token in it (on a call
  * of METHOD with an empty request, whose answer is not counted). Prints one line: calls per second
@@ -25,6 +25,14 @@
  * those answers (at most 30 s). Prints one line: calls answered per second during the window, then
  * the latency percentiles 50, 90, 99, 99.9 and the maximum, in microseconds
  * (within 1%).
+ *
+ * A single run's p99 swings several-fold on a shared machine, for either server. So that many
+ * short alternated runs can be compared as one sample each, --histogram FILE appends the run's
+ * latency histogram to FILE (one "bucket count" line per non-empty bucket), and
+ *
+ *   cload --percentiles FILE
+ *
+ * prints the percentiles of every histogram appended there, pooled: "p50 p90 p99 p99.9 max" in µs.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -90,6 +98,11 @@ static double percentile_us(double fraction) {
     for (int b = 0; b < 64 * SUB_BUCKETS; b++)
         if ((seen += histogram[b]) >= rank) return bucket_top(b) / 1e3;
     return 0;
+}
+
+static void print_percentiles(void) {
+    printf("%.1f %.1f %.1f %.1f %.1f\n", percentile_us(0.5), percentile_us(0.9), percentile_us(0.99),
+           percentile_us(0.999), percentile_us(1.0));
 }
 
 static void die(const char *what) {
@@ -311,8 +324,41 @@ static unsigned char *from_hex(const char *hex, size_t *length) {
     return bytes;
 }
 
+/* --histogram: this run's non-empty buckets, appended to the file. */
+static void append_histogram(const char *path) {
+    FILE *file = fopen(path, "a");
+    if (!file) die(path);
+    for (int b = 0; b < 64 * SUB_BUCKETS; b++)
+        if (histogram[b]) fprintf(file, "%d %lld\n", b, histogram[b]);
+    if (fclose(file) != 0) die(path);
+}
+
+/* --percentiles: every histogram appended to the file, pooled. */
+static int pooled_percentiles(const char *path) {
+    FILE *file = fopen(path, "r");
+    if (!file) die(path);
+    int bucket;
+    long long count;
+    while (fscanf(file, "%d %lld", &bucket, &count) == 2) {
+        if (bucket < 0 || bucket >= 64 * SUB_BUCKETS || count < 0) {
+            fprintf(stderr, "%s: not a histogram line: %d %lld\n", path, bucket, count);
+            return 2;
+        }
+        histogram[bucket] += count, recorded += count;
+    }
+    fclose(file);
+    if (recorded == 0) {
+        fprintf(stderr, "%s: no latencies\n", path);
+        return 2;
+    }
+    print_percentiles();
+    return 0;
+}
+
 int main(int argc, char **argv) {
     double rate = 0;
+    const char *histogram_path = NULL;
+    if (argc == 3 && strcmp(argv[1], "--percentiles") == 0) return pooled_percentiles(argv[2]);
     if (argc > 2 && strcmp(argv[1], "--rate") == 0) {
         rate = atof(argv[2]);
         argv += 2, argc -= 2;
@@ -320,12 +366,17 @@ int main(int argc, char **argv) {
             burst = atoi(argv[2]);
             argv += 2, argc -= 2;
         }
+        if (argc > 2 && strcmp(argv[1], "--histogram") == 0) {
+            histogram_path = argv[2];
+            argv += 2, argc -= 2;
+        }
     }
     if (argc < 9 || rate < 0 || burst < 1) {
-        fprintf(stderr, "usage: cload [--rate CALLS-PER-SECOND [--burst BURST]] hrpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD "
-                        "REQUEST-HEX [TOKEN-FILE]\n"
-                        "       cload [--rate CALLS-PER-SECOND [--burst BURST]] redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP "
-                        "ARG...\n");
+        fprintf(stderr, "usage: cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc HOST PORT CONNECTIONS "
+                        "DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]\n"
+                        "       cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS "
+                        "DEPTH SECONDS WARMUP ARG...\n"
+                        "       cload --percentiles FILE\n");
         return 2;
     }
     protocol = strcmp(argv[1], "redis") == 0 ? REDIS : HRPC;
@@ -422,8 +473,9 @@ int main(int argc, char **argv) {
             for (int i = 0; drained && i < connections; i++) drained = all[i].answered == all[i].issued;
             if (drained || t >= end + 30) {
                 if (!drained) fprintf(stderr, "calls still unanswered 30 s after the window\n");
-                printf("%.0f %.1f %.1f %.1f %.1f %.1f\n", counted / seconds, percentile_us(0.5), percentile_us(0.9),
-                       percentile_us(0.99), percentile_us(0.999), percentile_us(1.0));
+                printf("%.0f ", counted / seconds);
+                print_percentiles();
+                if (histogram_path) append_histogram(histogram_path);
                 if (errors) fprintf(stderr, "%lld error replies\n", errors);
                 return errors || !drained ? 1 : 0;
             }
