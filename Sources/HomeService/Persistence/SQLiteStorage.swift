@@ -29,8 +29,8 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             // file grows to about 40 MB before it is reused.
             try database.execute("PRAGMA wal_autocheckpoint=10000")
             try Self.migrate(database)
-            // A plain INSERT: an event is never replaced (a revision once used means one change), and
-            // an upsert made SQLite open a statement journal for every row.
+            // A plain INSERT: an event is never replaced (a revision once used means one change), so a
+            // second row for a revision fails the commit instead of overwriting the first.
             insertEvent = try database.prepare(
                 """
                 INSERT INTO event (\(StoreSchema.event.columns.joined(separator: ", ")))
