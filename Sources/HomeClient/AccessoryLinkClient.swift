@@ -85,6 +85,65 @@ public final class AccessoryLinkClient: Sendable {
         return MessageStream(stream: rpc.serverStream(Self.service + "Attach", request: try ProtoCall.encode(request)))
     }
 
+    /// ``advertise(_:setupCode:)`` with callbacks on the connection's loop thread instead of a
+    /// sequence: `onMessage` for each message, `onEnd` once (`nil` when the server ended the link with
+    /// OK). For an accessory that answers each command at once: no task and no thread hop per command.
+    /// - Returns: the link's call; cancel it to close the link.
+    public func advertise(
+        _ description: AccessoryDescription,
+        setupCode: String,
+        onMessage: @escaping @Sendable (LinkMessage) -> Void,
+        onEnd: @escaping @Sendable (HomeClientError?) -> Void
+    ) throws(HomeClientError) -> LinkCall {
+        var request = Home_V1_AdvertiseRequest()
+        request.accessory = description
+        request.setupCode = setupCode
+        return openLink("Advertise", try ProtoCall.encode(request), onMessage, onEnd)
+    }
+
+    /// ``attach(_:credential:bridging:)`` with callbacks, as
+    /// ``advertise(_:setupCode:onMessage:onEnd:)`` has them.
+    public func attach(
+        _ accessory: UUID,
+        credential: String,
+        bridging bridged: [UUID] = [],
+        onMessage: @escaping @Sendable (LinkMessage) -> Void,
+        onEnd: @escaping @Sendable (HomeClientError?) -> Void
+    ) throws(HomeClientError) -> LinkCall {
+        var request = Home_V1_AttachRequest()
+        request.accessoryID = accessory.data
+        request.credential = credential
+        request.bridgedAccessoryIds = bridged.map(\.data)
+        return openLink("Attach", try ProtoCall.encode(request), onMessage, onEnd)
+    }
+
+    /// Opens a link stream with callbacks. A message that does not decode ends the link with that
+    /// failure (the accessory cannot tell what it was asked) and cancels the call.
+    private func openLink(
+        _ method: String,
+        _ request: [UInt8],
+        _ onMessage: @escaping @Sendable (LinkMessage) -> Void,
+        _ onEnd: @escaping @Sendable (HomeClientError?) -> Void
+    ) -> LinkCall {
+        let link = LinkCallbacks(onEnd: onEnd)
+        let call = rpc.serverStream(
+            Self.service + method,
+            request: request,
+            onMessage: { bytes in
+                guard !link.hasEnded else { return }
+                do throws(HomeClientError) {
+                    onMessage(try ProtoCall.decode(bytes, as: LinkMessage.self))
+                } catch {
+                    link.end(error)
+                    link.call?.cancel()
+                }
+            },
+            onEnd: { error in link.end(error.map(HomeClientError.init)) }
+        )
+        link.call = call
+        return LinkCall(call: call)
+    }
+
     /// Answers a command: `hapStatus` 0 for done, else a HAP status (-70401...-70412); a read's
     /// answer carries the value.
     public func answer(
@@ -170,5 +229,35 @@ extension HomeClient {
         MessageStream(
             stream: try await openStream(homeService + "BrowseAccessories", Home_V1_BrowseAccessoriesRequest())
         )
+    }
+}
+
+/// A link opened with callbacks (``AccessoryLinkClient/advertise(_:setupCode:onMessage:onEnd:)``).
+public struct LinkCall: Sendable {
+    let call: StreamingCall
+
+    /// Closes the link: the accessory becomes unreachable (or leaves the browser), and `onEnd` runs
+    /// with CANCELLED unless the link had ended.
+    public func cancel() {
+        call.cancel()
+    }
+}
+
+/// The state a callback link stream keeps on its connection's loop thread: the call (to cancel it
+/// after a message that does not decode) and whether `onEnd` ran, so that it runs once.
+private final class LinkCallbacks: @unchecked Sendable {
+    private let onEnd: @Sendable (HomeClientError?) -> Void
+    /// Set right after the call starts; read on the loop thread, which starts it after that.
+    var call: StreamingCall?
+    private(set) var hasEnded = false
+
+    init(onEnd: @escaping @Sendable (HomeClientError?) -> Void) {
+        self.onEnd = onEnd
+    }
+
+    func end(_ error: HomeClientError?) {
+        guard !hasEnded else { return }
+        hasEnded = true
+        onEnd(error)
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 public import HomeProto
+import Synchronization
 import Wire
 
 /// A simulated accessory (HomeKit's Accessory Simulator): it advertises itself or attaches with its
@@ -8,7 +9,8 @@ import Wire
 /// tests use them as real accessories.
 ///
 /// Many simulated accessories may share one ``AccessoryLinkClient`` (each link is one stream of the
-/// connection).
+/// connection). Commands are answered on the connection's loop thread as they arrive; the rest of
+/// the link's messages come to the actor.
 public actor SimulatedAccessory {
     /// What the accessory does with a write.
     public enum WriteBehaviour: Sendable, Equatable {
@@ -25,34 +27,53 @@ public actor SimulatedAccessory {
     public nonisolated let setupCode: String
     /// Set once paired (or given, to attach).
     public private(set) var credential: String?
-    public var writeBehaviour: WriteBehaviour = .accept
+    /// What it does with a write (``setWriteBehaviour(_:)``).
+    public var writeBehaviour: WriteBehaviour { commandState.withLock { $0.writeBehaviour } }
     /// Whether the accessory answers commands at all; a hung one (`false`) leaves every write, read
     /// and identify request to the controller's deadline (8).
-    public private(set) var isResponsive = true
+    public var isResponsive: Bool { commandState.withLock { $0.isResponsive } }
     /// Each characteristic's current value, by id.
-    public private(set) var values: [UUID: CharacteristicValue] = [:]
+    public var values: [UUID: CharacteristicValue] { commandState.withLock { $0.values } }
     /// The latest writes applied, oldest first: at least the last ``recentWriteLimit`` of them (a
     /// simulator serving a load test for hours keeps no more).
-    public var appliedWrites: [(characteristic: UUID, value: CharacteristicValue)] { recentWrites.entries }
+    public var appliedWrites: [(characteristic: UUID, value: CharacteristicValue)] {
+        commandState.withLock { $0.recentWrites.entries }
+    }
     /// Writes applied since the accessory started.
-    public var appliedWriteCount: Int { recentWrites.total }
+    public var appliedWriteCount: Int { commandState.withLock { $0.recentWrites.total } }
     public static let recentWriteLimit = 1_000
-    public private(set) var identifyCount = 0
+    public var identifyCount: Int { commandState.withLock { $0.identifyCount } }
     /// Whether the link is open now.
     public private(set) var isLinked = false
 
-    private var recentWrites = RecentHistory<(characteristic: UUID, value: CharacteristicValue)>(
-        limit: recentWriteLimit
-    )
+    /// What answering a command reads and changes, kept under a lock: commands are answered on the
+    /// link's loop thread, without a hop to the actor and back for each batch (the hops were most of
+    /// a simulator's time under load, and the controller's write waits for them).
+    private struct CommandState {
+        var values: [UUID: CharacteristicValue]
+        var recentWrites = RecentHistory<(characteristic: UUID, value: CharacteristicValue)>(limit: recentWriteLimit)
+        var identifyCount = 0
+        var writeBehaviour = WriteBehaviour.accept
+        var isResponsive = true
+        /// Called with every message the link brings (for a log).
+        var onMessage: (@Sendable (LinkMessage) -> Void)?
+    }
+
+    /// A link message for the actor, or the link's end.
+    private enum LinkEvent: Sendable {
+        case message(LinkMessage)
+        case ended(HomeClientError)
+    }
+
+    private nonisolated let commandState: Mutex<CommandState>
     private let link: AccessoryLinkClient
+    private var linkCall: LinkCall?
     private var serving: Task<Void, Never>?
     private var startWaiter: CheckedContinuation<Void, any Error>?
     private var pairedWaiters: [CheckedContinuation<String, Never>] = []
     /// Called with the credential and the description (ids filled in) when a controller pairs the
     /// accessory: what it must keep to attach again.
     private var onPaired: (@Sendable (String, AccessoryDescription) -> Void)?
-    /// Called with every message the link brings (for a log).
-    private var onMessage: (@Sendable (LinkMessage) -> Void)?
 
     /// - Parameter credential: the credential from an earlier pairing: ``start()`` attaches instead
     ///   of advertising.
@@ -66,7 +87,7 @@ public actor SimulatedAccessory {
         self.setupCode = setupCode
         self.credential = credential
         self.link = link
-        values = Self.initialValues(of: description)
+        commandState = Mutex(CommandState(values: Self.initialValues(of: description)))
     }
 
     /// The accessory's identifier (the bridge's, for a bridge).
@@ -77,27 +98,46 @@ public actor SimulatedAccessory {
     }
 
     public func onMessage(_ handler: @escaping @Sendable (LinkMessage) -> Void) {
-        onMessage = handler
+        commandState.withLock { $0.onMessage = handler }
     }
 
     /// Opens the link (advertising, or attaching with the credential) and serves it in the
     /// background; returns once the server accepted it.
     /// - Throws: the server's refusal (a bad description, an id already paired, a wrong credential).
     public func start() async throws {
-        let stream: MessageStream<LinkMessage>
+        let (events, continuation) = AsyncStream.makeStream(of: LinkEvent.self)
+        // On the link's loop thread: commands are answered there, everything else goes to the actor
+        // in order.
+        let onMessage: @Sendable (LinkMessage) -> Void = { message in
+            guard case .command(let command)? = message.kind else {
+                continuation.yield(.message(message))
+                return
+            }
+            self.perform(command)
+            self.commandState.withLock { $0.onMessage }?(message)
+        }
+        let onEnd: @Sendable (HomeClientError?) -> Void = { error in
+            continuation.yield(.ended(error ?? HomeClientError(status: .unavailable, message: "the link ended")))
+            continuation.finish()
+        }
         if let credential {
             let bridged = description.bridgedAccessories.compactMap { UUID(data: $0.id) }
-            stream = try link.attach(id, credential: credential, bridging: bridged)
+            linkCall = try link.attach(
+                id,
+                credential: credential,
+                bridging: bridged,
+                onMessage: onMessage,
+                onEnd: onEnd
+            )
         } else {
-            stream = try link.advertise(description, setupCode: setupCode)
+            linkCall = try link.advertise(description, setupCode: setupCode, onMessage: onMessage, onEnd: onEnd)
         }
         serving = Task {
-            var messages = stream.makeAsyncIterator()
-            do {
-                while let message = try await messages.next() { self.handle(message) }
-                self.linkEnded(HomeClientError(status: .unavailable, message: "the link ended"))
-            } catch {
-                self.linkEnded(error)
+            for await event in events {
+                switch event {
+                case .message(let message): self.handle(message)
+                case .ended(let error): self.linkEnded(error)
+                }
             }
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -107,7 +147,8 @@ public actor SimulatedAccessory {
 
     /// Closes the link (the accessory becomes unreachable, or leaves the browser).
     public func stop() async {
-        serving?.cancel()
+        linkCall?.cancel()
+        linkCall = nil
         await serving?.value
         serving = nil
     }
@@ -122,7 +163,7 @@ public actor SimulatedAccessory {
     /// - Parameter report: `false` changes it on the accessory only, as one that sends no events
     ///   would: the controller learns of it on its next fresh read.
     public func change(_ characteristic: UUID, to value: CharacteristicValue, report: Bool = true) async throws {
-        values[characteristic] = value
+        commandState.withLock { $0.values[characteristic] = value }
         if report { try await link.report([(characteristic, value)]) }
     }
 
@@ -136,11 +177,11 @@ public actor SimulatedAccessory {
     }
 
     public func setWriteBehaviour(_ behaviour: WriteBehaviour) {
-        writeBehaviour = behaviour
+        commandState.withLock { $0.writeBehaviour = behaviour }
     }
 
     public func setResponsive(_ responsive: Bool) {
-        isResponsive = responsive
+        commandState.withLock { $0.isResponsive = responsive }
     }
 
     // MARK: The link
@@ -151,18 +192,19 @@ public actor SimulatedAccessory {
             isLinked = true
             waiter.resume()
         }
-        defer { onMessage?(message) }
+        defer { commandState.withLock { $0.onMessage }?(message) }
         switch message.kind {
         case .advertised(let advertised)?:
             description = advertised.accessory
-            values.merge(Self.initialValues(of: description)) { current, _ in current }
+            let initial = Self.initialValues(of: description)
+            commandState.withLock { $0.values.merge(initial) { current, _ in current } }
         case .paired(let paired)?:
             credential = paired.credential
             onPaired?(paired.credential, description)
             for waiter in pairedWaiters { waiter.resume(returning: paired.credential) }
             pairedWaiters = []
-        case .command(let command)?:
-            perform(command)
+        case .command?:
+            break  // answered on the loop thread (start())
         case .unpaired?:
             credential = nil
         case .attached?, nil:
@@ -170,31 +212,35 @@ public actor SimulatedAccessory {
         }
     }
 
-    private func perform(_ command: AccessoryCommand) {
-        guard isResponsive else { return }
-        let id = command.commandID
-        switch command.action {
-        case .write(let write)?:
-            switch writeBehaviour {
-            case .ignore:
-                return
-            case .refuse(let status):
-                link.answerWithoutWaiting(id, hapStatus: status)
-            case .accept:
-                let characteristic = UUID(data: write.characteristicID) ?? UUID()
-                values[characteristic] = write.value
-                recentWrites.append((characteristic, write.value))
-                link.answerWithoutWaiting(id)
+    /// Answers a command on the link's loop thread.
+    private nonisolated func perform(_ command: AccessoryCommand) {
+        let answer = commandState.withLock { state -> (hapStatus: Int32, value: CharacteristicValue?)? in
+            guard state.isResponsive else { return nil }
+            switch command.action {
+            case .write(let write)?:
+                switch state.writeBehaviour {
+                case .ignore:
+                    return nil
+                case .refuse(let status):
+                    return (status, nil)
+                case .accept:
+                    let characteristic = UUID(data: write.characteristicID) ?? UUID()
+                    state.values[characteristic] = write.value
+                    state.recentWrites.append((characteristic, write.value))
+                    return (0, nil)
+                }
+            case .read(let read)?:
+                let value = UUID(data: read.characteristicID).flatMap { state.values[$0] }
+                return (value == nil ? -70409 : 0, value)
+            case .identify?:
+                state.identifyCount += 1
+                return (0, nil)
+            case nil:
+                return (-70412, nil)
             }
-        case .read(let read)?:
-            let value = UUID(data: read.characteristicID).flatMap { values[$0] }
-            link.answerWithoutWaiting(id, hapStatus: value == nil ? -70409 : 0, value: value)
-        case .identify?:
-            identifyCount += 1
-            link.answerWithoutWaiting(id)
-        case nil:
-            link.answerWithoutWaiting(id, hapStatus: -70412)
         }
+        guard let answer else { return }
+        link.answerWithoutWaiting(command.commandID, hapStatus: answer.hapStatus, value: answer.value)
     }
 
     private func linkEnded(_ error: any Error) {

@@ -148,6 +148,40 @@ public final class RPCClient: Sendable {
         return ResponseStream(buffer: buffer)
     }
 
+    /// Calls a server-streaming method with callbacks instead of a sequence: `onMessage` runs on the
+    /// loop thread for each message, and credit for the next is granted as soon as it returns; `onEnd`
+    /// runs there once, with `nil` for OK. For a caller that handles each message at once (a simulated
+    /// accessory answering commands): no task and no thread hop per message.
+    /// - Returns: the call, to cancel it.
+    public func serverStream(
+        _ method: String,
+        request: [UInt8],
+        timeout: Duration? = nil,
+        metadata: [MetadataEntry] = [],
+        onMessage: @escaping @Sendable ([UInt8]) -> Void,
+        onEnd: @escaping @Sendable (RPCError?) -> Void
+    ) -> StreamingCall {
+        let handle = CallHandle()
+        let timeoutMilliseconds = Self.milliseconds(timeout)
+        let sent = commands.send { side in
+            guard !handle.isCancelled else {
+                onEnd(.cancelledByCaller)
+                return
+            }
+            handle.streamID = side.connection.serverStream(
+                method,
+                request: request,
+                timeoutMilliseconds: timeoutMilliseconds,
+                metadata: metadata,
+                automaticCredit: true,
+                onMessage: onMessage,
+                onEnd: onEnd
+            )
+        }
+        if !sent { onEnd(.clientClosed) }
+        return StreamingCall(client: self, handle: handle)
+    }
+
     /// Tells the server to stop a call (no-op once it ended).
     func cancel(_ handle: CallHandle) {
         commands.send { side in
@@ -185,6 +219,17 @@ public final class RPCClient: Sendable {
 }
 
 /// Identifies a call across threads. Its fields are read and written only on the loop thread.
+/// A server-streaming call started with callbacks (``RPCClient/serverStream(_:request:timeout:metadata:onMessage:onEnd:)``).
+public struct StreamingCall: Sendable {
+    let client: RPCClient
+    let handle: CallHandle
+
+    /// Tells the server to stop the call; `onEnd` then runs with CANCELLED, unless the call had ended.
+    public func cancel() {
+        client.cancel(handle)
+    }
+}
+
 final class CallHandle: @unchecked Sendable {
     var streamID: StreamID?
     var isCancelled = false

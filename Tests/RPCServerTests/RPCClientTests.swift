@@ -127,6 +127,62 @@ import Wire
         server.shutDown()
     }
 
+    /// The callback form: every message in order on the loop thread, then one end with OK; a
+    /// cancelled stream ends once with CANCELLED and the connection goes on; a closed client ends
+    /// a new stream at once with UNAVAILABLE.
+    @Test func streamWithCallbacksDeliversInOrderAndEndsOnce() async throws {
+        let server = try BackgroundServer()
+        let client = try await RPCClient.connect(to: server.endpoint)
+        struct Tally: Sendable {
+            var next: UInt32 = 0
+            var inOrder = true
+            var ends: [RPCError?] = []
+        }
+        func run(_ count: UInt32, cancelAfter: UInt32? = nil) async -> Tally {
+            let tally = Mutex(Tally())
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let call = Mutex<StreamingCall?>(nil)
+                let started = client.serverStream(
+                    TestServer.count,
+                    request: bigEndianBytes(count),
+                    onMessage: { message in
+                        let taken = tally.withLock { tally -> UInt32 in
+                            tally.inOrder = tally.inOrder && message == bigEndianBytes(tally.next)
+                            tally.next += 1
+                            return tally.next
+                        }
+                        if taken == cancelAfter { call.withLock { $0 }?.cancel() }
+                    },
+                    onEnd: { error in
+                        let first = tally.withLock { tally in
+                            tally.ends.append(error)
+                            return tally.ends.count == 1
+                        }
+                        if first { done.resume() }
+                    }
+                )
+                call.withLock { $0 = started }
+            }
+            // A second end would come right after the first.
+            try? await Task.sleep(for: .milliseconds(50))
+            return tally.withLock { $0 }
+        }
+
+        let whole = await run(100_000)
+        #expect(whole.next == 100_000 && whole.inOrder)
+        #expect(whole.ends.count == 1 && whole.ends[0] == nil)
+
+        let cancelled = await run(1_000_000, cancelAfter: 10)
+        #expect(cancelled.next >= 10 && cancelled.next < 1_000_000 && cancelled.inOrder)
+        #expect(cancelled.ends.count == 1 && cancelled.ends[0]?.code == .cancelled)
+        #expect(try await client.unary(TestServer.echo, request: [1]) == [1])
+
+        await client.close()
+        let afterClose = await run(10)
+        #expect(afterClose.next == 0 && afterClose.ends.count == 1 && afterClose.ends[0]?.code == .unavailable)
+        server.shutDown()
+    }
+
     @Test func connectingToNothingFailsWithUnavailable() async throws {
         do {
             _ = try await RPCClient.connect(to: .unix(path: "/tmp/homerpc-no-such-socket"))
