@@ -2,14 +2,15 @@
 #
 # pair_accessory BIN ENDPOINT TOKEN_FILE HOME_NAME WORK_DIR DESCRIPTION_JSON
 #   Starts `rpc-client accessory simulate` with the description (protobuf JSON) in the background
-#   (it accepts every write), adds it to the home, and prints the AddAccessory answer as JSON. Its pid
+#   (it accepts every write), on CPU 1 with the load clients (SIMULATOR_CPU to change it; the
+#   servers have CPU 0), adds it to the home, and prints the AddAccessory answer as JSON. Its pid
 #   goes to WORK_DIR/simulator.pid: callers run this in a command substitution, a subshell, where a
 #   variable would not reach them. Stop it with stop_simulator: it retries a server that went away,
 #   so it never ends by itself.
 pair_accessory() {
     local bin=$1 endpoint=$2 token=$3 home=$4 work=$5 description=$6 code=284-91-735
     printf '%s' "$description" >"$work/accessory.json"
-    "$bin/rpc-client" accessory simulate --endpoint "$endpoint" --description-json "$work/accessory.json" \
+    taskset -c "${SIMULATOR_CPU:-1}" "$bin/rpc-client" accessory simulate --endpoint "$endpoint" --description-json "$work/accessory.json" \
         --setup-code "$code" --state "$work/simulator.json" --quiet >"$work/simulator.log" 2>&1 &
     echo $! >"$work/simulator.pid"
     for _ in $(seq 200); do grep -q advertising "$work/simulator.log" && break; sleep 0.1; done
