@@ -59,6 +59,14 @@ struct FanoutLoad: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
+    @Option(
+        help: """
+            Append the run's latency histogram to this file, one "microseconds count" line per \
+            recorded value, so that several runs can be pooled into one set of percentiles.
+            """
+    )
+    var histogramFile: String?
+
     func validate() throws {
         guard subscribers > 0, stalled >= 0, producers > 0, rate > 0, duration > 0, warmup >= 0, streamCredit > 0 else {
             throw ValidationError("--subscribers, --producers, --rate, --duration and --stream-credit must be positive")
@@ -125,6 +133,20 @@ struct FanoutLoad: ParsableCommand {
         phases.close()
         fanout.close()
         report(meter)
+        if let histogramFile { try Self.append(meter.deliveries.latency, to: histogramFile) }
+    }
+
+    private static func append(_ histogram: Histogram<UInt64>, to path: String) throws {
+        let lines = histogram.recordedValues().map { "\($0.value) \($0.count)\n" }.joined()
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw ValidationError("cannot create \(path)")
+            }
+        }
+        let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? file.close() }
+        try file.seekToEnd()
+        try file.write(contentsOf: Data(lines.utf8))
     }
 
     private func report(_ meter: FanoutMeter) {
