@@ -102,12 +102,8 @@ public final class RPCClient: Sendable {
         _ completion: @escaping @Sendable (Result<[UInt8], RPCError>) -> Void
     ) {
         let timeoutMilliseconds = Self.milliseconds(timeout)
-        let sent = commands.send { side in
-            guard !handle.isCancelled else {
-                completion(.failure(.cancelledByCaller))
-                return
-            }
-            handle.streamID = side.connection.unary(
+        launch(handle, failing: { completion(.failure($0)) }) { connection in
+            connection.unary(
                 method,
                 request: request,
                 timeoutMilliseconds: timeoutMilliseconds,
@@ -115,7 +111,23 @@ public final class RPCClient: Sendable {
                 completion: completion
             )
         }
-        if !sent { completion(.failure(.clientClosed)) }
+    }
+
+    /// Hands a call to the loop thread, where `begin` starts it on the connection and returns its
+    /// stream id; `fail` runs instead if the caller cancelled it first or the client is closed.
+    private func launch(
+        _ handle: CallHandle,
+        failing fail: @escaping @Sendable (RPCError) -> Void,
+        begin: @escaping @Sendable (ClientConnection) -> StreamID
+    ) {
+        let sent = commands.send { side in
+            guard !handle.isCancelled else {
+                fail(.cancelledByCaller)
+                return
+            }
+            handle.streamID = begin(side.connection)
+        }
+        if !sent { fail(.clientClosed) }
     }
 
     /// Calls a server-streaming method. The messages arrive as the sequence is iterated; the server
@@ -129,12 +141,8 @@ public final class RPCClient: Sendable {
         let handle = CallHandle()
         let buffer = StreamBuffer(client: self, handle: handle)
         let timeoutMilliseconds = Self.milliseconds(timeout)
-        let sent = commands.send { side in
-            guard !handle.isCancelled else {
-                buffer.finish(.cancelledByCaller)
-                return
-            }
-            handle.streamID = side.connection.serverStream(
+        launch(handle, failing: { buffer.finish($0) }) { connection in
+            connection.serverStream(
                 method,
                 request: request,
                 timeoutMilliseconds: timeoutMilliseconds,
@@ -144,7 +152,6 @@ public final class RPCClient: Sendable {
                 onEnd: { buffer.finish($0) }
             )
         }
-        if !sent { buffer.finish(.clientClosed) }
         return ResponseStream(buffer: buffer)
     }
 
@@ -163,12 +170,8 @@ public final class RPCClient: Sendable {
     ) -> StreamingCall {
         let handle = CallHandle()
         let timeoutMilliseconds = Self.milliseconds(timeout)
-        let sent = commands.send { side in
-            guard !handle.isCancelled else {
-                onEnd(.cancelledByCaller)
-                return
-            }
-            handle.streamID = side.connection.serverStream(
+        launch(handle, failing: onEnd) { connection in
+            connection.serverStream(
                 method,
                 request: request,
                 timeoutMilliseconds: timeoutMilliseconds,
@@ -178,7 +181,6 @@ public final class RPCClient: Sendable {
                 onEnd: onEnd
             )
         }
-        if !sent { onEnd(.clientClosed) }
         return StreamingCall(client: self, handle: handle)
     }
 
