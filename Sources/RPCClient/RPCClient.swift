@@ -102,15 +102,19 @@ public final class RPCClient: Sendable {
         _ completion: @escaping @Sendable (Result<[UInt8], RPCError>) -> Void
     ) {
         let timeoutMilliseconds = Self.milliseconds(timeout)
-        launch(handle, failing: { completion(.failure($0)) }) { connection in
-            connection.unary(
-                method,
-                request: request,
-                timeoutMilliseconds: timeoutMilliseconds,
-                metadata: metadata,
-                completion: completion
-            )
-        }
+        launch(
+            handle,
+            failing: { completion(.failure($0)) },
+            begin: { connection in
+                connection.unary(
+                    method,
+                    request: request,
+                    timeoutMilliseconds: timeoutMilliseconds,
+                    metadata: metadata,
+                    completion: completion
+                )
+            }
+        )
     }
 
     /// Hands a call to the loop thread, where `begin` starts it on the connection and returns its
@@ -141,17 +145,21 @@ public final class RPCClient: Sendable {
         let handle = CallHandle()
         let buffer = StreamBuffer(client: self, handle: handle)
         let timeoutMilliseconds = Self.milliseconds(timeout)
-        launch(handle, failing: { buffer.finish($0) }) { connection in
-            connection.serverStream(
-                method,
-                request: request,
-                timeoutMilliseconds: timeoutMilliseconds,
-                metadata: metadata,
-                automaticCredit: false,
-                onMessage: { buffer.deliver($0) },
-                onEnd: { buffer.finish($0) }
-            )
-        }
+        launch(
+            handle,
+            failing: { buffer.finish($0) },
+            begin: { connection in
+                connection.serverStream(
+                    method,
+                    request: request,
+                    timeoutMilliseconds: timeoutMilliseconds,
+                    metadata: metadata,
+                    automaticCredit: false,
+                    onMessage: { buffer.deliver($0) },
+                    onEnd: { buffer.finish($0) }
+                )
+            }
+        )
         return ResponseStream(buffer: buffer)
     }
 
