@@ -108,6 +108,10 @@ public final class HomeStore {
     private var dirty: [RecordKey] = []
     private var dirtySet: Set<RecordKey> = []
     private var pendingChanges: [HomeChange] = []
+    /// The row changes of the mutations not yet handed to the writer, numbered ``nextBatch``. With
+    /// ``onCommitWaiting`` set they wait here for ``startQueuedCommits()`` and go as one batch:
+    /// handing each mutation over took the writer's lock and a list of its own.
+    private var batch: [StoreChange] = []
     /// Events logged in each home's table up to here; below it they are trimmed.
     var trimmedThrough: [HomeID: UInt64] = [:]
     private var lastSubmitted: UInt64 = 0
@@ -132,6 +136,7 @@ public final class HomeStore {
     /// loop's time in task switches with 20,000 forwarded writes a second), and every mutation
     /// that found the writer idle paid a wake-up.
     public var onCommitWaiting: (() -> Void)?
+    /// Whether ``onCommitWaiting`` was called for changes not yet submitted.
     private var isCommitWaiting = false
 
     /// The owner's token, when this open created the owner account (a new store); shown only here.
@@ -236,10 +241,13 @@ public final class HomeStore {
 
     /// The room the buffers that carry changes to the writer and to their logs hold (for tests).
     var changeBufferCapacities: [Int] {
-        [dirty.capacity, dirtySet.capacity, pendingChanges.capacity, unpublished.capacity, waiting.capacity]
+        [
+            dirty.capacity, dirtySet.capacity, pendingChanges.capacity, batch.capacity, unpublished.capacity,
+            waiting.capacity,
+        ]
     }
 
-    private var hasUnsubmittedChanges: Bool { !dirty.isEmpty || !pendingChanges.isEmpty }
+    private var hasUnsubmittedChanges: Bool { !dirty.isEmpty || !pendingChanges.isEmpty || !batch.isEmpty }
 
     /// Calls `callback` once every change made so far is committed, with `nil`, or with the failure
     /// that stopped it. Calls it at once when nothing is pending.
@@ -271,13 +279,14 @@ public final class HomeStore {
     /// Starts the commit of the batches that wait for it (``onCommitWaiting``).
     public func startQueuedCommits() {
         isCommitWaiting = false
-        writer.startCommit()
+        submitBatch(startingCommit: true)
     }
 
     /// Blocks until everything queued is committed, then handles the report. For tools, tests and
     /// shutdown; a server passes reports through its loop instead.
     @discardableResult
     public func waitForCommits() -> StoreError? {
+        submitBatch(startingCommit: false)
         handle(writer.waitForCommits())
         return failure
     }
@@ -355,44 +364,67 @@ public final class HomeStore {
         return nextSequence
     }
 
-    /// Turns the touched rows and new events into one batch for the writer (``endMutation()`` calls it).
+    /// Turns the touched rows and new events into row changes of the batch (``endMutation()`` calls
+    /// it), and hands the batch to the writer at once unless ``onCommitWaiting`` is set.
     private func submitPending() {
         guard !dirty.isEmpty || !pendingChanges.isEmpty else { return }
-        var changes: [StoreChange] = []
-        changes.reserveCapacity(dirty.count + pendingChanges.count + 1)
-        for key in dirty { changes.append(storeChange(for: key)) }
-        var eventHomes: [HomeID] = []
+        let number = nextBatch
+        batch.reserveCapacity(batch.count + dirty.count + pendingChanges.count + 1)
+        for key in dirty { batch.append(storeChange(for: key)) }
+        // A mutation's events are nearly always of one home: a set only when there are more.
+        var eventHome: HomeID?
+        var otherHomes: Set<HomeID> = []
         for change in pendingChanges {
             // By index: the key subscript would copy the home only to see that it is there.
             guard homes.index(forKey: change.home) != nil else { continue }
-            changes.append(.event(change))
-            if eventHomes.last != change.home { eventHomes.append(change.home) }
+            batch.append(.event(change))
+            if eventHome == nil {
+                eventHome = change.home
+            } else if eventHome != change.home {
+                otherHomes.insert(change.home)
+            }
         }
-        // A mutation's events are nearly always of one home: a set only when there are more.
-        for homeID in eventHomes.count == 1 ? eventHomes : Array(Set(eventHomes)) {
-            // Trim what the log no longer retains, but keep the latest event: it carries the revision.
-            // In steps of a 64th of the retention: a DELETE per mutation rewrote the table's first
-            // page in every commit, a step's rows cost about one page among many commits. The table
-            // holds at most a step more than the log; a reopen trims the log anyway.
-            guard let log = logs[homeID], log.currentRevision > 0 else { continue }
-            let through = min(log.oldestResumableRevision, log.currentRevision - 1)
-            let trimStep = UInt64(max(1, configuration.retention.maxEvents / 64))
-            guard through >= trimmedThrough[homeID, default: 0] + trimStep else { continue }
-            trimmedThrough[homeID] = through
-            changes.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(through)))
-        }
-        let expected = nextBatch
-        lastSubmitted = writer.submit(changes, startingCommit: onCommitWaiting == nil)
-        if let onCommitWaiting, !isCommitWaiting {
-            isCommitWaiting = true
-            onCommitWaiting()
-        }
-        // Tickets and idempotency records name the batch before it is submitted.
-        precondition(lastSubmitted == expected, "the store is the writer's only submitter")
-        for change in pendingChanges { unpublished.append((lastSubmitted, change)) }
+        if let eventHome { trimEvents(of: eventHome) }
+        for homeID in otherHomes { trimEvents(of: homeID) }
+        for change in pendingChanges { unpublished.append((number, change)) }
         dirty.removeAllKeepingModestCapacity()
         dirtySet.removeAllKeepingModestCapacity()
         pendingChanges.removeAllKeepingModestCapacity()
+        guard let onCommitWaiting else {
+            submitBatch(startingCommit: true)
+            return
+        }
+        if !isCommitWaiting {
+            isCommitWaiting = true
+            onCommitWaiting()
+        }
+    }
+
+    /// Adds a trim of the home's event rows to the batch once a step of them is past the retention.
+    /// Trims what the log no longer retains, but keeps the latest event: it carries the revision.
+    /// In steps of a 64th of the retention: a DELETE per mutation rewrote the table's first page in
+    /// every commit, a step's rows cost about one page among many commits. The table holds at most a
+    /// step more than the log; a reopen trims the log anyway.
+    private func trimEvents(of homeID: HomeID) {
+        guard let log = logs[homeID], log.currentRevision > 0 else { return }
+        let through = min(log.oldestResumableRevision, log.currentRevision - 1)
+        let trimStep = UInt64(max(1, configuration.retention.maxEvents / 64))
+        guard through >= trimmedThrough[homeID, default: 0] + trimStep else { return }
+        trimmedThrough[homeID] = through
+        batch.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(through)))
+    }
+
+    /// Hands the batch to the writer, which numbers it ``nextBatch``, as tickets and idempotency
+    /// records already named it.
+    private func submitBatch(startingCommit: Bool) {
+        guard !batch.isEmpty else {
+            if startingCommit { writer.startCommit() }
+            return
+        }
+        let expected = nextBatch
+        lastSubmitted = writer.submit(batch, startingCommit: startingCommit)
+        precondition(lastSubmitted == expected, "the store is the writer's only submitter")
+        batch.removeAllKeepingModestCapacity()
     }
 
     private func storeChange(for key: RecordKey) -> StoreChange {
