@@ -107,14 +107,20 @@ public actor SimulatedAccessory {
     public func start() async throws {
         let (events, continuation) = AsyncStream.makeStream(of: LinkEvent.self)
         // On the link's loop thread: commands are answered there, everything else goes to the actor
-        // in order.
+        // in order. The advertised description's values are taken here too, so that no command
+        // that follows it can come before them.
         let onMessage: @Sendable (LinkMessage) -> Void = { message in
-            guard case .command(let command)? = message.kind else {
+            switch message.kind {
+            case .command(let command)?:
+                self.perform(command)
+                self.commandState.withLock { $0.onMessage }?(message)
+            case .advertised(let advertised)?:
+                let initial = Self.initialValues(of: advertised.accessory)
+                self.commandState.withLock { $0.values.merge(initial) { current, _ in current } }
                 continuation.yield(.message(message))
-                return
+            default:
+                continuation.yield(.message(message))
             }
-            self.perform(command)
-            self.commandState.withLock { $0.onMessage }?(message)
         }
         let onEnd: @Sendable (HomeClientError?) -> Void = { error in
             continuation.yield(.ended(error ?? HomeClientError(status: .unavailable, message: "the link ended")))
@@ -195,9 +201,7 @@ public actor SimulatedAccessory {
         defer { commandState.withLock { $0.onMessage }?(message) }
         switch message.kind {
         case .advertised(let advertised)?:
-            description = advertised.accessory
-            let initial = Self.initialValues(of: description)
-            commandState.withLock { $0.values.merge(initial) { current, _ in current } }
+            description = advertised.accessory  // its values were taken on the loop thread (start())
         case .paired(let paired)?:
             credential = paired.credential
             onPaired?(paired.credential, description)
