@@ -59,7 +59,7 @@ public struct RevisionLog<Event: Sendable>: Sendable {
             return .resyncNeeded(currentRevision: currentRevision)
         }
         let skip = Int(revision - oldestResumableRevision)
-        return .entries(Array(entries.elements.dropFirst(skip)))
+        return .entries(entries.elements(droppingFirst: skip))
     }
 
     private mutating func trim(now: UInt64) {
