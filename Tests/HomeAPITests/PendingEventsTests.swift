@@ -62,6 +62,18 @@ import Testing
         #expect(drained.map(\.1) == [4_999, 4_999])
     }
 
+    @Test func oneStreamingCharacteristicIsReplacedInPlace() {
+        // A stalled subscriber of one characteristic used to leave a hole per value and compact
+        // every 64: copying and reallocating on every change the others got.
+        var queue = PendingEvents(maxLayoutEvents: 10)
+        _ = queue.append(change(1, ChangeEvent(.roomAdded)))
+        for revision in 2...1_000 { _ = queue.append(value(UInt64(revision), lamp, Int64(revision))) }
+        #expect(queue.count == 2 && queue.slotCount == 2)
+        let drained = drain(&queue)
+        #expect(drained.map(\.0) == [1, 1_000])
+        #expect(drained.map(\.1) == [0, 998])
+    }
+
     /// docs/API.md bounds a waiting event at 256 bytes (the objects it names are read when sent).
     @Test func aWaitingEventIsSmall() {
         #expect(MemoryLayout<PendingEvents.Entry?>.stride <= 256)

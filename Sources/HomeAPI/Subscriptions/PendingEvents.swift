@@ -37,6 +37,8 @@ struct PendingEvents {
     }
 
     var isEmpty: Bool { count == 0 }
+    /// Slots in use, holes included (for tests).
+    var slotCount: Int { slots.count - head }
 
     /// Queues a change; a value change replaces the waiting value of its characteristic.
     /// - Parameter always: queue it even past the bound (a change that ends the subscriber's
@@ -50,6 +52,12 @@ struct PendingEvents {
         var skipped: UInt64 = 0
         if let index = valueSlots[characteristic], case .change(_, let earlier)? = slots[index] {
             skipped = earlier &+ 1
+            if index == slots.count - 1 {
+                // Already the newest entry (one characteristic streaming to a stalled subscriber):
+                // replaced where it is, the queue stays in order without a hole to compact.
+                slots[index] = .change(change, skipped: skipped)
+                return .queued
+            }
             slots[index] = nil
             count -= 1
         }
