@@ -18,25 +18,23 @@ enum Trampolines {
     /// uv_alloc_cb: every read of a loop goes into the loop's one read buffer.
     static let allocate: uv_alloc_cb = { handle, _, buffer in
         guard let handle, let buffer else { return }
-        let owner = unsafeDowncast(handle.owner, to: Connection.self)
-        buffer.pointee = uv_buf_init(
-            owner.loop.readBuffer.assumingMemoryBound(to: CChar.self),
-            UInt32(EventLoop.readBufferSize)
-        )
+        buffer.pointee = handle.withOwner(as: Connection.self) { owner in
+            uv_buf_init(owner.loop.readBuffer.assumingMemoryBound(to: CChar.self), UInt32(EventLoop.readBufferSize))
+        }
     }
 
     static let read: uv_read_cb = { stream, count, buffer in
         guard let stream else { return }
-        unsafeDowncast(stream.asHandle.owner, to: Connection.self)
-            .readCompleted(count: count, buffer: buffer?.pointee.base)
+        stream.asHandle.withOwner(as: Connection.self) { $0.readCompleted(count: count, buffer: buffer?.pointee.base) }
     }
 
     static let written: uv_write_cb = { request, status in
         guard let request else { return }
-        let connection = unsafeDowncast(request.pointee.handle.asHandle.owner, to: Connection.self)
         let byteCount = WriteRequest.byteCount(of: request)
-        WriteRequest.free(request)
-        connection.writeCompleted(byteCount: byteCount, status: status)
+        request.pointee.handle.asHandle.withOwner(as: Connection.self) { connection in
+            WriteRequest.free(request)
+            connection.writeCompleted(byteCount: byteCount, status: status)
+        }
     }
 
     static let connected: uv_connect_cb = { request, status in
@@ -51,12 +49,12 @@ enum Trampolines {
 
     static let timerFired: uv_timer_cb = { timer in
         guard let timer else { return }
-        unsafeDowncast(timer.asHandle.owner, to: LoopTimer.self).fire()
+        timer.asHandle.withOwner(as: LoopTimer.self) { $0.fire() }
     }
 
     static let aboutToPoll: uv_prepare_cb = { prepare in
         guard let prepare else { return }
-        unsafeDowncast(prepare.asHandle.owner, to: BeforePollHook.self).run()
+        prepare.asHandle.withOwner(as: BeforePollHook.self) { $0.run() }
     }
 
     static let signalled: uv_signal_cb = { signal, _ in

@@ -250,8 +250,9 @@ public struct FrameDecoder: Sendable {
     }
 
     private mutating func decodeCallStart(_ reader: inout PayloadReader) throws(WireError) -> CallStart {
-        let method = try reader.readString(Int(try reader.readUInt16()), likely: lastMethod)
-        lastMethod = method
+        let methodLength = Int(try reader.readUInt16())
+        if !(try reader.skip(methodLength, ifEqualTo: lastMethod)) { lastMethod = try reader.readString(methodLength) }
+        let method = lastMethod
         let timeout = try reader.readUInt32()
         let count = Int(try reader.readUInt16())
         var metadata: [MetadataEntry] = []

@@ -63,13 +63,13 @@ struct PayloadReader {
         return string
     }
 
-    /// Reads a string that is usually `likely` (a method name, sent again call after call): when the
-    /// bytes match, `likely` comes back instead of a new string, which saves an allocation and a
-    /// UTF-8 check per call.
-    mutating func readString(_ count: Int, likely: String) throws(WireError) -> String {
-        guard likely.utf8.count == count else { return try readString(count) }
+    /// Consumes the next `count` bytes if they are `known`'s UTF-8 (a method name, sent again call
+    /// after call) and says whether they were: the caller keeps using the string it has, which
+    /// saves an allocation and a UTF-8 check per call, and even a retain.
+    mutating func skip(_ count: Int, ifEqualTo known: String) throws(WireError) -> Bool {
+        guard known.utf8.count == count else { return false }
         let start = try take(count)
-        let matches = likely.utf8.withContiguousStorageIfAvailable { known in
+        let matches = known.utf8.withContiguousStorageIfAvailable { known in
             bytes.withUnsafeBytes { received in
                 Self.equal(
                     UnsafeRawBufferPointer(known),
@@ -77,9 +77,9 @@ struct PayloadReader {
                 )
             }
         }
-        if matches == true { return likely }
+        if matches == true { return true }
         index = start
-        return try readString(count)
+        return false
     }
 
     /// Compares two buffers of equal length a word at a time (a byte loop cost 15 instructions a
