@@ -21,6 +21,25 @@ import Testing
         #expect(queue.count == 9)
     }
 
+    @Test func aLogDrainingOneByOneKeepsItsStorage() {
+        // Shrinking whenever the room exceeded twice the count moved every element at each drop.
+        // Draining from 10,000 to 4,000 may give storage back once (past a quarter in use), not
+        // at each drop.
+        var queue = FrontDroppingArray<Int>()
+        for value in 0..<10_000 { queue.append(value) }
+        var capacity = queue.capacity
+        var shrinks = 0
+        for _ in 0..<6_000 {
+            queue.removeFirst(1)
+            if queue.capacity != capacity {
+                shrinks += 1
+                capacity = queue.capacity
+            }
+        }
+        #expect(shrinks <= 1)
+        #expect(queue.elements == Array(6_000..<10_000))
+    }
+
     @Test func itBehavesAsAnArrayThatDropsFromTheFrontThroughWrapsAndGrowth() {
         var generator = SystemRandomNumberGenerator()
         var queue = FrontDroppingArray<Int>()

@@ -57,7 +57,11 @@ struct FrontDroppingArray<Element> {
             count -= 1
             dropped(oldest)
         }
-        if slots.count > retainedCapacity(for: count) { relocate(capacity: retainedCapacity(for: count)) }
+        // Give back a burst's storage once a quarter of it is in use: shrinking at every drop below
+        // half would move every element again at each drop while a long log drains one by one.
+        if slots.count > retainedBufferCapacity && slots.count > 4 * count {
+            relocate(capacity: retainedCapacity(for: count))
+        }
     }
 
     /// The slot of the element `offset` places after the oldest.
