@@ -268,7 +268,7 @@ public final class HomeStore {
         let published = unpublished.removeFirst { $0.batch <= report.committedThrough }
         if durable {
             for (_, change) in published {
-                logs[change.home]?.append(change, at: UInt64(max(0, change.time)))
+                _ = logs.mutateValue(forKey: change.home) { $0.append(change, at: UInt64(max(0, change.time))) }
                 changeObserver?(change)
             }
         }
@@ -327,7 +327,7 @@ public final class HomeStore {
     func emit(_ event: ChangeEvent, in homeID: HomeID, by initiator: Initiator) {
         // Counted in place, in one lookup: reading the home copied it (twice per event, each copy
         // retaining all its collections).
-        guard let revision = homes[homeID]?.advanceRevision() else { return }
+        guard let revision = homes.mutateValue(forKey: homeID, { $0.advanceRevision() }) else { return }
         let time = now
         let change = HomeChange(
             home: homeID,
