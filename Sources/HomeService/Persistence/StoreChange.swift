@@ -5,9 +5,9 @@ enum StoreChange: Sendable {
     /// Insert the row, or replace the row with the same key.
     case upsert(StoreTable, [SQLValue])
     /// A home's change, as its event row: encoded by the writer, so the loop only hands it over
-    /// (about 1,900 instructions and four allocations per event off the loop thread). Boxed: inline,
-    /// its 170 bytes would be every change's size.
-    indirect case event(HomeChange)
+    /// (about 1,900 instructions and four allocations per event off the loop thread). A reference,
+    /// shared with the log and the subscribers' queues.
+    case event(HomeChange)
     /// Delete the row with this key (the table's key columns, in order).
     case delete(StoreTable, key: [SQLValue])
     /// A characteristic's cached value (the hot path: two columns, not the whole row).
