@@ -264,6 +264,14 @@ struct Outcome {
         kind = .failure(failure)
     }
 
+    /// From a response already encoded (by hand, see ``ProtoWriter``).
+    init(encoded result: Result<[UInt8], APIFailure>) {
+        switch result {
+        case .success(let bytes): kind = .success(bytes)
+        case .failure(let failure): kind = .failure(failure.status)
+        }
+    }
+
     /// The stored form: a `home.v1.StoredOutcome`.
     var stored: [UInt8] {
         var message = Home_V1_StoredOutcome()

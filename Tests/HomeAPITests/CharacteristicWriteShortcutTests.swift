@@ -90,4 +90,12 @@ import Testing
         }
         #expect(accepted > 5_000)
     }
+
+    @Test(arguments: [Int64(0), 1, 127, 128, 1_764_000_000_000, .max, -1, .min])
+    func answersWhatTheGeneratedEncoderWrites(valueTime: Int64) throws {
+        var response = Home_V1_WriteCharacteristicResponse()
+        response.valueTimeMs = valueTime
+        let generated: [UInt8] = try response.serializedBytes()
+        #expect(CharacteristicWrite.encodedResponse(valueTime: valueTime) == generated)
+    }
 }
