@@ -52,8 +52,12 @@ final class ForwardedCommands {
 
     /// Takes the command `id` if an answer on `connectionID` may settle it.
     func take(_ id: UInt64, answeredOn connectionID: Int) -> Pending? {
-        guard let command = pending[id], command.connectionID == connectionID else { return nil }
-        pending[id] = nil
+        // Taken out of its slot: reading it and then setting `nil` copied it and destroyed the stored
+        // one, each through its fields.
+        guard let index = pending.index(forKey: id), pending.values[index].connectionID == connectionID else {
+            return nil
+        }
+        let command = pending.remove(at: index).value
         stopTimerIfIdle()
         return command
     }

@@ -39,7 +39,11 @@ final class StoreWriter: Sendable {
     func submit(_ changes: [StoreChange], startingCommit: Bool = true) -> UInt64 {
         let number = state.withLock { state in
             state.lastSubmitted += 1
-            state.queued.append(contentsOf: changes)
+            if state.queued.isEmpty {
+                state.queued = changes
+            } else {
+                state.queued.append(contentsOf: changes)
+            }
             return state.lastSubmitted
         }
         if startingCommit { startCommit() }

@@ -369,7 +369,6 @@ public final class HomeStore {
     private func submitPending() {
         guard !dirty.isEmpty || !pendingChanges.isEmpty else { return }
         let number = nextBatch
-        batch.reserveCapacity(batch.count + dirty.count + pendingChanges.count + 1)
         for key in dirty { batch.append(storeChange(for: key)) }
         // A mutation's events are nearly always of one home: a set only when there are more.
         var eventHome: HomeID?
@@ -422,9 +421,13 @@ public final class HomeStore {
             return
         }
         let expected = nextBatch
-        lastSubmitted = writer.submit(batch, startingCommit: startingCommit)
+        // Handed over, not copied: the writer usually takes the array as it is (copying its
+        // changes retained every row's values again), and the next batch starts a buffer of its own.
+        let submitted = batch
+        batch = []
+        batch.reserveCapacity(min(submitted.count, retainedBufferCapacity))
+        lastSubmitted = writer.submit(submitted, startingCommit: startingCommit)
         precondition(lastSubmitted == expected, "the store is the writer's only submitter")
-        batch.removeAllKeepingModestCapacity()
     }
 
     private func storeChange(for key: RecordKey) -> StoreChange {
