@@ -262,14 +262,14 @@ import Testing
     /// A value written again before its commit is written once, with its last value; an earlier one
     /// is skipped only when a later value write of the same characteristic follows it.
     @Test func onlyTheLastValueOfACharacteristicInACommitIsWritten() {
-        let lamp: [UInt8] = Array(repeating: 1, count: 16)
-        let desk: [UInt8] = Array(repeating: 2, count: 16)
-        func value(_ id: [UInt8], _ number: Int64) -> StoreChange {
+        let lamp = UniqueIdentifier(high: 1, low: 1)
+        let desk = UniqueIdentifier(high: 2, low: 2)
+        func value(_ id: UniqueIdentifier, _ number: Int64) -> StoreChange {
             .setValue(characteristic: id, value: .integer(number), time: number)
         }
         let changes: [StoreChange] = [
-            value(lamp, 1), value(desk, 1), .delete(StoreSchema.room, key: [.blob(lamp)]), value(lamp, 2),
-            .setReachable(accessory: lamp, reachable: true), value(lamp, 3),
+            value(lamp, 1), value(desk, 1), .delete(StoreSchema.room, key: [.blob(lamp.bytes)]), value(lamp, 2),
+            .setReachable(accessory: lamp.bytes, reachable: true), value(lamp, 3),
         ]
         #expect(changes.overwrittenValueWrites() == [true, false, false, true, false, false])
         #expect([value(lamp, 1), value(desk, 2)].overwrittenValueWrites() == nil)

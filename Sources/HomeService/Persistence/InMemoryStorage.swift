@@ -28,7 +28,7 @@ public final class InMemoryStorage: StoreBackend {
                 case .delete(let table, let key):
                     state.rows[table.name]?[key] = nil
                 case .setValue(let characteristic, let value, let time):
-                    let key: [SQLValue] = [.blob(characteristic)]
+                    let key: [SQLValue] = [.blob(characteristic.bytes)]
                     guard var row = state.rows[StoreSchema.characteristic.name]?[key] else { continue }
                     row[RowCoding.characteristicValueColumn] = value
                     row[RowCoding.characteristicValueColumn + 1] = .integer(time)
