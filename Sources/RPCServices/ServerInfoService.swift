@@ -10,6 +10,8 @@ public final class ServerInfoService {
     public let version: String
     /// Set once the server exists (the registry is built before it).
     public weak var server: RPCServer?
+    /// The store's commits, for a server that has a store.
+    public var commits: StoreCommitMetrics?
 
     public init(version: String) {
         self.version = version
@@ -45,6 +47,14 @@ public final class ServerInfoService {
         info.residentBytes = usage.residentBytes
         info.cpuUserMs = usage.userMilliseconds
         info.cpuSystemMs = usage.systemMilliseconds
+        if let commits {
+            info.commits.count = commits.count
+            info.commits.changes = commits.changes
+            info.commits.durationP50Us = commits.durations.percentile(0.5)
+            info.commits.durationP99Us = commits.durations.percentile(0.99)
+            info.commits.durationMaxUs = commits.longestMicroseconds
+            info.commits.slow = commits.slow
+        }
         info.methods = metrics.methods.keys.sorted().map { name in
             let stats = metrics.methods[name]!
             var method = Home_V1_MethodMetrics()

@@ -181,9 +181,12 @@ struct Homed: ParsableCommand {
         // The writer thread reports commits through a waker; the store handles them on the loop.
         let storeHolder = StoreHolder()
         let slowCommit = Duration.milliseconds(stallWarningMs)
+        let commitMetrics = StoreCommitMetrics()
         let commits = try Waker<CommitReport>(loop: loop) { reports in
             for report in reports {
-                guard stallWarningMs > 0, let timing = report.timing, timing.total >= slowCommit else { continue }
+                guard let timing = report.timing else { continue }
+                commitMetrics.record(timing.total, changes: timing.changes)
+                guard stallWarningMs > 0, timing.total >= slowCommit else { continue }
                 logger.warning(
                     "slow commit: the changes it carries wait for it",
                     metadata: [
@@ -228,6 +231,7 @@ struct Homed: ParsableCommand {
 
         let health = HealthService()
         let info = ServerInfoService(version: Self.version)
+        info.commits = commitMetrics
         var registry = MethodRegistry()
         health.register(in: &registry)
         info.register(in: &registry)

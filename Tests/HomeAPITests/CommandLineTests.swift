@@ -111,7 +111,12 @@ import Testing
         ]
         simulator.standardOutput = try FileHandle(forWritingTo: log)
         try simulator.run()
-        defer { simulator.terminate() }
+        defer {
+            // Reaped before the test ends: a Process whose child was never waited for stays alive
+            // (LeakSanitizer reported it, and everything it holds, as leaked).
+            simulator.terminate()
+            simulator.waitUntilExit()
+        }
         func logged() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         try await eventually { logged().contains("advertising \"Hall Bridge\"") }
 

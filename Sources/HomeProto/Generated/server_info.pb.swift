@@ -32,45 +32,125 @@ public nonisolated struct Home_V1_ServerInfoRequest: Sendable {
   public init() {}
 }
 
-public nonisolated struct Home_V1_ServerInfoResponse: Sendable {
+public nonisolated struct Home_V1_ServerInfoResponse: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// The server's version string, e.g. "0.1.0".
-  public var version: String = String()
+  public var version: String {
+    get {_storage._version}
+    set {_uniqueStorage()._version = newValue}
+  }
 
   /// Milliseconds since the server started.
-  public var uptimeMs: UInt64 = 0
+  public var uptimeMs: UInt64 {
+    get {_storage._uptimeMs}
+    set {_uniqueStorage()._uptimeMs = newValue}
+  }
 
-  public var connectionsOpen: UInt64 = 0
+  public var connectionsOpen: UInt64 {
+    get {_storage._connectionsOpen}
+    set {_uniqueStorage()._connectionsOpen = newValue}
+  }
 
-  public var connectionsAccepted: UInt64 = 0
+  public var connectionsAccepted: UInt64 {
+    get {_storage._connectionsAccepted}
+    set {_uniqueStorage()._connectionsAccepted = newValue}
+  }
 
   /// Connections refused at accept (over the connection limit, or during shutdown).
-  public var connectionsRejected: UInt64 = 0
+  public var connectionsRejected: UInt64 {
+    get {_storage._connectionsRejected}
+    set {_uniqueStorage()._connectionsRejected = newValue}
+  }
 
   /// Closed connections by reason: peer_closed, drained, idle_timeout, keepalive_timeout,
   /// handshake_timeout, protocol_error, protocol_violation, outbound_buffer_full, too_many_connections.
-  public var connectionsClosedByReason: Dictionary<String,UInt64> = [:]
+  public var connectionsClosedByReason: Dictionary<String,UInt64> {
+    get {_storage._connectionsClosedByReason}
+    set {_uniqueStorage()._connectionsClosedByReason = newValue}
+  }
 
-  public var callsTotal: UInt64 = 0
+  public var callsTotal: UInt64 {
+    get {_storage._callsTotal}
+    set {_uniqueStorage()._callsTotal = newValue}
+  }
 
-  public var methods: [Home_V1_MethodMetrics] = []
+  public var methods: [Home_V1_MethodMetrics] {
+    get {_storage._methods}
+    set {_uniqueStorage()._methods = newValue}
+  }
 
   /// Calls refused before reaching a handler, by status code number.
-  public var refusedByStatus: Dictionary<UInt32,UInt64> = [:]
+  public var refusedByStatus: Dictionary<UInt32,UInt64> {
+    get {_storage._refusedByStatus}
+    set {_uniqueStorage()._refusedByStatus = newValue}
+  }
 
   /// Whether the server is serving or draining.
-  public var draining: Bool = false
+  public var draining: Bool {
+    get {_storage._draining}
+    set {_uniqueStorage()._draining = newValue}
+  }
 
   /// The process's resident memory, in bytes (0 where the system does not say).
-  public var residentBytes: UInt64 = 0
+  public var residentBytes: UInt64 {
+    get {_storage._residentBytes}
+    set {_uniqueStorage()._residentBytes = newValue}
+  }
 
   /// CPU time the process has used since it started, in milliseconds: user and system.
-  public var cpuUserMs: UInt64 = 0
+  public var cpuUserMs: UInt64 {
+    get {_storage._cpuUserMs}
+    set {_uniqueStorage()._cpuUserMs = newValue}
+  }
 
-  public var cpuSystemMs: UInt64 = 0
+  public var cpuSystemMs: UInt64 {
+    get {_storage._cpuSystemMs}
+    set {_uniqueStorage()._cpuSystemMs = newValue}
+  }
+
+  /// The store's group commits since start. A mutation is answered, and its events are delivered,
+  /// only after the commit that carries it: a commit's time is part of every change's latency.
+  public var commits: Home_V1_StoreCommits {
+    get {_storage._commits ?? Home_V1_StoreCommits()}
+    set {_uniqueStorage()._commits = newValue}
+  }
+  /// Returns true if `commits` has been explicitly set.
+  public var hasCommits: Bool {_storage._commits != nil}
+  /// Clears the value of `commits`. Subsequent reads from it will return its default value.
+  public mutating func clearCommits() {_uniqueStorage()._commits = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// The store's commits since start: each is one transaction, its statements and the fsync of the
+/// WAL, carrying every change queued while the one before it ran.
+public nonisolated struct Home_V1_StoreCommits: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var count: UInt64 = 0
+
+  /// Row changes the commits carried (a value write carries two: its value and its event row).
+  public var changes: UInt64 = 0
+
+  /// Commit durations in microseconds: percentiles are upper bounds of power-of-two buckets, as for
+  /// method latencies; the longest is exact.
+  public var durationP50Us: UInt64 = 0
+
+  public var durationP99Us: UInt64 = 0
+
+  public var durationMaxUs: UInt64 = 0
+
+  /// Commits that took 2 ms or more (a slow disk sync, or a checkpoint).
+  public var slow: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -133,7 +213,168 @@ nonisolated extension Home_V1_ServerInfoRequest: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ServerInfoResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0")
+
+  fileprivate class _StorageClass {
+    var _version: String = String()
+    var _uptimeMs: UInt64 = 0
+    var _connectionsOpen: UInt64 = 0
+    var _connectionsAccepted: UInt64 = 0
+    var _connectionsRejected: UInt64 = 0
+    var _connectionsClosedByReason: Dictionary<String,UInt64> = [:]
+    var _callsTotal: UInt64 = 0
+    var _methods: [Home_V1_MethodMetrics] = []
+    var _refusedByStatus: Dictionary<UInt32,UInt64> = [:]
+    var _draining: Bool = false
+    var _residentBytes: UInt64 = 0
+    var _cpuUserMs: UInt64 = 0
+    var _cpuSystemMs: UInt64 = 0
+    var _commits: Home_V1_StoreCommits? = nil
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _version = source._version
+      _uptimeMs = source._uptimeMs
+      _connectionsOpen = source._connectionsOpen
+      _connectionsAccepted = source._connectionsAccepted
+      _connectionsRejected = source._connectionsRejected
+      _connectionsClosedByReason = source._connectionsClosedByReason
+      _callsTotal = source._callsTotal
+      _methods = source._methods
+      _refusedByStatus = source._refusedByStatus
+      _draining = source._draining
+      _residentBytes = source._residentBytes
+      _cpuUserMs = source._cpuUserMs
+      _cpuSystemMs = source._cpuSystemMs
+      _commits = source._commits
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._version) }()
+        case 2: try { try decoder.decodeSingularUInt64Field(value: &_storage._uptimeMs) }()
+        case 3: try { try decoder.decodeSingularUInt64Field(value: &_storage._connectionsOpen) }()
+        case 4: try { try decoder.decodeSingularUInt64Field(value: &_storage._connectionsAccepted) }()
+        case 5: try { try decoder.decodeSingularUInt64Field(value: &_storage._connectionsRejected) }()
+        case 6: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt64>.self, value: &_storage._connectionsClosedByReason) }()
+        case 7: try { try decoder.decodeSingularUInt64Field(value: &_storage._callsTotal) }()
+        case 8: try { try decoder.decodeRepeatedMessageField(value: &_storage._methods) }()
+        case 9: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufUInt32,SwiftProtobuf.ProtobufUInt64>.self, value: &_storage._refusedByStatus) }()
+        case 10: try { try decoder.decodeSingularBoolField(value: &_storage._draining) }()
+        case 11: try { try decoder.decodeSingularUInt64Field(value: &_storage._residentBytes) }()
+        case 12: try { try decoder.decodeSingularUInt64Field(value: &_storage._cpuUserMs) }()
+        case 13: try { try decoder.decodeSingularUInt64Field(value: &_storage._cpuSystemMs) }()
+        case 14: try { try decoder.decodeSingularMessageField(value: &_storage._commits) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._version.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._version, fieldNumber: 1)
+      }
+      if _storage._uptimeMs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._uptimeMs, fieldNumber: 2)
+      }
+      if _storage._connectionsOpen != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._connectionsOpen, fieldNumber: 3)
+      }
+      if _storage._connectionsAccepted != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._connectionsAccepted, fieldNumber: 4)
+      }
+      if _storage._connectionsRejected != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._connectionsRejected, fieldNumber: 5)
+      }
+      if !_storage._connectionsClosedByReason.isEmpty {
+        try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt64>.self, value: _storage._connectionsClosedByReason, fieldNumber: 6)
+      }
+      if _storage._callsTotal != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._callsTotal, fieldNumber: 7)
+      }
+      if !_storage._methods.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._methods, fieldNumber: 8)
+      }
+      if !_storage._refusedByStatus.isEmpty {
+        try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufUInt32,SwiftProtobuf.ProtobufUInt64>.self, value: _storage._refusedByStatus, fieldNumber: 9)
+      }
+      if _storage._draining != false {
+        try visitor.visitSingularBoolField(value: _storage._draining, fieldNumber: 10)
+      }
+      if _storage._residentBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._residentBytes, fieldNumber: 11)
+      }
+      if _storage._cpuUserMs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._cpuUserMs, fieldNumber: 12)
+      }
+      if _storage._cpuSystemMs != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._cpuSystemMs, fieldNumber: 13)
+      }
+      try { if let v = _storage._commits {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
+      } }()
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Home_V1_ServerInfoResponse, rhs: Home_V1_ServerInfoResponse) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._version != rhs_storage._version {return false}
+        if _storage._uptimeMs != rhs_storage._uptimeMs {return false}
+        if _storage._connectionsOpen != rhs_storage._connectionsOpen {return false}
+        if _storage._connectionsAccepted != rhs_storage._connectionsAccepted {return false}
+        if _storage._connectionsRejected != rhs_storage._connectionsRejected {return false}
+        if _storage._connectionsClosedByReason != rhs_storage._connectionsClosedByReason {return false}
+        if _storage._callsTotal != rhs_storage._callsTotal {return false}
+        if _storage._methods != rhs_storage._methods {return false}
+        if _storage._refusedByStatus != rhs_storage._refusedByStatus {return false}
+        if _storage._draining != rhs_storage._draining {return false}
+        if _storage._residentBytes != rhs_storage._residentBytes {return false}
+        if _storage._cpuUserMs != rhs_storage._cpuUserMs {return false}
+        if _storage._cpuSystemMs != rhs_storage._cpuSystemMs {return false}
+        if _storage._commits != rhs_storage._commits {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Home_V1_StoreCommits: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".StoreCommits"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}count\0\u{1}changes\0\u{3}duration_p50_us\0\u{3}duration_p99_us\0\u{3}duration_max_us\0\u{1}slow\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -141,81 +382,46 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.version) }()
-      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.uptimeMs) }()
-      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.connectionsOpen) }()
-      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.connectionsAccepted) }()
-      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.connectionsRejected) }()
-      case 6: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt64>.self, value: &self.connectionsClosedByReason) }()
-      case 7: try { try decoder.decodeSingularUInt64Field(value: &self.callsTotal) }()
-      case 8: try { try decoder.decodeRepeatedMessageField(value: &self.methods) }()
-      case 9: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufUInt32,SwiftProtobuf.ProtobufUInt64>.self, value: &self.refusedByStatus) }()
-      case 10: try { try decoder.decodeSingularBoolField(value: &self.draining) }()
-      case 11: try { try decoder.decodeSingularUInt64Field(value: &self.residentBytes) }()
-      case 12: try { try decoder.decodeSingularUInt64Field(value: &self.cpuUserMs) }()
-      case 13: try { try decoder.decodeSingularUInt64Field(value: &self.cpuSystemMs) }()
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.count) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.changes) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.durationP50Us) }()
+      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.durationP99Us) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.durationMaxUs) }()
+      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.slow) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.version.isEmpty {
-      try visitor.visitSingularStringField(value: self.version, fieldNumber: 1)
+    if self.count != 0 {
+      try visitor.visitSingularUInt64Field(value: self.count, fieldNumber: 1)
     }
-    if self.uptimeMs != 0 {
-      try visitor.visitSingularUInt64Field(value: self.uptimeMs, fieldNumber: 2)
+    if self.changes != 0 {
+      try visitor.visitSingularUInt64Field(value: self.changes, fieldNumber: 2)
     }
-    if self.connectionsOpen != 0 {
-      try visitor.visitSingularUInt64Field(value: self.connectionsOpen, fieldNumber: 3)
+    if self.durationP50Us != 0 {
+      try visitor.visitSingularUInt64Field(value: self.durationP50Us, fieldNumber: 3)
     }
-    if self.connectionsAccepted != 0 {
-      try visitor.visitSingularUInt64Field(value: self.connectionsAccepted, fieldNumber: 4)
+    if self.durationP99Us != 0 {
+      try visitor.visitSingularUInt64Field(value: self.durationP99Us, fieldNumber: 4)
     }
-    if self.connectionsRejected != 0 {
-      try visitor.visitSingularUInt64Field(value: self.connectionsRejected, fieldNumber: 5)
+    if self.durationMaxUs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.durationMaxUs, fieldNumber: 5)
     }
-    if !self.connectionsClosedByReason.isEmpty {
-      try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufUInt64>.self, value: self.connectionsClosedByReason, fieldNumber: 6)
-    }
-    if self.callsTotal != 0 {
-      try visitor.visitSingularUInt64Field(value: self.callsTotal, fieldNumber: 7)
-    }
-    if !self.methods.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.methods, fieldNumber: 8)
-    }
-    if !self.refusedByStatus.isEmpty {
-      try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufUInt32,SwiftProtobuf.ProtobufUInt64>.self, value: self.refusedByStatus, fieldNumber: 9)
-    }
-    if self.draining != false {
-      try visitor.visitSingularBoolField(value: self.draining, fieldNumber: 10)
-    }
-    if self.residentBytes != 0 {
-      try visitor.visitSingularUInt64Field(value: self.residentBytes, fieldNumber: 11)
-    }
-    if self.cpuUserMs != 0 {
-      try visitor.visitSingularUInt64Field(value: self.cpuUserMs, fieldNumber: 12)
-    }
-    if self.cpuSystemMs != 0 {
-      try visitor.visitSingularUInt64Field(value: self.cpuSystemMs, fieldNumber: 13)
+    if self.slow != 0 {
+      try visitor.visitSingularUInt64Field(value: self.slow, fieldNumber: 6)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Home_V1_ServerInfoResponse, rhs: Home_V1_ServerInfoResponse) -> Bool {
-    if lhs.version != rhs.version {return false}
-    if lhs.uptimeMs != rhs.uptimeMs {return false}
-    if lhs.connectionsOpen != rhs.connectionsOpen {return false}
-    if lhs.connectionsAccepted != rhs.connectionsAccepted {return false}
-    if lhs.connectionsRejected != rhs.connectionsRejected {return false}
-    if lhs.connectionsClosedByReason != rhs.connectionsClosedByReason {return false}
-    if lhs.callsTotal != rhs.callsTotal {return false}
-    if lhs.methods != rhs.methods {return false}
-    if lhs.refusedByStatus != rhs.refusedByStatus {return false}
-    if lhs.draining != rhs.draining {return false}
-    if lhs.residentBytes != rhs.residentBytes {return false}
-    if lhs.cpuUserMs != rhs.cpuUserMs {return false}
-    if lhs.cpuSystemMs != rhs.cpuSystemMs {return false}
+  public static func ==(lhs: Home_V1_StoreCommits, rhs: Home_V1_StoreCommits) -> Bool {
+    if lhs.count != rhs.count {return false}
+    if lhs.changes != rhs.changes {return false}
+    if lhs.durationP50Us != rhs.durationP50Us {return false}
+    if lhs.durationP99Us != rhs.durationP99Us {return false}
+    if lhs.durationMaxUs != rhs.durationMaxUs {return false}
+    if lhs.slow != rhs.slow {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
