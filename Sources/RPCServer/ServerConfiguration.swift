@@ -22,7 +22,7 @@ public struct ServerConfiguration: Sendable {
     /// without a principal and do not authenticate the connection.
     public var unauthenticatedMethods: Set<String> = []
     /// Per-connection protocol limits and timeouts.
-    public var connection = ConnectionStateMachine.Configuration()
+    public var connection = ConnectionConfiguration()
 
     public init() {}
 

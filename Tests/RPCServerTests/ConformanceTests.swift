@@ -114,7 +114,7 @@ import Wire
     }
 
     @Test func anyReceivedByteIsLiveness() {
-        var machine = ConnectionStateMachine(
+        var machine = ConnectionStateMachine<Void>(
             configuration: .init(keepaliveIntervalMilliseconds: 100, keepaliveTimeoutMilliseconds: 50),
             now: 0
         )

@@ -4,7 +4,8 @@ import Wire
 
 /// The connection protocol without sockets: frames and times go in, actions come out.
 @Suite struct ConnectionStateMachineTests {
-    typealias Machine = ConnectionStateMachine
+    /// Each open call's value is its stream id.
+    typealias Machine = ConnectionStateMachine<UInt32>
 
     static let configuration = Machine.Configuration(
         maxConcurrentStreams: 2,
@@ -21,6 +22,15 @@ import Wire
         #expect(machine.frameReceived(.preface(Preface()), now: 0) == .sendHandshake)
         #expect(machine.frameReceived(.settings(Settings([Setting(.initialStreamCredit, 7)])), now: 0) == .none)
         return machine
+    }
+
+    /// Sends a CALL_START on `streamID` and, when the machine admits it, opens the call as the
+    /// connection would.
+    @discardableResult
+    func start(_ machine: inout Machine, _ streamID: UInt32, now: UInt64) -> Machine.Action {
+        let action = machine.frameReceived(.callStart(StreamID(streamID), CallStart(method: "m")), now: now)
+        if case .startCall = action { machine.callOpened(streamID, on: StreamID(streamID)) }
+        return action
     }
 
     func goAway(_ action: Machine.Action) -> GoAway? {
@@ -57,16 +67,16 @@ import Wire
 
     @Test func callsStartAndEndAndIdsMustIncrease() {
         var machine = handshaken()
-        #expect(
-            machine.frameReceived(.callStart(StreamID(1), CallStart(method: "m")), now: 1)
-                == .startCall(StreamID(1), CallStart(method: "m"))
-        )
-        #expect(machine.openStreamCount == 1 && machine.isOpen(StreamID(1)))
+        #expect(start(&machine, 1, now: 1) == .startCall(StreamID(1), CallStart(method: "m")))
+        #expect(machine.openStreamCount == 1 && machine.isOpen(StreamID(1)) && machine.call(on: StreamID(1)) == 1)
         #expect(
             machine.frameReceived(.message(StreamID(1), payload: [9], endStream: true), now: 1)
                 == .deliverMessage(StreamID(1), payload: [9], endStream: true)
         )
-        #expect(machine.callEnded(StreamID(1), now: 2) == .none)
+        #expect(machine.streamFrameReceived(on: StreamID(1), kind: .message, now: 1) == .open(1))
+        #expect(machine.endCall(StreamID(1), now: 2) == (1, .none))
+        // Ending it again finds nothing: a late answer is dropped.
+        #expect(machine.endCall(StreamID(1), now: 2) == (nil, .none))
         // A late frame for an ended stream is dropped, not an error.
         #expect(machine.frameReceived(.cancel(StreamID(1)), now: 3) == .none)
         let reused = machine.frameReceived(.callStart(StreamID(1), CallStart(method: "m")), now: 4)
@@ -77,9 +87,9 @@ import Wire
 
     @Test func concurrencyLimitRefusesWithRetryableResourceExhausted() {
         var machine = handshaken()
-        _ = machine.frameReceived(.callStart(StreamID(1), CallStart(method: "m")), now: 0)
-        _ = machine.frameReceived(.callStart(StreamID(3), CallStart(method: "m")), now: 0)
-        let third = machine.frameReceived(.callStart(StreamID(5), CallStart(method: "m")), now: 0)
+        start(&machine, 1, now: 0)
+        start(&machine, 3, now: 0)
+        let third = start(&machine, 5, now: 0)
         #expect(
             third
                 == .refuseCall(
@@ -91,11 +101,8 @@ import Wire
                     )
                 )
         )
-        _ = machine.callEnded(StreamID(1), now: 1)
-        #expect(
-            machine.frameReceived(.callStart(StreamID(7), CallStart(method: "m")), now: 1)
-                == .startCall(StreamID(7), CallStart(method: "m"))
-        )
+        _ = machine.endCall(StreamID(1), now: 1)
+        #expect(start(&machine, 7, now: 1) == .startCall(StreamID(7), CallStart(method: "m")))
     }
 
     @Test func framesForStreamsNeverOpenedAreViolations() {
@@ -108,9 +115,12 @@ import Wire
 
     @Test func cancelAndCreditAreRouted() {
         var machine = handshaken()
-        _ = machine.frameReceived(.callStart(StreamID(1), CallStart(method: "s")), now: 0)
+        start(&machine, 1, now: 0)
         #expect(machine.frameReceived(.credit(StreamID(1), increment: 5), now: 0) == .addCredit(StreamID(1), 5))
         #expect(machine.frameReceived(.cancel(StreamID(1)), now: 0) == .cancelCall(StreamID(1)))
+        // The call is open until the connection has stopped it and ends it.
+        #expect(machine.openStreamCount == 1)
+        #expect(machine.endCall(StreamID(1), now: 0) == (1, .none))
         #expect(machine.openStreamCount == 0)
     }
 
@@ -142,7 +152,7 @@ import Wire
 
     @Test func pongKeepsTheConnectionAlive() {
         var machine = handshaken()
-        _ = machine.frameReceived(.callStart(StreamID(1), CallStart(method: "m")), now: 0)
+        start(&machine, 1, now: 0)
         #expect(machine.timerFired(now: 1_000) == .send(.ping(1)))
         #expect(machine.frameReceived(.pong(1), now: 1_100) == .none)
         #expect(machine.timerFired(now: 1_600) == .none)
@@ -151,7 +161,7 @@ import Wire
 
     @Test func idleTimeoutClosesOnlyWithoutCallsInFlight() {
         var machine = handshaken()
-        _ = machine.frameReceived(.callStart(StreamID(1), CallStart(method: "m")), now: 0)
+        start(&machine, 1, now: 0)
         // Keep answering pings so keepalive stays quiet.
         var ping: UInt64 = 0
         for now in stride(from: UInt64(1_000), through: 12_000, by: 1_000) {
@@ -159,7 +169,7 @@ import Wire
             _ = machine.frameReceived(.pong(ping), now: now)
         }
         #expect(!machine.isClosed)
-        _ = machine.callEnded(StreamID(1), now: 12_000)
+        _ = machine.endCall(StreamID(1), now: 12_000)
         #expect(
             machine.timerFired(now: 21_999) != .close(.idleTimeout, farewell: [goAwayFrame(1, .ok, "idle timeout")])
         )
@@ -170,9 +180,9 @@ import Wire
 
     @Test func drainWaitsForCallsThenCloses() {
         var machine = handshaken()
-        _ = machine.frameReceived(.callStart(StreamID(1), CallStart(method: "m")), now: 0)
+        start(&machine, 1, now: 0)
         #expect(machine.drainRequested(now: 10) == .send(goAwayFrame(1, .ok, "server is draining")))
-        let refused = machine.frameReceived(.callStart(StreamID(3), CallStart(method: "m")), now: 11)
+        let refused = start(&machine, 3, now: 11)
         #expect(
             refused
                 == .refuseCall(
@@ -180,12 +190,12 @@ import Wire
                     CallStatus(code: .unavailable, message: "server is draining", isRetryable: true)
                 )
         )
-        #expect(machine.callEnded(StreamID(1), now: 12) == .close(.drained, farewell: []))
+        #expect(machine.endCall(StreamID(1), now: 12) == (1, .close(.drained, farewell: [])))
     }
 
     @Test func drainGracePeriodEnds() {
         var machine = handshaken()
-        _ = machine.frameReceived(.callStart(StreamID(1), CallStart(method: "m")), now: 0)
+        start(&machine, 1, now: 0)
         _ = machine.drainRequested(now: 0)
         #expect(machine.timerFired(now: 2_999) != .close(.drained, farewell: []))
         #expect(machine.timerFired(now: 3_000) == .close(.drained, farewell: []))
@@ -193,9 +203,9 @@ import Wire
 
     @Test func peerGoAwayClosesOnceItsCallsEnd() {
         var machine = handshaken()
-        _ = machine.frameReceived(.callStart(StreamID(1), CallStart(method: "m")), now: 0)
+        start(&machine, 1, now: 0)
         #expect(machine.frameReceived(.goAway(GoAway(lastStreamID: .connection, code: .ok)), now: 1) == .none)
-        #expect(machine.callEnded(StreamID(1), now: 2) == .close(.peerClosed, farewell: []))
+        #expect(machine.endCall(StreamID(1), now: 2) == (1, .close(.peerClosed, farewell: [])))
     }
 
     @Test(arguments: [WireError.unsupportedVersion(9), .badMagic, .unknownFrameType(0x33)])

@@ -7,36 +7,12 @@ public import Wire
 /// It owns what the connection as a whole must enforce: the handshake, stream id order, the limit on
 /// concurrent calls, which frames may arrive on which stream, keepalive, idle and handshake timeouts,
 /// and the drain. What a call means (methods, messages, statuses) is ``ServerConnection``'s business.
-public struct ConnectionStateMachine: Sendable {
-    public struct Configuration: Sendable {
-        public var maxConcurrentStreams: Int
-        /// Ping after this long without receiving anything; `nil` disables keepalive.
-        public var keepaliveIntervalMilliseconds: UInt64?
-        /// Close if the PONG has not arrived this long after the PING.
-        public var keepaliveTimeoutMilliseconds: UInt64
-        /// Close after this long with no call in flight; `nil` disables.
-        public var idleTimeoutMilliseconds: UInt64?
-        /// Close unless the preface and SETTINGS arrive within this long of accepting.
-        public var handshakeTimeoutMilliseconds: UInt64
-        /// How long in-flight calls may run after a drain starts.
-        public var drainGracePeriodMilliseconds: UInt64
-
-        public init(
-            maxConcurrentStreams: Int = 100,
-            keepaliveIntervalMilliseconds: UInt64? = 30_000,
-            keepaliveTimeoutMilliseconds: UInt64 = 10_000,
-            idleTimeoutMilliseconds: UInt64? = 300_000,
-            handshakeTimeoutMilliseconds: UInt64 = 10_000,
-            drainGracePeriodMilliseconds: UInt64 = 10_000
-        ) {
-            self.maxConcurrentStreams = maxConcurrentStreams
-            self.keepaliveIntervalMilliseconds = keepaliveIntervalMilliseconds
-            self.keepaliveTimeoutMilliseconds = keepaliveTimeoutMilliseconds
-            self.idleTimeoutMilliseconds = idleTimeoutMilliseconds
-            self.handshakeTimeoutMilliseconds = handshakeTimeoutMilliseconds
-            self.drainGracePeriodMilliseconds = drainGracePeriodMilliseconds
-        }
-    }
+///
+/// It also holds each open call's `Call` (the server's ``ServerCall``), so that the one table that
+/// says whether a stream is open also finds its call: a second table in the connection, kept in step
+/// with this one, cost two more hashed insertions, removals and lookups per call.
+public struct ConnectionStateMachine<Call> {
+    public typealias Configuration = ConnectionConfiguration
 
     /// What the connection should do next.
     public enum Action: Equatable, Sendable {
@@ -67,9 +43,9 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     /// What becomes of a MESSAGE, CANCEL or CREDIT frame.
-    public enum Routing: Equatable, Sendable {
+    public enum Routing {
         /// The call is open: act on the frame.
-        case open
+        case open(Call)
         /// The call has ended, or its id was skipped: drop the frame.
         case ignored
         /// The stream was never opened: perform this close.
@@ -95,8 +71,9 @@ public struct ConnectionStateMachine: Sendable {
     private(set) var phase: Phase = .awaitingPreface
     /// The peer's announced limits, applying to what we send.
     public private(set) var peerSettings = PeerSettings()
-    /// Calls admitted and not yet ended.
-    private var openStreams = StreamTable<Void>()
+    /// Calls admitted and not yet ended, by stream: an admitted call's value is stored by
+    /// ``callOpened(_:on:)`` right after its admission.
+    private var openStreams = StreamTable<Call>()
     /// The highest stream id the peer has opened (admitted or refused).
     public private(set) var highestStreamID = StreamID.connection
     /// The highest stream id admitted; sent in GOAWAY.
@@ -131,6 +108,8 @@ public struct ConnectionStateMachine: Sendable {
     public var openStreamCount: Int { openStreams.count }
     /// Whether `streamID` is an admitted call that has not ended.
     public func isOpen(_ streamID: StreamID) -> Bool { openStreams.contains(streamID) }
+    /// The open call on `streamID`, if any.
+    public func call(on streamID: StreamID) -> Call? { openStreams[streamID] }
     public var isDraining: Bool {
         if case .draining = phase { return true }
         return false
@@ -188,7 +167,7 @@ public struct ConnectionStateMachine: Sendable {
         case .cancel(let streamID):
             switch streamFrameReceived(on: streamID, kind: .cancel, now: now) {
             case .open:
-                openStreams.removeValue(for: streamID)
+                // The call stays open until the connection ends it (``endCall(_:now:)``).
                 lastCallActivityAt = now
                 return .cancelCall(streamID)
             case .ignored: return .none
@@ -213,8 +192,9 @@ public struct ConnectionStateMachine: Sendable {
         }
     }
 
-    /// A CALL_START arrived on `streamID` (only while ``isServingCalls``); an admitted call counts
-    /// as open until ``callEnded(_:now:)``.
+    /// A CALL_START arrived on `streamID` (only while ``isServingCalls``). An admitted call must be
+    /// given to ``callOpened(_:on:)``, or ended with ``endCall(_:now:)``, before the next frame; it
+    /// then counts as open until ``endCall(_:now:)``.
     public mutating func callStartReceived(_ streamID: StreamID, now: UInt64) -> Admission {
         lastReceivedAt = now
         guard streamID > highestStreamID else {
@@ -229,9 +209,14 @@ public struct ConnectionStateMachine: Sendable {
             let message = "too many concurrent streams (limit \(configuration.maxConcurrentStreams))"
             return .refused(CallStatus(code: .resourceExhausted, message: message, isRetryable: true))
         }
-        openStreams.insert((), for: streamID)
         lastAcceptedStreamID = streamID
         return .admitted
+    }
+
+    /// Stores the call just admitted on `streamID` (by ``callStartReceived(_:now:)`` or as a
+    /// ``Action/startCall(_:_:)``): it is open from now on.
+    public mutating func callOpened(_ call: Call, on streamID: StreamID) {
+        openStreams.insert(call, for: streamID)
     }
 
     /// A MESSAGE, CANCEL or CREDIT frame arrived on `streamID` (only while ``isServingCalls``):
@@ -239,20 +224,29 @@ public struct ConnectionStateMachine: Sendable {
     /// and a protocol violation if the stream was never opened.
     public mutating func streamFrameReceived(on streamID: StreamID, kind: FrameType, now: UInt64) -> Routing {
         lastReceivedAt = now
-        if openStreams.contains(streamID) { return .open }
+        if let call = openStreams[streamID] { return .open(call) }
         if streamID <= highestStreamID { return .ignored }
         return .violation(violation("\(kind.name) for \(streamID), which was never opened"))
     }
 
-    /// The server finished a call (sent its CALL_END, or dropped it after a cancel).
-    public mutating func callEnded(_ streamID: StreamID, now: UInt64) -> Action {
-        openStreams.removeValue(for: streamID)
+    /// The server finished the call on `streamID` (sent its CALL_END, or dropped it after a
+    /// cancel): it is no longer open.
+    /// - Returns: the call, or `nil` if it was not open (it had ended already); and what to do once
+    ///   the call's last frame is written (close, when a drain waited for it).
+    public mutating func endCall(_ streamID: StreamID, now: UInt64) -> (call: Call?, next: Action) {
+        let call = openStreams.removeValue(for: streamID)
         lastCallActivityAt = now
-        guard openStreams.isEmpty else { return .none }
+        guard openStreams.isEmpty else { return (call, .none) }
         if isDraining || peerIsGoingAway {
-            return close(isDraining ? .drained : .peerClosed, farewell: [])
+            return (call, close(isDraining ? .drained : .peerClosed, farewell: []))
         }
-        return .none
+        return (call, .none)
+    }
+
+    /// Takes every open call out of the machine, for a connection that is closing.
+    public mutating func removeAllCalls() -> [Call] {
+        defer { openStreams = StreamTable() }
+        return openStreams.allValues
     }
 
     /// The bytes could not be decoded.
@@ -359,5 +353,40 @@ public struct PeerSettings: Hashable, Sendable {
             default: break
             }
         }
+    }
+}
+
+extension ConnectionStateMachine: Sendable where Call: Sendable {}
+extension ConnectionStateMachine.Routing: Equatable where Call: Equatable {}
+extension ConnectionStateMachine.Routing: Sendable where Call: Sendable {}
+
+/// The limits and timeouts of one connection (``ConnectionStateMachine``).
+public struct ConnectionConfiguration: Sendable {
+    public var maxConcurrentStreams: Int
+    /// Ping after this long without receiving anything; `nil` disables keepalive.
+    public var keepaliveIntervalMilliseconds: UInt64?
+    /// Close if the PONG has not arrived this long after the PING.
+    public var keepaliveTimeoutMilliseconds: UInt64
+    /// Close after this long with no call in flight; `nil` disables.
+    public var idleTimeoutMilliseconds: UInt64?
+    /// Close unless the preface and SETTINGS arrive within this long of accepting.
+    public var handshakeTimeoutMilliseconds: UInt64
+    /// How long in-flight calls may run after a drain starts.
+    public var drainGracePeriodMilliseconds: UInt64
+
+    public init(
+        maxConcurrentStreams: Int = 100,
+        keepaliveIntervalMilliseconds: UInt64? = 30_000,
+        keepaliveTimeoutMilliseconds: UInt64 = 10_000,
+        idleTimeoutMilliseconds: UInt64? = 300_000,
+        handshakeTimeoutMilliseconds: UInt64 = 10_000,
+        drainGracePeriodMilliseconds: UInt64 = 10_000
+    ) {
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.keepaliveIntervalMilliseconds = keepaliveIntervalMilliseconds
+        self.keepaliveTimeoutMilliseconds = keepaliveTimeoutMilliseconds
+        self.idleTimeoutMilliseconds = idleTimeoutMilliseconds
+        self.handshakeTimeoutMilliseconds = handshakeTimeoutMilliseconds
+        self.drainGracePeriodMilliseconds = drainGracePeriodMilliseconds
     }
 }

@@ -20,10 +20,10 @@ final class ServerConnection: ConnectionDelegate {
     let server: RPCServer
     let connection: Connection
     let id: Int
-    private var machine: ConnectionStateMachine
+    /// The protocol's state, and the open calls by stream id.
+    private var machine: ConnectionStateMachine<ServerCall>
     private var decoder: FrameDecoder
     private var outbound: [UInt8] = []
-    private var calls = StreamTable<ServerCall>()
     private var deadlineTimers: [StreamID: LoopTimer] = [:]
     private var waitingForWritability: [StreamID: ServerCall] = [:]
     /// Calls started by the read in progress; those whose request is not in the same read get a
@@ -140,7 +140,7 @@ final class ServerConnection: ConnectionDelegate {
 
     // MARK: Actions
 
-    private func perform(_ action: ConnectionStateMachine.Action) {
+    private func perform(_ action: ConnectionStateMachine<ServerCall>.Action) {
         switch action {
         case .none:
             break
@@ -155,14 +155,15 @@ final class ServerConnection: ConnectionDelegate {
             encodeCallEnd(streamID, status)
             server.metrics.recordRefusal(status.code)
         case .deliverMessage(let streamID, let payload, let endStream):
-            deliver(payload[...], endStream: endStream, to: streamID)
+            if let call = machine.call(on: streamID) { deliver(payload[...], endStream: endStream, to: call) }
         case .cancelCall(let streamID):
-            if let call = calls.removeValue(for: streamID) {
-                finishBookkeeping(for: call, code: .cancelled)
+            let (call, next) = machine.endCall(streamID, now: connection.loop.now)
+            if let call {
+                finishBookkeeping(for: call, code: .cancelled, then: next)
                 call.cancel()
             }
         case .addCredit(let streamID, let increment):
-            if let call = calls[streamID] {
+            if let call = machine.call(on: streamID) {
                 call.creditGranted(increment)
                 if isWritable { call.becameWritable() }
             }
@@ -182,9 +183,9 @@ final class ServerConnection: ConnectionDelegate {
 
     private func messageReceived(_ header: FrameHeader, now: UInt64) {
         switch machine.streamFrameReceived(on: header.streamID, kind: .message, now: now) {
-        case .open:
+        case .open(let call):
             let payload = decoder.takeMessagePayload(header)
-            deliver(payload, endStream: header.flags.contains(.endStream), to: header.streamID)
+            deliver(payload, endStream: header.flags.contains(.endStream), to: call)
         case .ignored:
             decoder.skipFrame(header)
         case .violation(let close):
@@ -242,7 +243,7 @@ final class ServerConnection: ConnectionDelegate {
                 connection: self
             )
         }
-        calls.insert(call, for: streamID)
+        machine.callOpened(call, on: streamID)
         awaitingRequest.append(streamID)
     }
 
@@ -251,7 +252,7 @@ final class ServerConnection: ConnectionDelegate {
     private func limitWaitForRequests(now: UInt64) {
         let limit = now + server.configuration.requestTimeoutMilliseconds
         for streamID in awaitingRequest {
-            guard let call = calls[streamID], call.isAwaitingRequest, !call.hasEnded else { continue }
+            guard let call = machine.call(on: streamID), call.isAwaitingRequest, !call.hasEnded else { continue }
             let expiry = min(call.deadline ?? limit, limit)
             let message =
                 expiry == call.deadline
@@ -271,8 +272,8 @@ final class ServerConnection: ConnectionDelegate {
         return lastMethod
     }
 
-    private func deliver(_ payload: ArraySlice<UInt8>, endStream: Bool, to streamID: StreamID) {
-        guard let call = calls[streamID] else { return }
+    private func deliver(_ payload: ArraySlice<UInt8>, endStream: Bool, to call: ServerCall) {
+        let streamID = call.streamID
         // The handler runs once, on the one request message; a second message fails.
         guard call.isAwaitingRequest else {
             call.fail(CallStatus(code: .invalidArgument, message: "the request must be exactly one message"))
@@ -302,7 +303,7 @@ final class ServerConnection: ConnectionDelegate {
         // give every such call a side table.
         let streamID = call.streamID
         timer.start(after: .milliseconds(delay)) { [weak self] in
-            guard let self, let call = self.calls[streamID] else { return }
+            guard let self, let call = self.machine.call(on: streamID) else { return }
             self.deadlineExpired(for: call, message: message)
         }
     }
@@ -311,8 +312,8 @@ final class ServerConnection: ConnectionDelegate {
         guard !call.hasEnded else { return }
         let status = CallStatus(code: .deadlineExceeded, message: message)
         encodeCallEnd(call.streamID, status)
-        calls.removeValue(for: call.streamID)
-        finishBookkeeping(for: call, code: status.code)
+        let next = machine.endCall(call.streamID, now: connection.loop.now).next
+        finishBookkeeping(for: call, code: status.code, then: next)
         call.cancel()
         scheduleFlush()
     }
@@ -320,7 +321,7 @@ final class ServerConnection: ConnectionDelegate {
     private func refuse(_ streamID: StreamID, _ status: CallStatus) {
         encodeCallEnd(streamID, status)
         server.metrics.recordRefusal(status.code)
-        perform(machine.callEnded(streamID, now: connection.loop.now))
+        perform(machine.endCall(streamID, now: connection.loop.now).next)
     }
 
     // MARK: Called by ServerCall
@@ -331,31 +332,34 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     func callEnded(_ call: ServerCall, status: CallStatus) {
-        guard calls.removeValue(for: call.streamID) != nil else { return }
+        let (open, next) = machine.endCall(call.streamID, now: connection.loop.now)
+        guard open != nil else { return }
         encodeCallEnd(call.streamID, status)
-        finishBookkeeping(for: call, code: status.code)
+        finishBookkeeping(for: call, code: status.code, then: next)
         scheduleFlush()
     }
 
     /// Ends a unary call with its response of exactly `length` bytes, which `write` writes in
     /// place, and status OK: the MESSAGE and the CALL_END in one append.
     func callAnswered(_ call: ServerCall, length: Int, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
-        guard calls.removeValue(for: call.streamID) != nil else { return }
+        let (open, next) = machine.endCall(call.streamID, now: connection.loop.now)
+        guard open != nil else { return }
         FrameEncoder.encodeUnaryAnswer(
             streamID: call.streamID,
             responseLength: length,
             into: &outbound,
             writingWith: write
         )
-        finishBookkeeping(for: call, code: .ok)
+        finishBookkeeping(for: call, code: .ok, then: next)
         scheduleFlush()
     }
 
     /// Ends a unary call with `response` and status OK: the MESSAGE and the CALL_END in one append.
     func callAnswered(_ call: ServerCall, response: [UInt8]) {
-        guard calls.removeValue(for: call.streamID) != nil else { return }
+        let (open, next) = machine.endCall(call.streamID, now: connection.loop.now)
+        guard open != nil else { return }
         FrameEncoder.encodeUnaryAnswer(streamID: call.streamID, response: response, into: &outbound)
-        finishBookkeeping(for: call, code: .ok)
+        finishBookkeeping(for: call, code: .ok, then: next)
         scheduleFlush()
     }
 
@@ -363,8 +367,13 @@ final class ServerConnection: ConnectionDelegate {
         waitingForWritability[call.streamID] = call
     }
 
-    /// Metrics, deadline timer and the state machine's stream count, for a call that just ended.
-    private func finishBookkeeping(for call: ServerCall, code: StatusCode) {
+    /// Metrics and deadline timer for a call that just ended (``ConnectionStateMachine/endCall(_:now:)``),
+    /// then what the machine said to do next.
+    private func finishBookkeeping(
+        for call: ServerCall,
+        code: StatusCode,
+        then next: ConnectionStateMachine<ServerCall>.Action
+    ) {
         endedCall = call
         if isHandlingRead && call.startedAt == readStartedAt {
             if endedDuringRead.methodIndex != call.methodIndex || endedDuringRead.code != code {
@@ -379,7 +388,7 @@ final class ServerConnection: ConnectionDelegate {
         // Most calls never wait or have a timer: skip hashing into empty tables.
         if !waitingForWritability.isEmpty { waitingForWritability.removeValue(forKey: call.streamID) }
         if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: call.streamID)?.close() }
-        perform(machine.callEnded(call.streamID, now: connection.loop.now))
+        perform(next)
     }
 
     private func recordCallsEndedDuringRead() {
@@ -507,8 +516,7 @@ final class ServerConnection: ConnectionDelegate {
     private func cancelAllCalls() {
         for timer in deadlineTimers.values { timer.close() }
         deadlineTimers = [:]
-        let open = calls.allValues
-        calls = StreamTable()
+        let open = machine.removeAllCalls()
         waitingForWritability = [:]
         for call in open {
             server.metrics.recordCall(methodIndex: call.methodIndex, code: .cancelled, startedAt: call.startedAt)
