@@ -27,12 +27,15 @@ extension [UInt8] {
         self[index + 3] = UInt8(truncatingIfNeeded: value)
     }
 
-    /// The big-endian u16 at `index`; the caller has checked the bounds.
+    /// The big-endian u16 at `index`; the caller has checked the bounds. Inlined: every frame
+    /// header reads these, and a call to them cost more than the loads.
+    @inline(__always)
     func getUInt16(at index: Int) -> UInt16 {
         UInt16(self[index]) << 8 | UInt16(self[index + 1])
     }
 
-    /// The big-endian u32 at `index`; the caller has checked the bounds.
+    /// The big-endian u32 at `index`; the caller has checked the bounds (inlined, as above).
+    @inline(__always)
     func getUInt32(at index: Int) -> UInt32 {
         UInt32(self[index]) << 24 | UInt32(self[index + 1]) << 16 | UInt32(self[index + 2]) << 8
             | UInt32(self[index + 3])
