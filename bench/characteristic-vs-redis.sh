@@ -10,7 +10,13 @@
 # Run from the repository root:  bench/characteristic-vs-redis.sh > /tmp/characteristic.md
 #
 # Environment: SECONDS_PER_RUN (default 5), REPEATS (default 3; the median is reported).
+#
+#   bench/characteristic-vs-redis.sh --pairs   # only cload, in alternating pairs (PAIRS, default 8,
+#                                              # of SECONDS_PER_RUN, default 4 here): a run against
+#                                              # homed, then one against Redis, same machine for both
 set -euo pipefail
+PAIRS_ONLY=false
+[ "${1:-}" = "--pairs" ] && PAIRS_ONLY=true && SECONDS_PER_RUN="${SECONDS_PER_RUN:-4}"
 . "$(dirname "$0")/lib/pair-accessory.sh"
 . "$(dirname "$0")/lib/rates.sh"
 cd "$(dirname "$0")/.."
@@ -23,7 +29,7 @@ scripts/install-packages.sh
 if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 fi
-for product in homed loadgen rpc-client; do swift build -c release --product "$product" >&2; done
+for product in homed rpc-client $($PAIRS_ONLY || echo loadgen); do swift build -c release --product "$product" >&2; done
 BIN="$(swift build -c release --show-bin-path)"
 build_cload
 WORK="$(mktemp -d)"
@@ -76,6 +82,30 @@ start_redis() {  # extra redis-server arguments
 homed_cload_rate() {  # method request-hex connections depth
     cload_rate hrpc "$HOMED_PORT" "$3" "$4" "home.v1.HomeService/$1" "$2" "$WORK/homed-owner.token"
 }
+
+if $PAIRS_ONLY; then
+    echo "| workload | shape | homed median calls/s | redis median ops/s | ratio of medians | ratio of sums | pair ratios | pairs ≥ 1 |"
+    echo "|---|---|---:|---:|---:|---:|---|---:|"
+    for workload in read always; do
+        if [ "$workload" = read ]; then
+            start_redis --appendonly no
+            name="cached read vs GET" method=ReadCharacteristic hex=$READ_HEX redis_call="GET key:__rand_int__"
+        else
+            start_redis --appendonly yes --appendfsync always
+            name="durable write vs SET (appendfsync always)" method=WriteCharacteristic hex=$WRITE_HEX
+            redis_call="SET key:__rand_int__ xxx"
+        fi
+        for shape in "1 1" "1 16" "50 1" "50 16"; do
+            read -r connections depth <<<"$shape"
+            read -r ours theirs medians sums low high up < <(
+                cload_pairs "$connections" "$depth" "$HOMED_PORT" "home.v1.HomeService/$method $hex $WORK/homed-owner.token" \
+                    "$REDIS_PORT" "$redis_call"
+            )
+            echo "| $name | $connections × $depth | $ours | $theirs | $medians | $sums | $low–$high | $up |"
+        done
+    done
+    exit 0
+fi
 
 echo "| workload | connections | depth | homed calls/s (loadgen) | redis ops/s (loadgen) | ratio | homed calls/s (cload) | redis ops/s (cload) | ratio | redis ops/s (redis-benchmark) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"

@@ -8,6 +8,12 @@
 # unary section to stdout; run from the repository root:  bench/unary-vs-redis.sh > /tmp/unary.md
 #
 # Environment: SECONDS_PER_RUN (default 5), REPEATS (default 3; the median is reported).
+#
+#   bench/unary-vs-redis.sh --pairs   # only cload, in alternating pairs (PAIRS, default 8, of
+#                                     # SECONDS_PER_RUN, default 4 here): one run against homed, then
+#                                     # one against Redis, so both see the same machine
+PAIRS_ONLY=false
+[ "${1:-}" = "--pairs" ] && PAIRS_ONLY=true && SECONDS_PER_RUN="${SECONDS_PER_RUN:-4}"
 set -euo pipefail
 . "$(dirname "$0")/lib/rates.sh"
 cd "$(dirname "$0")/.."
@@ -21,7 +27,7 @@ if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/nu
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 fi
 swift build -c release --product homed >&2
-swift build -c release --product loadgen >&2
+$PAIRS_ONLY || swift build -c release --product loadgen >&2
 BIN="$(swift build -c release --show-bin-path)"
 build_cload
 
@@ -37,6 +43,19 @@ redis-cli -p "$REDIS_PORT" set key:__rand_int__ xxx >/dev/null
 homed_rate() {  # connections depth
     loadgen_rate --endpoint "127.0.0.1:$HOMED_PORT" --connections "$1" --depth "$2"
 }
+
+if $PAIRS_ONLY; then
+    echo "| shape | homed median calls/s | redis median GET/s | ratio of medians | ratio of sums | pair ratios | pairs ≥ 1 |"
+    echo "|---|---:|---:|---:|---:|---|---:|"
+    for shape in "1 1" "1 16" "50 1" "50 16"; do
+        read -r connections depth <<<"$shape"
+        read -r ours theirs medians sums low high up < <(
+            cload_pairs "$connections" "$depth" "$HOMED_PORT" "home.v1.Health/Check" "$REDIS_PORT" "GET key:__rand_int__"
+        )
+        echo "| $connections × $depth | $ours | $theirs | $medians | $sums | $low–$high | $up |"
+    done
+    exit 0
+fi
 
 echo "| connections | pipeline depth | homed calls/s (loadgen) | redis GET/s (loadgen) | ratio | homed calls/s (cload) | redis GET/s (cload) | ratio | redis GET/s (redis-benchmark) |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
