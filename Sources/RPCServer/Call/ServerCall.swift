@@ -104,13 +104,13 @@ public final class ServerCall {
 
     /// Answers a unary call with `response` and status OK.
     public func respond(_ response: [UInt8]) {
-        guard !hasEnded, let connection else { return }
+        guard !hasEnded else { return }
         precondition(kind == .unary, "respond(_:) is for unary calls; use send(_:) and finish(_:)")
-        guard response.count <= connection.peerMaxFrameSize else {
-            fail(Self.tooLarge(response.count, limit: connection.peerMaxFrameSize))
+        if let limit = connection?.peerMaxFrameSize, response.count > limit {
+            fail(Self.tooLarge(response.count, limit: limit))
             return
         }
-        markEnded()
+        guard let connection = markEnded() else { return }
         connection.callAnswered(self, response: response)
     }
 
@@ -119,13 +119,13 @@ public final class ServerCall {
     /// and free, which for a small response (a cached read's is about 20 bytes) cost more than
     /// writing it.
     public func respond(length: Int, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
-        guard !hasEnded, let connection else { return }
+        guard !hasEnded else { return }
         precondition(kind == .unary, "respond(length:writingWith:) is for unary calls")
-        guard length <= connection.peerMaxFrameSize else {
-            fail(Self.tooLarge(length, limit: connection.peerMaxFrameSize))
+        if let limit = connection?.peerMaxFrameSize, length > limit {
+            fail(Self.tooLarge(length, limit: limit))
             return
         }
-        markEnded()
+        guard let connection = markEnded() else { return }
         connection.callAnswered(self, length: length, writingWith: write)
     }
 
@@ -171,17 +171,18 @@ public final class ServerCall {
     }
 
     private func end(with status: CallStatus) {
-        guard !hasEnded, let connection else { return }
-        markEnded()
+        guard !hasEnded, let connection = markEnded() else { return }
         connection.callEnded(self, status: status)
     }
 
     /// The call has ended: nothing more is sent for it, and its callbacks are let go.
-    private func markEnded() {
+    /// - Returns: its connection, moved out of the call (taking a copy and then clearing the
+    ///   property cost a retain and a release on every call's answer).
+    private func markEnded() -> ServerConnection? {
         hasEnded = true
         onWritable = nil
         onCancel = nil
-        connection = nil
+        return connection.take()
     }
 
     /// The client granted more messages.
