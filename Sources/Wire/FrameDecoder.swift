@@ -101,7 +101,7 @@ public struct FrameDecoder: Sendable {
     /// Takes the CALL_START frame whose header ``nextCompleteHeader()`` just returned.
     public mutating func takeCallStart(_ header: FrameHeader) throws(WireError) -> CallStart {
         precondition(header.type == .callStart, "takeCallStart(_:) given a \(header.type.name) header")
-        var reader = PayloadReader(bytes: buffer, range: payloadRange(of: header), type: .callStart)
+        var reader = PayloadReader(range: payloadRange(of: header), type: .callStart)
         do throws(WireError) {
             let start = try decodeCallStart(&reader)
             consume(FrameHeader.length + Int(header.payloadLength))
@@ -193,7 +193,7 @@ public struct FrameDecoder: Sendable {
     }
 
     private mutating func decodePayload(of header: FrameHeader, range: Range<Int>) throws(WireError) -> Frame {
-        var reader = PayloadReader(bytes: buffer, range: range, type: header.type)
+        var reader = PayloadReader(range: range, type: header.type)
         let streamID = header.streamID
         switch header.type {
         case .settings:
@@ -201,11 +201,15 @@ public struct FrameDecoder: Sendable {
         case .callStart:
             return .callStart(streamID, try decodeCallStart(&reader))
         case .message:
-            return .message(streamID, payload: reader.readRest(), endStream: header.flags.contains(.endStream))
+            return .message(
+                streamID,
+                payload: reader.readRest(in: buffer),
+                endStream: header.flags.contains(.endStream)
+            )
         case .callEnd:
-            let code = StatusCode(rawValue: try reader.readUInt16())
-            let message = try reader.readString(Int(try reader.readUInt16()))
-            let details = reader.readRest()
+            let code = StatusCode(rawValue: try reader.readUInt16(in: buffer))
+            let message = try reader.readString(Int(try reader.readUInt16(in: buffer)), in: buffer)
+            let details = reader.readRest(in: buffer)
             let status = CallStatus(
                 code: code,
                 message: message,
@@ -218,19 +222,21 @@ public struct FrameDecoder: Sendable {
             return .cancel(streamID)
         case .credit:
             try expectLength(4, of: header)
-            let increment = try reader.readUInt32()
+            let increment = try reader.readUInt32(in: buffer)
             guard increment > 0 else { throw .zeroCreditIncrement(streamID) }
             return .credit(streamID, increment: increment)
         case .ping:
             try expectLength(8, of: header)
-            return .ping(try reader.readUInt64())
+            return .ping(try reader.readUInt64(in: buffer))
         case .pong:
             try expectLength(8, of: header)
-            return .pong(try reader.readUInt64())
+            return .pong(try reader.readUInt64(in: buffer))
         case .goAway:
-            let lastStreamID = StreamID(try reader.readUInt32())
-            let code = StatusCode(rawValue: try reader.readUInt16())
-            return .goAway(GoAway(lastStreamID: lastStreamID, code: code, message: try reader.readRestAsString()))
+            let lastStreamID = StreamID(try reader.readUInt32(in: buffer))
+            let code = StatusCode(rawValue: try reader.readUInt16(in: buffer))
+            return .goAway(
+                GoAway(lastStreamID: lastStreamID, code: code, message: try reader.readRestAsString(in: buffer))
+            )
         }
     }
 
@@ -241,8 +247,8 @@ public struct FrameDecoder: Sendable {
         var entries: [Setting] = []
         entries.reserveCapacity(reader.remaining / Setting.encodedLength)
         while reader.remaining > 0 {
-            let id = SettingID(rawValue: try reader.readUInt16())
-            let value = try reader.readUInt32()
+            let id = SettingID(rawValue: try reader.readUInt16(in: buffer))
+            let value = try reader.readUInt32(in: buffer)
             guard id.accepts(value) else { throw .invalidSettingValue(id, value) }
             entries.append(Setting(id, value))
         }
@@ -250,17 +256,19 @@ public struct FrameDecoder: Sendable {
     }
 
     private mutating func decodeCallStart(_ reader: inout PayloadReader) throws(WireError) -> CallStart {
-        let methodLength = Int(try reader.readUInt16())
-        if !(try reader.skip(methodLength, ifEqualTo: lastMethod)) { lastMethod = try reader.readString(methodLength) }
+        let methodLength = Int(try reader.readUInt16(in: buffer))
+        if !(try reader.skip(methodLength, in: buffer, ifEqualTo: lastMethod)) {
+            lastMethod = try reader.readString(methodLength, in: buffer)
+        }
         let method = lastMethod
-        let timeout = try reader.readUInt32()
-        let count = Int(try reader.readUInt16())
+        let timeout = try reader.readUInt32(in: buffer)
+        let count = Int(try reader.readUInt16(in: buffer))
         var metadata: [MetadataEntry] = []
         // Most calls carry none: even reserving no room costs a call into the array's slow path.
         if count > 0 { metadata.reserveCapacity(min(count, reader.remaining / 3)) }
         for _ in 0..<count {
-            let key = try reader.readString(Int(try reader.readUInt8()))
-            let value = try reader.readBytes(Int(try reader.readUInt16()))
+            let key = try reader.readString(Int(try reader.readUInt8(in: buffer)), in: buffer)
+            let value = try reader.readBytes(Int(try reader.readUInt16(in: buffer)), in: buffer)
             metadata.append(MetadataEntry(key: key, value: value))
         }
         try reader.expectEnd()

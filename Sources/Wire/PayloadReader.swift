@@ -1,15 +1,15 @@
-/// Reads the fields of one frame's payload out of the decoder's buffer.
+/// Reads the fields of one frame's payload out of the decoder's buffer, which each read is given
+/// (`in: bytes`): the reader keeps only its position, since holding the buffer cost a retain and a
+/// release of it per frame.
 ///
 /// Every read checks that the field lies inside the payload and throws
 /// ``WireError/truncatedPayload(_:)`` otherwise, so a hostile length can never read past the frame.
 struct PayloadReader {
-    private let bytes: [UInt8]
     private var index: Int
     private let end: Int
     private let type: FrameType
 
-    init(bytes: [UInt8], range: Range<Int>, type: FrameType) {
-        self.bytes = bytes
+    init(range: Range<Int>, type: FrameType) {
         self.index = range.lowerBound
         self.end = range.upperBound
         self.type = type
@@ -23,33 +23,33 @@ struct PayloadReader {
         return index
     }
 
-    mutating func readUInt8() throws(WireError) -> UInt8 {
+    mutating func readUInt8(in bytes: [UInt8]) throws(WireError) -> UInt8 {
         bytes[try take(1)]
     }
 
-    mutating func readUInt16() throws(WireError) -> UInt16 {
+    mutating func readUInt16(in bytes: [UInt8]) throws(WireError) -> UInt16 {
         bytes.getUInt16(at: try take(2))
     }
 
-    mutating func readUInt32() throws(WireError) -> UInt32 {
+    mutating func readUInt32(in bytes: [UInt8]) throws(WireError) -> UInt32 {
         bytes.getUInt32(at: try take(4))
     }
 
-    mutating func readUInt64() throws(WireError) -> UInt64 {
-        UInt64(try readUInt32()) << 32 | UInt64(try readUInt32())
+    mutating func readUInt64(in bytes: [UInt8]) throws(WireError) -> UInt64 {
+        UInt64(try readUInt32(in: bytes)) << 32 | UInt64(try readUInt32(in: bytes))
     }
 
-    mutating func readBytes(_ count: Int) throws(WireError) -> [UInt8] {
+    mutating func readBytes(_ count: Int, in bytes: [UInt8]) throws(WireError) -> [UInt8] {
         let start = try take(count)
         return Array(bytes[start..<start + count])
     }
 
-    mutating func readRest() -> [UInt8] {
+    mutating func readRest(in bytes: [UInt8]) -> [UInt8] {
         defer { index = end }
         return Array(bytes[index..<end])
     }
 
-    mutating func readString(_ count: Int) throws(WireError) -> String {
+    mutating func readString(_ count: Int, in bytes: [UInt8]) throws(WireError) -> String {
         let start = try take(count)
         let slice = bytes[start..<start + count]
         // Method names and keys are ASCII: no validation needed. (String(validating:) is generic and
@@ -66,7 +66,7 @@ struct PayloadReader {
     /// Consumes the next `count` bytes if they are `known`'s UTF-8 (a method name, sent again call
     /// after call) and says whether they were: the caller keeps using the string it has, which
     /// saves an allocation and a UTF-8 check per call, and even a retain.
-    mutating func skip(_ count: Int, ifEqualTo known: String) throws(WireError) -> Bool {
+    mutating func skip(_ count: Int, in bytes: [UInt8], ifEqualTo known: String) throws(WireError) -> Bool {
         guard known.utf8.count == count else { return false }
         let start = try take(count)
         let matches = known.utf8.withContiguousStorageIfAvailable { known in
@@ -106,8 +106,8 @@ struct PayloadReader {
         return a == b
     }
 
-    mutating func readRestAsString() throws(WireError) -> String {
-        try readString(remaining)
+    mutating func readRestAsString(in bytes: [UInt8]) throws(WireError) -> String {
+        try readString(remaining, in: bytes)
     }
 
     /// Throws unless every byte of the payload was consumed.
