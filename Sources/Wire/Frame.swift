@@ -50,6 +50,20 @@ public struct CallStart: Hashable, Sendable {
     }
 }
 
+/// What a CALL_START carries besides its method, for a server that takes the method from the
+/// decoder (``FrameDecoder/takeCallOptions(_:)``) and so copies no name for a call that repeats it.
+public struct CallOptions: Hashable, Sendable {
+    /// Relative deadline in milliseconds, counted from when the server reads the frame; 0 means none.
+    public var timeoutMilliseconds: UInt32
+    /// Key/value pairs in the order sent; keys may repeat.
+    public var metadata: [MetadataEntry]
+
+    public init(timeoutMilliseconds: UInt32 = 0, metadata: [MetadataEntry] = []) {
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.metadata = metadata
+    }
+}
+
 /// One metadata pair of a call: a UTF-8 key (at most 255 bytes) and opaque bytes (at most 65,535).
 public struct MetadataEntry: Hashable, Sendable {
     public var key: String

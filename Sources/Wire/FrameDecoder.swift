@@ -22,7 +22,10 @@ public struct FrameDecoder: Sendable {
     private var readIndex = 0
     private var state: State
     /// The method of the last CALL_START, returned again while the peer keeps calling it.
-    private var lastMethod = ""
+    public private(set) var lastMethod = ""
+    /// How many times ``lastMethod`` has changed: a server that caches what it looked up for a
+    /// method compares this number instead of the name.
+    public private(set) var methodChanges: UInt64 = 0
 
     private enum State: Sendable {
         /// Waiting for the 8-byte preface; goes to `frames` or `failed`.
@@ -100,12 +103,23 @@ public struct FrameDecoder: Sendable {
 
     /// Takes the CALL_START frame whose header ``nextCompleteHeader()`` just returned.
     public mutating func takeCallStart(_ header: FrameHeader) throws(WireError) -> CallStart {
-        precondition(header.type == .callStart, "takeCallStart(_:) given a \(header.type.name) header")
+        let options = try takeCallOptions(header)
+        return CallStart(
+            method: lastMethod,
+            timeoutMilliseconds: options.timeoutMilliseconds,
+            metadata: options.metadata
+        )
+    }
+
+    /// Takes the CALL_START frame whose header ``nextCompleteHeader()`` just returned, except for
+    /// its method, which is then ``lastMethod`` (a name that repeats is neither copied nor retained).
+    public mutating func takeCallOptions(_ header: FrameHeader) throws(WireError) -> CallOptions {
+        precondition(header.type == .callStart, "takeCallOptions(_:) given a \(header.type.name) header")
         var reader = PayloadReader(range: payloadRange(of: header), type: .callStart)
         do throws(WireError) {
-            let start = try decodeCallStart(&reader)
+            let options = try decodeCallStart(&reader)
             consume(FrameHeader.length + Int(header.payloadLength))
-            return start
+            return options
         } catch {
             state = .failed(error)
             throw error
@@ -199,7 +213,15 @@ public struct FrameDecoder: Sendable {
         case .settings:
             return .settings(try decodeSettings(&reader))
         case .callStart:
-            return .callStart(streamID, try decodeCallStart(&reader))
+            let options = try decodeCallStart(&reader)
+            return .callStart(
+                streamID,
+                CallStart(
+                    method: lastMethod,
+                    timeoutMilliseconds: options.timeoutMilliseconds,
+                    metadata: options.metadata
+                )
+            )
         case .message:
             return .message(
                 streamID,
@@ -255,12 +277,13 @@ public struct FrameDecoder: Sendable {
         return Settings(entries)
     }
 
-    private mutating func decodeCallStart(_ reader: inout PayloadReader) throws(WireError) -> CallStart {
+    /// Decodes a CALL_START's payload: its method into ``lastMethod``, the rest returned.
+    private mutating func decodeCallStart(_ reader: inout PayloadReader) throws(WireError) -> CallOptions {
         let methodLength = Int(try reader.readUInt16(in: buffer))
         if !(try reader.skip(methodLength, in: buffer, ifEqualTo: lastMethod)) {
             lastMethod = try reader.readString(methodLength, in: buffer)
+            methodChanges &+= 1
         }
-        let method = lastMethod
         let timeout = try reader.readUInt32(in: buffer)
         let count = Int(try reader.readUInt16(in: buffer))
         var metadata: [MetadataEntry] = []
@@ -272,7 +295,7 @@ public struct FrameDecoder: Sendable {
             metadata.append(MetadataEntry(key: key, value: value))
         }
         try reader.expectEnd()
-        return CallStart(method: method, timeoutMilliseconds: timeout, metadata: metadata)
+        return CallOptions(timeoutMilliseconds: timeout, metadata: metadata)
     }
 
     private func expectLength(_ length: Int, of header: FrameHeader) throws(WireError) {

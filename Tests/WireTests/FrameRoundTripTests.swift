@@ -49,6 +49,27 @@ import WireTesting
         #expect(throws: WireError.truncatedPayload(.callStart)) { try decoder.nextFrame() }
     }
 
+    /// A server takes a CALL_START's method from the decoder: it changes, and its count moves, only
+    /// when a call names another method.
+    @Test func callOptionsLeaveTheMethodToTheDecoderAndCountItsChanges() throws {
+        var decoder = FrameDecoder(expectsPreface: false)
+        let metadata = [MetadataEntry(key: "trace-id", value: [7])]
+        let calls: [(String, UInt64)] = [
+            ("a.v1.S/M", 1), ("a.v1.S/M", 1), ("a.v1.S/Other", 2), ("", 3), ("a.v1.S/M", 4),
+        ]
+        for (index, (method, changes)) in calls.enumerated() {
+            let start = CallStart(method: method, timeoutMilliseconds: UInt32(index), metadata: metadata)
+            decoder.append(contentsOf: encoded(.callStart(StreamID(UInt32(2 * index + 1)), start)))
+            let header = try #require(try decoder.nextCompleteHeader())
+            #expect(
+                try decoder.takeCallOptions(header)
+                    == CallOptions(timeoutMilliseconds: UInt32(index), metadata: metadata)
+            )
+            #expect(decoder.lastMethod == method)
+            #expect(decoder.methodChanges == changes)
+        }
+    }
+
     @Test(arguments: [1, 2, 0xFFFF, 0x1_0000, 0x1234_5678, 0xFFFF_FFFF] as [UInt32])
     func theOneAppendCallEndIsTheGeneralEncodersOKCallEnd(streamID: UInt32) {
         var general: [UInt8] = [9]

@@ -32,9 +32,10 @@ final class ServerConnection: ConnectionDelegate {
     private var principal: (any Principal)?
     /// The call that ended last, for the next call to reuse if nothing else holds it by then.
     private var endedCall: ServerCall?
-    /// The last method looked up, by the name the client sent (the decoder hands back the same
-    /// string while the name repeats, so the comparison is of two references).
-    private var lastMethodName = ""
+    /// The method of the decoder's last CALL_START, looked up when the decoder's count of method
+    /// changes moved: clients tend to call one method many times in a row, and comparing a number
+    /// costs less than comparing (or even retaining) the name.
+    private var lastMethodChanges = UInt64.max
     private var lastMethod: MethodRegistry.Method?
     /// When the read in progress was taken up: the start of every call it carries, so a read of
     /// many calls costs one clock read for their starts.
@@ -86,7 +87,7 @@ final class ServerConnection: ConnectionDelegate {
                     if machine.isServingCalls, let header = try decoder.nextCompleteHeader() {
                         switch header.type {
                         case .callStart:
-                            callStartReceived(header.streamID, try decoder.takeCallStart(header), now: now)
+                            callStartReceived(header.streamID, try decoder.takeCallOptions(header), now: now)
                             continue
                         case .message:
                             messageReceived(header, now: now)
@@ -150,7 +151,13 @@ final class ServerConnection: ConnectionDelegate {
         case .send(let frame):
             FrameEncoder.encode(frame, into: &outbound)
         case .startCall(let streamID, let start):
-            startCall(streamID, start)
+            // Not the hot path (a CALL_START goes to callStartReceived): no cache.
+            startCall(
+                streamID,
+                server.registry.method(named: start.method),
+                named: start.method,
+                CallOptions(timeoutMilliseconds: start.timeoutMilliseconds, metadata: start.metadata)
+            )
         case .refuseCall(let streamID, let status):
             encodeCallEnd(streamID, status)
             server.metrics.recordRefusal(status.code)
@@ -173,9 +180,9 @@ final class ServerConnection: ConnectionDelegate {
         }
     }
 
-    private func callStartReceived(_ streamID: StreamID, _ start: CallStart, now: UInt64) {
+    private func callStartReceived(_ streamID: StreamID, _ options: CallOptions, now: UInt64) {
         switch machine.callStartReceived(streamID, now: now) {
-        case .admitted: startCall(streamID, start)
+        case .admitted: startCall(streamID, lookUpDecodedMethod(), named: nil, options)
         case .refused(let status): perform(.refuseCall(streamID, status))
         case .violation(let close): perform(close)
         }
@@ -194,13 +201,21 @@ final class ServerConnection: ConnectionDelegate {
         }
     }
 
-    private func startCall(_ streamID: StreamID, _ start: CallStart) {
-        guard let method = lookUpMethod(named: start.method) else {
-            refuse(streamID, CallStatus(code: .unimplemented, message: "unknown method \(start.method)"))
+    /// Opens an admitted call of `method` (`nil`: no method has the name the client sent, which is
+    /// `name`, or the decoder's last method when `name` is `nil`: no string is passed on the hot path).
+    private func startCall(
+        _ streamID: StreamID,
+        _ method: MethodRegistry.Method?,
+        named name: String?,
+        _ options: CallOptions
+    ) {
+        guard let method else {
+            let message = "unknown method \(name ?? decoder.lastMethod)"
+            refuse(streamID, CallStatus(code: .unimplemented, message: message))
             return
         }
         if server.authenticator != nil, principal == nil, server.requiresAuthentication[method.index] {
-            guard let token = Self.bearerToken(in: start.metadata),
+            guard let token = Self.bearerToken(in: options.metadata),
                 let authenticated = server.authenticator?.principal(forToken: token)
             else {
                 refuse(
@@ -215,7 +230,7 @@ final class ServerConnection: ConnectionDelegate {
             principal = authenticated
         }
         let now = connection.loop.now
-        let deadline = start.timeoutMilliseconds == 0 ? nil : now + UInt64(start.timeoutMilliseconds)
+        let deadline = options.timeoutMilliseconds == 0 ? nil : now + UInt64(options.timeoutMilliseconds)
         let credit = machine.peerSettings.initialStreamCredit
         let call: ServerCall
         if isKnownUniquelyReferenced(&endedCall), let ended = endedCall.take() {
@@ -223,7 +238,7 @@ final class ServerConnection: ConnectionDelegate {
             call.reopen(
                 streamID: streamID,
                 method: method,
-                metadata: start.metadata,
+                metadata: options.metadata,
                 principal: principal,
                 deadline: deadline,
                 startedAt: readStartedAt,
@@ -235,7 +250,7 @@ final class ServerConnection: ConnectionDelegate {
             call = ServerCall(
                 streamID: streamID,
                 method: method,
-                metadata: start.metadata,
+                metadata: options.metadata,
                 principal: principal,
                 deadline: deadline,
                 startedAt: readStartedAt,
@@ -263,12 +278,12 @@ final class ServerConnection: ConnectionDelegate {
         awaitingRequest.removeAll(keepingCapacity: true)
     }
 
-    /// Clients tend to call one method many times in a row: comparing the name with the last one is
-    /// cheaper than hashing it.
-    private func lookUpMethod(named name: String) -> MethodRegistry.Method? {
-        if name == lastMethodName { return lastMethod }
-        lastMethodName = name
-        lastMethod = server.registry.method(named: name)
+    /// The method of the CALL_START just decoded (see ``lastMethodChanges``).
+    private func lookUpDecodedMethod() -> MethodRegistry.Method? {
+        if decoder.methodChanges != lastMethodChanges {
+            lastMethodChanges = decoder.methodChanges
+            lastMethod = server.registry.method(named: decoder.lastMethod)
+        }
         return lastMethod
     }
 
