@@ -31,14 +31,15 @@ extension [UInt8] {
     /// header reads these, and a call to them cost more than the loads.
     @inline(__always)
     func getUInt16(at index: Int) -> UInt16 {
-        UInt16(self[index]) << 8 | UInt16(self[index + 1])
+        // One bounds-checked load instead of a checked subscript per byte; any bit pattern is a
+        // valid integer, so the load is safe despite its name.
+        UInt16(bigEndian: span.bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt16.self))
     }
 
     /// The big-endian u32 at `index`; the caller has checked the bounds (inlined, as above).
     @inline(__always)
     func getUInt32(at index: Int) -> UInt32 {
-        UInt32(self[index]) << 24 | UInt32(self[index + 1]) << 16 | UInt32(self[index + 2]) << 8
-            | UInt32(self[index + 3])
+        UInt32(bigEndian: span.bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt32.self))
     }
 }
 

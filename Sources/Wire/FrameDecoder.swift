@@ -185,14 +185,21 @@ public struct FrameDecoder: Sendable {
 
     /// Validates everything the header alone can tell.
     private func decodeHeader(at index: Int) throws(WireError) -> FrameHeader {
-        let length = Int(buffer.getUInt32(at: index))
+        // The ten bytes as two bounds-checked loads of the buffer's bytes (a word and a half-word)
+        // instead of ten checked subscripts. Any bit pattern is a valid integer, so the loads are
+        // safe despite their name.
+        let bytes = buffer.span.bytes
+        let first8 = UInt64(bigEndian: bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
+        let last2 = UInt16(bigEndian: bytes.unsafeLoadUnaligned(fromByteOffset: index + 8, as: UInt16.self))
+        let length = Int(first8 >> 32)
         guard length <= maxFrameSize else {
             // The magic read as a length is far above any limit: name the real fault.
             if buffer[index..<(index + Preface.magic.count)].elementsEqual(Preface.magic) { throw .secondPreface }
             throw .frameTooLarge(limit: maxFrameSize, actual: length)
         }
-        guard let type = FrameType(rawValue: buffer[index + 4]) else { throw .unknownFrameType(buffer[index + 4]) }
-        let streamID = StreamID(buffer.getUInt32(at: index + 6))
+        let typeByte = UInt8(truncatingIfNeeded: first8 >> 24)
+        guard let type = FrameType(rawValue: typeByte) else { throw .unknownFrameType(typeByte) }
+        let streamID = StreamID(UInt32(truncatingIfNeeded: first8) << 16 | UInt32(last2))
         if type.isConnectionFrame {
             guard streamID == .connection else { throw .unexpectedStreamID(type, streamID) }
         } else {
@@ -201,7 +208,7 @@ public struct FrameDecoder: Sendable {
         return FrameHeader(
             payloadLength: UInt32(length),
             type: type,
-            flags: FrameFlags(rawValue: buffer[index + 5]),
+            flags: FrameFlags(rawValue: UInt8(truncatingIfNeeded: first8 >> 16)),
             streamID: streamID
         )
     }
