@@ -55,6 +55,41 @@ import Testing
         )
     }
 
+    /// Each characteristic's cache slot holds its accessory's state (blocked, itself or through its
+    /// bridge; reachable), which the cached read answers from: after every change of a block or a
+    /// reachability, at start-up, and after a reopen, it matches the accessories.
+    @Test(arguments: StoreKind.allCases)
+    func theCacheHoldsEachAccessorysStateThroughItsChanges(kind: StoreKind) throws {
+        let f = try RulesFixture(kind)
+        func expectInStep(_ step: String) {
+            for accessory in f.store.accessories.values {
+                for service in accessory.services {
+                    for id in f.store.services[service]!.characteristics {
+                        let state = f.store.cache.accessoryState(f.store.characteristics[id]!.slot)
+                        let expected = f.store.availability(of: accessory.id)
+                        #expect(state.pair == expected, "\(step): \(accessory.name)")
+                    }
+                }
+            }
+        }
+        expectInStep("added")
+        let changes: [(String, () throws -> Void)] = [
+            ("lamp reachable", { try f.store.setReachable(f.lamp.id, true) }),
+            ("bridge reachable", { try f.store.setReachable(f.bridge.id, true) }),
+            ("bridge blocked", { try f.store.setBlocked(f.bridge.id, true) }),
+            ("porch lost", { try f.store.setReachable(f.porch.id, false) }),
+            ("bridge unblocked", { try f.store.unblockAccessory(f.bridge.id, as: f.owner) }),
+            ("lamp blocked", { try f.store.setBlocked(f.lamp.id, true) }),
+            ("start-up", { f.store.markEveryAccessoryUnreachable() }),
+            ("reopened", { try f.harness.reopen() }),
+            ("bridge back", { try f.store.setReachable(f.bridge.id, true) }),
+        ]
+        for (step, change) in changes {
+            try change()
+            expectInStep(step)
+        }
+    }
+
     /// A memo of a membership stops vouching once any membership changes: a user removed from the
     /// home, or the home removed, reads nothing more with the memo their last read left.
     @Test(arguments: StoreKind.allCases)

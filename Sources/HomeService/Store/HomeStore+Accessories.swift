@@ -99,6 +99,7 @@ extension HomeStore {
         }
         guard accessory.isBlocked else { return }
         accessories[id]!.isBlocked = false
+        refreshCachedState(of: id, andBridged: true)
         touch(.accessory(id))
         emit(ChangeEvent(.accessoryUnblocked, object: id.raw), in: home.id, by: .account(account))
     }
@@ -134,6 +135,31 @@ extension HomeStore {
     func availability(of id: AccessoryID) -> (isBlocked: Bool, isReachable: Bool) {
         let (isBlocked, bridge, isReachable) = accessories.read(id) { ($0.isBlocked, $0.bridge, $0.isReachable) }!
         return (isBlocked || bridge.flatMap { accessories.read($0, \.isBlocked) } == true, isReachable)
+    }
+
+    /// What a cached read of the accessory's characteristics must know of it, as their cache slots
+    /// hold it (``CharacteristicCache/AccessoryState``).
+    func cachedState(of accessory: Accessory) -> CharacteristicCache.AccessoryState {
+        CharacteristicCache.AccessoryState(
+            isBlocked: accessory.isBlocked || accessory.bridge.flatMap { accessories.read($0, \.isBlocked) } == true,
+            isReachable: accessory.isReachable
+        )
+    }
+
+    /// Puts the accessory's state into the cache slots of its characteristics, and with
+    /// `andBridged`, of the accessories behind it (a bridge's block is theirs too). Every change
+    /// of an accessory's block or reachability calls it.
+    func refreshCachedState(of id: AccessoryID, andBridged: Bool = false) {
+        guard let accessory = accessories[id] else { return }
+        let state = cachedState(of: accessory)
+        for service in accessory.services {
+            for characteristic in services[service]?.characteristics ?? [] {
+                if let slot = characteristics.read(characteristic, \.slot) { cache.setAccessoryState(state, for: slot) }
+            }
+        }
+        if andBridged {
+            for bridged in accessory.bridgedAccessories { refreshCachedState(of: bridged) }
+        }
     }
 
     /// - Throws: 61 if the accessory or its bridge is blocked (cached reads need nothing more).
@@ -238,6 +264,7 @@ extension HomeStore {
                 continue
             }
             accessories[target]!.isReachable = reachable
+            refreshCachedState(of: target)
             if !unrecordedUnreachable.isEmpty { linkedSinceStartUp.insert(target) }
             reachabilityChanged(accessories[target]!, reportedBy: id)
         }
@@ -255,6 +282,7 @@ extension HomeStore {
             accessory.isReachable = false
             unrecordedUnreachable.append(accessory.id)
         }
+        cache.markEveryAccessoryUnreachable()
         // Recorded from the end, in table order reversed: a batch's accessories are neighbours in
         // few homes, so its events and rows land together in the file (in hash order, each batch
         // touched every home, and the writer took twice as long).
@@ -311,6 +339,7 @@ extension HomeStore {
         guard let accessory = accessories[id] else { throw HomeServiceError(.notFound, "no such accessory \(id)") }
         guard accessory.isBlocked != blocked else { return }
         accessories[id]!.isBlocked = blocked
+        refreshCachedState(of: id, andBridged: true)
         touch(.accessory(id))
         if !blocked { emit(ChangeEvent(.accessoryUnblocked, object: id.raw), in: accessory.home, by: .server) }
     }
@@ -434,6 +463,7 @@ extension HomeStore {
                 sequence: nextSequenceNumber()
             )
             characteristics[characteristic.id] = characteristic
+            cache.setAccessoryState(cachedState(of: accessory), for: characteristic.slot)
             touch(.characteristic(characteristic.id))
         }
     }

@@ -58,7 +58,9 @@ extension HomeStore {
             try checkObject(id.raw, isIn: homeID, as: account)
             throw HomeServiceError(.notFound, "no such characteristic \(id)")
         }
-        let (isBlocked, isReachable) = availability(of: accessory)
+        // The accessory's state as the slot holds it: no lookup of the accessory by id.
+        let (isBlocked, isReachable) = cache.accessoryState(slot).pair
+        assert((isBlocked, isReachable) == availability(of: accessory), "the cache's accessory state is stale")
         if !isReadable || isBlocked {
             // The refusal, with its message, as every other check gives it.
             try checkReadable(characteristics[id]!)

@@ -126,6 +126,16 @@ struct StoreLoader {
             try require(store.services[service] != nil, "characteristic \(characteristics[0]) has no service")
             store.services[service]!.characteristics = characteristics
         }
+        // Each characteristic's slot learns its accessory's state (blocked, reachable): the states
+        // first, then one pass over the characteristics.
+        var states: [AccessoryID: CharacteristicCache.AccessoryState] = [:]
+        states.reserveCapacity(store.accessories.count)
+        for accessory in store.accessories.values { states[accessory.id] = store.cachedState(of: accessory) }
+        for characteristic in store.characteristics.values {
+            if let state = states[characteristic.accessory] {
+                store.cache.setAccessoryState(state, for: characteristic.slot)
+            }
+        }
     }
 
     /// Service groups, action sets, triggers, events and idempotency keys (none of them needs the
