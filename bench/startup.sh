@@ -11,7 +11,8 @@
 #
 #   bench/startup.sh            # from the repository root; prints a Markdown table
 # Environment: ACCESSORIES (default 100000), RUNS (default 3), STORE_DIR (default a folder under
-# bench/core/.build, reused between runs so the 10 s build happens once).
+# bench/core/.build, reused between runs so the 10 s build happens once), HOMED (default the release
+# build's homed: another binary, to compare two builds on the same stores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ACCESSORIES="${ACCESSORIES:-100000}"
@@ -24,6 +25,7 @@ command -v bc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q
 swift build -c release --product homed >&2
 swift build -c release --product rpc-client >&2
 BIN="$(swift build -c release --show-bin-path)"
+HOMED="${HOMED:-$BIN/homed}"
 (cd bench/core && swift build -c release >&2)
 mkdir -p "$STORE_DIR"
 WORK="$(mktemp -d)"
@@ -47,7 +49,7 @@ start() {
     cp "$1" "$WORK/run/store.sqlite"
     local begin end
     begin=$(date +%s.%N)
-    (cd "$WORK/run" && exec "$BIN/homed" --port "$PORT" --store store.sqlite --log-level warning 2>homed.err) &
+    (cd "$WORK/run" && exec "$HOMED" --port "$PORT" --store store.sqlite --log-level warning 2>homed.err) &
     HOMED_PID=$!
     # Waits for the port with bash's /dev/tcp (a process started every few milliseconds would take
     # CPU from the load it measures), then for the first answered health check.
