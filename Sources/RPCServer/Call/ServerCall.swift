@@ -68,16 +68,15 @@ public final class ServerCall {
     }
 
     /// Makes this ended call, which only its connection holds, the call the arguments describe
-    /// (those of ``init(streamID:method:metadata:principal:deadline:startedAt:credit:connection:)``).
-    /// A reference that does not change (the method, the principal, empty metadata: the usual case
-    /// on a connection) is not stored again, which saves its retain and release. Both take the
-    /// call's parts one by one: gathered into one struct first, each reference was retained once
-    /// more, 110–170 instructions a call under callgrind.
+    /// (those of ``init(streamID:method:metadata:principal:deadline:startedAt:credit:connection:)``
+    /// but the principal, which stays: see ``adopt(_:)``). A reference that does not change (the
+    /// method, empty metadata: the usual case on a connection) is not stored again, which saves its
+    /// retain and release. Both take the call's parts one by one: gathered into one struct first,
+    /// each reference was retained once more, 110–170 instructions a call under callgrind.
     func reopen(
         streamID: StreamID,
         method: MethodRegistry.Method,
         metadata: [MetadataEntry],
-        principal: (any Principal)?,
         deadline: UInt64?,
         startedAt: UInt64,
         credit: UInt32,
@@ -87,7 +86,6 @@ public final class ServerCall {
         self.streamID = streamID
         if registered !== method { registered = method }
         if !(metadata.isEmpty && self.metadata.isEmpty) { self.metadata = metadata }
-        if self.principal !== principal { self.principal = principal }
         self.deadline = deadline
         self.startedAt = startedAt
         self.credit = credit
@@ -95,6 +93,13 @@ public final class ServerCall {
         hasEnded = false
         isCancelled = false
         isAwaitingRequest = true
+    }
+
+    /// Gives a reopened call the principal its connection authenticated as since the call was
+    /// first made (a connection authenticates once: a call it reuses has that principal or none).
+    func adopt(_ principal: any Principal) {
+        precondition(self.principal == nil, "a call's principal is set once")
+        self.principal = principal
     }
 
     /// The `trace-id` metadata value, if the client sent one.

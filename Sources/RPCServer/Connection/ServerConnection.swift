@@ -239,12 +239,14 @@ final class ServerConnection: ConnectionDelegate {
                 streamID: streamID,
                 method: method,
                 metadata: options.metadata,
-                principal: principal,
                 deadline: deadline,
                 startedAt: readStartedAt,
                 credit: credit,
                 connection: self
             )
+            // A connection authenticates once, so a reused call has this principal or none; passing
+            // it on every reuse retained and released it.
+            if call.principal == nil, let principal { call.adopt(principal) }
         } else {
             endedCall = nil
             call = ServerCall(
