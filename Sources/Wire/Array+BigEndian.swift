@@ -27,16 +27,16 @@ extension [UInt8] {
         self[index + 3] = UInt8(truncatingIfNeeded: value)
     }
 
-    /// The big-endian u16 at `index`; the caller has checked the bounds. Inlined: every frame
+    /// The big-endian u16 at `index` (traps if it is not inside the array). Inlined: every frame
     /// header reads these, and a call to them cost more than the loads.
     @inline(__always)
     func getUInt16(at index: Int) -> UInt16 {
-        // One bounds-checked load instead of a checked subscript per byte; any bit pattern is a
-        // valid integer, so the load is safe despite its name.
+        // One bounds-checked load of the array's span instead of a checked subscript per byte: no
+        // pointer, and any bit pattern is a valid integer, so the load is safe despite its name.
         UInt16(bigEndian: span.bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt16.self))
     }
 
-    /// The big-endian u32 at `index`; the caller has checked the bounds (inlined, as above).
+    /// The big-endian u32 at `index` (traps if it is not inside the array; inlined, as above).
     @inline(__always)
     func getUInt32(at index: Int) -> UInt32 {
         UInt32(bigEndian: span.bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt32.self))

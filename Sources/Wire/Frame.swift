@@ -48,6 +48,16 @@ public struct CallStart: Hashable, Sendable {
         self.timeoutMilliseconds = timeoutMilliseconds
         self.metadata = metadata
     }
+
+    /// A CALL_START of `method` with `options`.
+    public init(method: String, _ options: CallOptions) {
+        self.init(method: method, timeoutMilliseconds: options.timeoutMilliseconds, metadata: options.metadata)
+    }
+
+    /// Everything but the method.
+    public var options: CallOptions {
+        CallOptions(timeoutMilliseconds: timeoutMilliseconds, metadata: metadata)
+    }
 }
 
 /// What a CALL_START carries besides its method, for a server that takes the method from the

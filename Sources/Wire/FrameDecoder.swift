@@ -104,11 +104,7 @@ public struct FrameDecoder: Sendable {
     /// Takes the CALL_START frame whose header ``nextCompleteHeader()`` just returned.
     public mutating func takeCallStart(_ header: FrameHeader) throws(WireError) -> CallStart {
         let options = try takeCallOptions(header)
-        return CallStart(
-            method: lastMethod,
-            timeoutMilliseconds: options.timeoutMilliseconds,
-            metadata: options.metadata
-        )
+        return CallStart(method: lastMethod, options)
     }
 
     /// Takes the CALL_START frame whose header ``nextCompleteHeader()`` just returned, except for
@@ -221,14 +217,7 @@ public struct FrameDecoder: Sendable {
             return .settings(try decodeSettings(&reader))
         case .callStart:
             let options = try decodeCallStart(&reader)
-            return .callStart(
-                streamID,
-                CallStart(
-                    method: lastMethod,
-                    timeoutMilliseconds: options.timeoutMilliseconds,
-                    metadata: options.metadata
-                )
-            )
+            return .callStart(streamID, CallStart(method: lastMethod, options))
         case .message:
             return .message(
                 streamID,

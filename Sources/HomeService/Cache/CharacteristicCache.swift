@@ -30,8 +30,6 @@ public struct CharacteristicCache: Sendable {
             self.isBlocked = isBlocked
             self.isReachable = isReachable
         }
-
-        public var pair: (isBlocked: Bool, isReachable: Bool) { (isBlocked, isReachable) }
     }
 
     private var values: [CharacteristicValue?] = []

@@ -124,41 +124,36 @@ extension HomeStore {
     /// ``checkAvailable(_:)`` for an accessory of the store, read in place: copying it out of its
     /// table retained each of its references, on every write.
     func checkAvailable(_ id: AccessoryID) throws(HomeServiceError) {
-        let (isBlocked, isReachable) = availability(of: id)
+        let state = availability(of: id)
         // A refusal, with its message, as the check of a whole accessory gives it.
-        if isBlocked || !isReachable { try checkAvailable(accessories[id]!) }
+        if state.isBlocked || !state.isReachable { try checkAvailable(accessories[id]!) }
     }
 
     /// Whether an accessory of the store or its bridge is blocked, and whether it is reachable,
-    /// read in place (see ``checkAvailable(_:)-(AccessoryID)``).
+    /// read in place (see ``checkAvailable(_:)-(AccessoryID)``). It is also what the cache slots of
+    /// the accessory's characteristics hold for cached reads (``refreshCachedState(of:andBridged:)``).
     @inline(__always)
-    func availability(of id: AccessoryID) -> (isBlocked: Bool, isReachable: Bool) {
+    func availability(of id: AccessoryID) -> CharacteristicCache.AccessoryState {
         let (isBlocked, bridge, isReachable) = accessories.read(id) { ($0.isBlocked, $0.bridge, $0.isReachable) }!
-        return (isBlocked || bridge.flatMap { accessories.read($0, \.isBlocked) } == true, isReachable)
-    }
-
-    /// What a cached read of the accessory's characteristics must know of it, as their cache slots
-    /// hold it (``CharacteristicCache/AccessoryState``).
-    func cachedState(of accessory: Accessory) -> CharacteristicCache.AccessoryState {
-        CharacteristicCache.AccessoryState(
-            isBlocked: accessory.isBlocked || accessory.bridge.flatMap { accessories.read($0, \.isBlocked) } == true,
-            isReachable: accessory.isReachable
+        return CharacteristicCache.AccessoryState(
+            isBlocked: isBlocked || bridge.flatMap { accessories.read($0, \.isBlocked) } == true,
+            isReachable: isReachable
         )
     }
 
-    /// Puts the accessory's state into the cache slots of its characteristics, and with
-    /// `andBridged`, of the accessories behind it (a bridge's block is theirs too). Every change
-    /// of an accessory's block or reachability calls it.
+    /// Puts the accessory's ``availability(of:)`` into the cache slots of its characteristics, and
+    /// with `andBridged`, of the accessories behind it (a bridge's block is theirs too). Every
+    /// change of an accessory's block or reachability calls it.
     func refreshCachedState(of id: AccessoryID, andBridged: Bool = false) {
-        guard let accessory = accessories[id] else { return }
-        let state = cachedState(of: accessory)
-        for service in accessory.services {
+        guard let (serviceIDs, bridged) = accessories.read(id, { ($0.services, $0.bridgedAccessories) }) else { return }
+        let state = availability(of: id)
+        for service in serviceIDs {
             for characteristic in services[service]?.characteristics ?? [] {
                 if let slot = characteristics.read(characteristic, \.slot) { cache.setAccessoryState(state, for: slot) }
             }
         }
         if andBridged {
-            for bridged in accessory.bridgedAccessories { refreshCachedState(of: bridged) }
+            for accessory in bridged { refreshCachedState(of: accessory) }
         }
     }
 
@@ -463,7 +458,7 @@ extension HomeStore {
                 sequence: nextSequenceNumber()
             )
             characteristics[characteristic.id] = characteristic
-            cache.setAccessoryState(cachedState(of: accessory), for: characteristic.slot)
+            cache.setAccessoryState(availability(of: accessory.id), for: characteristic.slot)
             touch(.characteristic(characteristic.id))
         }
     }

@@ -59,13 +59,13 @@ extension HomeStore {
             throw HomeServiceError(.notFound, "no such characteristic \(id)")
         }
         // The accessory's state as the slot holds it: no lookup of the accessory by id.
-        let (isBlocked, isReachable) = cache.accessoryState(slot).pair
-        assert((isBlocked, isReachable) == availability(of: accessory), "the cache's accessory state is stale")
-        if !isReadable || isBlocked {
+        let state = cache.accessoryState(slot)
+        assert(state == availability(of: accessory), "the cache's accessory state is stale")
+        if !isReadable || state.isBlocked {
             // The refusal, with its message, as every other check gives it.
             try checkReadable(characteristics[id]!)
         }
-        return CachedReading(entry: cache[slot], isReachable: isReachable)
+        return CachedReading(entry: cache[slot], isReachable: state.isReachable)
     }
 
     /// Checks a read that asks the accessory: the characteristic readable, the accessory available.

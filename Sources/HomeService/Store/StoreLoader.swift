@@ -130,7 +130,7 @@ struct StoreLoader {
         // first, then one pass over the characteristics.
         var states: [AccessoryID: CharacteristicCache.AccessoryState] = [:]
         states.reserveCapacity(store.accessories.count)
-        for accessory in store.accessories.values { states[accessory.id] = store.cachedState(of: accessory) }
+        for accessory in store.accessories.values { states[accessory.id] = store.availability(of: accessory.id) }
         for characteristic in store.characteristics.values {
             if let state = states[characteristic.accessory] {
                 store.cache.setAccessoryState(state, for: characteristic.slot)

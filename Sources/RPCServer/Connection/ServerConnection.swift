@@ -152,12 +152,7 @@ final class ServerConnection: ConnectionDelegate {
             FrameEncoder.encode(frame, into: &outbound)
         case .startCall(let streamID, let start):
             // Not the hot path (a CALL_START goes to callStartReceived): no cache.
-            startCall(
-                streamID,
-                server.registry.method(named: start.method),
-                named: start.method,
-                CallOptions(timeoutMilliseconds: start.timeoutMilliseconds, metadata: start.metadata)
-            )
+            startCall(streamID, server.registry.method(named: start.method), named: start.method, start.options)
         case .refuseCall(let streamID, let status):
             encodeCallEnd(streamID, status)
             server.metrics.recordRefusal(status.code)
