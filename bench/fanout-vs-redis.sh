@@ -8,7 +8,9 @@
 # each server, alternating, their latencies pooled (one run's p99 swings by half either way here).
 # With each homed run, its commits of 2 ms or more (warm-up included, from ServerInfo).
 # Then a slow-subscriber check: 10 subscribers that never take anything beside one that reads, for
-# STALL_SECONDS, with the server's RSS before and after.
+# STALL_SECONDS, with the server's RSS before and after. Last, the pooled p99 again with the
+# accessory itself as the producer (ReportValues on its link, as a sensor reports a reading): the
+# change is the accessory's, with no round trip to it before the commit.
 # Servers on CPU 0, load on CPU 1. Run from the repository root:
 #   bench/fanout-vs-redis.sh > /tmp/fanout.md
 #
@@ -105,28 +107,35 @@ for subscribers in 1 10 100; do
     done
 done
 
-echo
-echo "p99 at 20,000 changes/s, $POOL_RUNS runs of $SECONDS_PER_RUN s of each server (alternating), every latency pooled:"
-echo
-echo "| subscribers | homed p50 / p99 µs | redis p50 / p99 µs | homed p99 of each run | homed commits ≥ 2 ms in each run | redis p99 of each run |"
-echo "|---:|---:|---:|---|---|---|"
-for subscribers in 1 10; do
-    rm -f "$WORK/ours.histogram" "$WORK/theirs.histogram"
-    ours_runs=() theirs_runs=() slow_runs=()
-    for _ in $(seq "$POOL_RUNS"); do
-        slow_before=$(slow_commits)
-        ours=$(fanout homerpc "$subscribers" 20000 0 "$SECONDS_PER_RUN" --histogram-file "$WORK/ours.histogram")
-        slow_runs+=("$(($(slow_commits) - slow_before))")
-        theirs=$(fanout redis "$subscribers" 20000 0 "$SECONDS_PER_RUN" --histogram-file "$WORK/theirs.histogram")
-        for out in "$ours" "$theirs"; do
-            if [ "$(field errors "$out")" != 0 ]; then echo "loadgen reported errors: $out" >&2; exit 1; fi
+# pooled_p99 PRODUCER-DESCRIPTION [fanout options...]: the p99 at 20,000 changes/s for 1 and 10
+# subscribers over POOL_RUNS runs of each server, alternating, every latency pooled.
+pooled_p99() {
+    local producer=$1
+    shift
+    echo
+    echo "p99 at 20,000 changes/s, $producer; $POOL_RUNS runs of $SECONDS_PER_RUN s of each server (alternating), every latency pooled:"
+    echo
+    echo "| subscribers | homed p50 / p99 µs | redis p50 / p99 µs | homed p99 of each run | homed commits ≥ 2 ms in each run | redis p99 of each run |"
+    echo "|---:|---:|---:|---|---|---|"
+    for subscribers in 1 10; do
+        rm -f "$WORK/ours.histogram" "$WORK/theirs.histogram"
+        ours_runs=() theirs_runs=() slow_runs=()
+        for _ in $(seq "$POOL_RUNS"); do
+            slow_before=$(slow_commits)
+            ours=$(fanout homerpc "$subscribers" 20000 0 "$SECONDS_PER_RUN" --histogram-file "$WORK/ours.histogram" "$@")
+            slow_runs+=("$(($(slow_commits) - slow_before))")
+            theirs=$(fanout redis "$subscribers" 20000 0 "$SECONDS_PER_RUN" --histogram-file "$WORK/theirs.histogram")
+            for out in "$ours" "$theirs"; do
+                if [ "$(field errors "$out")" != 0 ]; then echo "loadgen reported errors: $out" >&2; exit 1; fi
+            done
+            ours_runs+=("$(field p99_us "$ours")") theirs_runs+=("$(field p99_us "$theirs")")
         done
-        ours_runs+=("$(field p99_us "$ours")") theirs_runs+=("$(field p99_us "$theirs")")
+        read -r ours_p50 ours_p99 < <(pooled "$WORK/ours.histogram")
+        read -r theirs_p50 theirs_p99 < <(pooled "$WORK/theirs.histogram")
+        echo "| $subscribers | $ours_p50 / **$ours_p99** | $theirs_p50 / $theirs_p99 | ${ours_runs[*]} | ${slow_runs[*]} | ${theirs_runs[*]} |"
     done
-    read -r ours_p50 ours_p99 < <(pooled "$WORK/ours.histogram")
-    read -r theirs_p50 theirs_p99 < <(pooled "$WORK/theirs.histogram")
-    echo "| $subscribers | $ours_p50 / **$ours_p99** | $theirs_p50 / $theirs_p99 | ${ours_runs[*]} | ${slow_runs[*]} | ${theirs_runs[*]} |"
-done
+}
+pooled_p99 "a controller writing the value (WriteCharacteristic: a round trip to the accessory, then the commit)"
 
 echo
 echo "Slow subscribers: 1 reading subscriber, alone and beside 10 that never take anything, 20,000 changes/s."
@@ -146,3 +155,9 @@ done
 wait "$LOAD_PID"
 stalled=$(cat "$WORK/stalled.json")
 echo "| beside 10 stalled | $STALL_SECONDS | $before → $peak (peak) | $(field deliveries_per_second "$stalled") | $(field p50_us "$stalled") / $(field p99_us "$stalled") |"
+
+# The accessory reporting each new value itself (ReportValues on its link, as a sensor does): no
+# round trip to the accessory before the commit. The link replaces the simulator's, so it stops.
+stop_simulator "$WORK"
+pooled_p99 "the accessory reporting the value (ReportValues on its link, then the commit)" \
+    --report-as-accessory "$WORK/simulator.json"

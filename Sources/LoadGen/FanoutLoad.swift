@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
 import Histogram
+import HomeProto
+import SwiftProtobuf
 import UV
 
 /// Change fan-out: one characteristic's value changes at an open-loop rate, delivered to N
-/// subscribers; against `homed` (Subscribe, WriteCharacteristic) or Redis (SUBSCRIBE, PUBLISH), with
-/// the same loop, timing and histogram code. Prints deliveries/s and latency from each change's
-/// intended time to its delivery.
+/// subscribers; against `homed` (Subscribe; WriteCharacteristic, or the accessory's own ReportValues)
+/// or Redis (SUBSCRIBE, PUBLISH), with the same loop, timing and histogram code. Prints deliveries/s
+/// and latency from when each change was sent to its delivery.
 struct FanoutLoad: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fanout",
@@ -50,6 +52,15 @@ struct FanoutLoad: ParsableCommand {
     @Option(help: "homerpc: the characteristic to write (base64); an unsigned integer format without limits.")
     var characteristicID: String?
 
+    @Option(
+        help: """
+            homerpc: make the changes as the characteristic's accessory, reporting each new value on \
+            its link, instead of as a controller writing it; the file is the accessory's --state file \
+            from `rpc-client accessory simulate` (stop the simulator first: the link replaces its own).
+            """
+    )
+    var reportAsAccessory: String?
+
     /// Redis pub/sub has no flow control of its own (only TCP's, and its output-buffer limit); a
     /// subscriber that grants the SDK's default of 64 messages at a time waits for its own credit
     /// frames at 100 subscribers x 20,000 changes/s, and the server coalesces what waits meanwhile.
@@ -74,6 +85,9 @@ struct FanoutLoad: ParsableCommand {
         guard Endpoint(parsing: endpoint) != nil else {
             throw ValidationError("--endpoint must be HOST:PORT or unix:PATH")
         }
+        if target == .redis, reportAsAccessory != nil {
+            throw ValidationError("--report-as-accessory is for --target homerpc")
+        }
         if target == .homerpc, tokenFile == nil || homeID == nil || characteristicID == nil {
             throw ValidationError("--target homerpc needs --token-file, --home-id and --characteristic-id")
         }
@@ -91,6 +105,7 @@ struct FanoutLoad: ParsableCommand {
             guard let token = try? String(contentsOfFile: tokenFile!, encoding: .utf8),
                 let home = Data(base64Encoded: homeID!), let characteristic = Data(base64Encoded: characteristicID!)
             else { throw ValidationError("cannot read --token-file, or --home-id / --characteristic-id is not base64") }
+            let reporter = try reportAsAccessory.map { try Self.accessory(inStateFile: $0, reporting: characteristic) }
             fanout = HomeRPCFanout(
                 loop: loop,
                 endpoint: server,
@@ -98,7 +113,8 @@ struct FanoutLoad: ParsableCommand {
                 token: token.trimmingCharacters(in: .whitespacesAndNewlines),
                 home: home,
                 characteristic: characteristic,
-                streamCredit: streamCredit
+                streamCredit: streamCredit,
+                reporter: reporter
             )
         }
         var failure: (any Error)?
@@ -134,6 +150,26 @@ struct FanoutLoad: ParsableCommand {
         fanout.close()
         report(meter)
         if let histogramFile { try Self.append(meter.deliveries.latency, to: histogramFile) }
+    }
+
+    /// The paired accessory of a simulator's state file, as a fleet accessory with one counter.
+    private static func accessory(inStateFile path: String, reporting characteristic: Data) throws -> FleetAccessory {
+        struct SimulatorState: Decodable {
+            var descriptionJSON: String
+            var credential: String?
+        }
+        guard let data = FileManager.default.contents(atPath: path),
+            let state = try? JSONDecoder().decode(SimulatorState.self, from: data),
+            let description = try? Home_V1_AccessoryDescription(jsonString: state.descriptionJSON),
+            let credential = state.credential
+        else { throw ValidationError("\(path) is not the state file of a paired simulated accessory") }
+        return FleetAccessory(
+            id: description.id,
+            isBridge: false,
+            counters: [FleetAccessory.Counter(accessory: description.id, characteristic: characteristic)],
+            home: 0,
+            credential: credential
+        )
     }
 
     private static func append(_ histogram: Histogram<UInt64>, to path: String) throws {

@@ -36,9 +36,12 @@ final class ConnectionTally {
 }
 
 /// HomeRPC: `Subscribe` streams following one characteristic's value events; producers writing it
-/// with `WriteCharacteristic` (answered once durable: the event follows the commit).
+/// with `WriteCharacteristic` (answered once durable: the event follows the commit), or the
+/// characteristic's accessory reporting each new value itself (`ReportValues` on its link).
 final class HomeRPCFanout: FanoutTarget {
     static let maxInFlight = 64
+    /// Below the server's default of 100 concurrent streams per connection (the link is one of them).
+    static let maxReportsInFlight = 96
 
     let loop: EventLoop
     let endpoint: Endpoint
@@ -53,6 +56,9 @@ final class HomeRPCFanout: FanoutTarget {
     /// Producers whose first call (which carries the token) has been sent.
     private var authenticated: Set<Int> = []
     private var nextProducer = 0
+    /// When set, the changes are this accessory's reports instead of controller writes.
+    private let reporter: FleetAccessory?
+    private var reportsInFlight = 0
 
     init(
         loop: EventLoop,
@@ -61,8 +67,10 @@ final class HomeRPCFanout: FanoutTarget {
         token: String,
         home: Data,
         characteristic: Data,
-        streamCredit: UInt32
+        streamCredit: UInt32,
+        reporter: FleetAccessory? = nil
     ) {
+        self.reporter = reporter
         self.loop = loop
         self.endpoint = endpoint
         self.meter = meter
@@ -112,6 +120,12 @@ final class HomeRPCFanout: FanoutTarget {
     }
 
     func connectProducers(count: Int, then done: @escaping ((any Error)?) -> Void) throws {
+        if let reporter {
+            // An accessory has one link: it is the only producer.
+            reporter.onLinkEnded = { [meter] _ in meter.failed() }
+            reporter.link(to: endpoint, on: loop, name: "", setupCode: "") { done($0.failureValue) }
+            return
+        }
         let tally = ConnectionTally(count, done: done)
         for _ in 0..<count {
             try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
@@ -125,6 +139,15 @@ final class HomeRPCFanout: FanoutTarget {
     }
 
     func send(_ sequence: UInt64) -> Bool {
+        if let reporter {
+            guard reportsInFlight < Self.maxReportsInFlight else { return false }
+            reportsInFlight += 1
+            reporter.report(UInt32(truncatingIfNeeded: sequence), on: reporter.counters[0]) { [self] result in
+                reportsInFlight -= 1
+                if case .failure = result { meter.failed() }
+            }
+            return true
+        }
         for _ in producers.indices {
             let index = nextProducer
             nextProducer = (nextProducer + 1) % producers.count
@@ -149,6 +172,8 @@ final class HomeRPCFanout: FanoutTarget {
     }
 
     func close() {
+        reporter?.onLinkEnded = nil
+        reporter?.close()
         for connection in subscribers + producers { connection.close() }
     }
 }

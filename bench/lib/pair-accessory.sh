@@ -20,7 +20,12 @@ pair_accessory() {
         --setup-code "$code" --json "$id"
 }
 
-# stop_simulator WORK_DIR: stops the simulator pair_accessory started there, if any.
+# stop_simulator WORK_DIR: stops the simulator pair_accessory started there, if any, and waits for
+# it to end (it is not this shell's child, so `wait` cannot).
 stop_simulator() {
-    if [ -f "$1/simulator.pid" ]; then kill "$(cat "$1/simulator.pid")" 2>/dev/null || true; fi
+    [ -f "$1/simulator.pid" ] || return 0
+    local pid
+    pid=$(cat "$1/simulator.pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
 }
