@@ -27,6 +27,8 @@ public final class ServerCall {
     public private(set) var metadata: [MetadataEntry]
     /// Who the connection authenticated as; `nil` when the server requires no authentication.
     public private(set) var principal: (any Principal)?
+    /// Whether ``principal`` is set: asking the optional existential itself copies (retains) it.
+    private(set) var hasPrincipal: Bool
     /// When the call must have ended, in the loop's milliseconds; `nil` for none.
     public private(set) var deadline: UInt64?
     /// ``EventLoop/monotonicNanoseconds`` when the read carrying its CALL_START was taken up.
@@ -60,6 +62,7 @@ public final class ServerCall {
         self.registered = method
         self.metadata = metadata
         self.principal = principal
+        hasPrincipal = principal != nil
         self.deadline = deadline
         self.startedAt = startedAt
         self.connectionID = connection.id
@@ -98,8 +101,9 @@ public final class ServerCall {
     /// Gives a reopened call the principal its connection authenticated as since the call was
     /// first made (a connection authenticates once: a call it reuses has that principal or none).
     func adopt(_ principal: any Principal) {
-        precondition(self.principal == nil, "a call's principal is set once")
+        precondition(!hasPrincipal, "a call's principal is set once")
         self.principal = principal
+        hasPrincipal = true
     }
 
     /// The `trace-id` metadata value, if the client sent one.

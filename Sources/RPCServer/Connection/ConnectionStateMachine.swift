@@ -215,7 +215,7 @@ public struct ConnectionStateMachine<Call> {
 
     /// Stores the call just admitted on `streamID` (by ``callStartReceived(_:now:)`` or as a
     /// ``Action/startCall(_:_:)``): it is open from now on.
-    public mutating func callOpened(_ call: Call, on streamID: StreamID) {
+    public mutating func callOpened(_ call: consuming Call, on streamID: StreamID) {
         openStreams.insert(call, for: streamID)
     }
 

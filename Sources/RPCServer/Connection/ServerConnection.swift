@@ -229,7 +229,7 @@ final class ServerConnection: ConnectionDelegate {
         let credit = machine.peerSettings.initialStreamCredit
         let call: ServerCall
         if isKnownUniquelyReferenced(&endedCall), let ended = endedCall.take() {
-            call = ended
+            call = consume ended
             call.reopen(
                 streamID: streamID,
                 method: method,
@@ -241,7 +241,7 @@ final class ServerConnection: ConnectionDelegate {
             )
             // A connection authenticates once, so a reused call has this principal or none; passing
             // it on every reuse retained and released it.
-            if call.principal == nil, let principal { call.adopt(principal) }
+            if !call.hasPrincipal, let principal { call.adopt(principal) }
         } else {
             endedCall = nil
             call = ServerCall(
@@ -255,7 +255,7 @@ final class ServerConnection: ConnectionDelegate {
                 connection: self
             )
         }
-        machine.callOpened(call, on: streamID)
+        machine.callOpened(consume call, on: streamID)
         awaitingRequest.append(streamID)
     }
 

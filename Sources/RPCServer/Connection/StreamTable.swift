@@ -56,7 +56,7 @@ struct StreamTable<Value> {
     }
 
     /// Stores `value` for `id`, replacing any value it had.
-    mutating func insert(_ value: Value, for id: StreamID) {
+    mutating func insert(_ value: consuming Value, for id: StreamID) {
         precondition(id != .connection, "stream 0 cannot be stored")
         if (count + 1) * 2 > entries.count { grow() }
         var index = home(of: id.rawValue)
@@ -71,7 +71,8 @@ struct StreamTable<Value> {
     @discardableResult
     mutating func removeValue(for id: StreamID) -> Value? {
         guard var hole = slot(of: id.rawValue) else { return nil }
-        let removed = entries[hole].value
+        // Moved out, not copied: a copy would retain a class value, and clearing the slot release it.
+        let removed = entries[hole].value.take()
         count -= 1
         // Backward-shift: move later entries of the chain into the hole when their home allows it.
         var next = hole
