@@ -56,7 +56,8 @@ struct FanoutLoad: ParsableCommand {
         help: """
             homerpc: make the changes as the characteristic's accessory, reporting each new value on \
             its link, instead of as a controller writing it; the file is the accessory's --state file \
-            from `rpc-client accessory simulate` (stop the simulator first: the link replaces its own).
+            from `rpc-client accessory simulate` (stop the simulator first: the link replaces its own). \
+            The accessory's one link is then the only producer (--producers does not apply).
             """
     )
     var reportAsAccessory: String?
