@@ -127,9 +127,12 @@ extension OutputSpan where Element == UInt8 {
         append(UInt8(rest))
     }
 
+    /// One bounds-checked 8-byte store, not eight appends that each check the capacity.
     private mutating func appendBigEndian(_ value: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) {
-            append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-        }
+        let offset = count
+        append(repeating: 0, count: 8)
+        var written = mutableSpan
+        var bytes = written.mutableBytes
+        bytes.storeBytes(of: value.bigEndian, toByteOffset: offset, as: UInt64.self)
     }
 }
