@@ -1,4 +1,5 @@
 import HomeService
+import Wire
 
 /// Protobuf's binary encoding written by hand, for the few messages on hot paths whose generated
 /// encoder costs more than the work around them: swift-protobuf sizes and writes a message in two
@@ -83,8 +84,8 @@ extension OutputSpan where Element == UInt8 {
     /// A 16-byte identifier as a `bytes` field.
     mutating func identifier(_ field: UInt32, _ id: UniqueIdentifier) {
         delimited(field, length: 16) { writer in
-            writer.appendBigEndian(id.high)
-            writer.appendBigEndian(id.low)
+            // Both halves in one copy (Wire's `appendBytes(of:)`), not byte by byte.
+            writer.appendBytes(of: (id.high.bigEndian, id.low.bigEndian))
         }
     }
 
@@ -98,7 +99,7 @@ extension OutputSpan where Element == UInt8 {
         case .float(let float):
             append(4 << 3 | 1)
             // A double travels as its 8 bytes, least significant first.
-            appendBigEndian(float.bitPattern.byteSwapped)
+            appendBytes(of: float.bitPattern.littleEndian)
         case .string(let string):
             delimited(5, length: string.utf8.count) { writer in
                 for byte in string.utf8 { writer.append(byte) }
@@ -125,14 +126,5 @@ extension OutputSpan where Element == UInt8 {
             rest >>= 7
         }
         append(UInt8(rest))
-    }
-
-    /// One bounds-checked 8-byte store, not eight appends that each check the capacity.
-    private mutating func appendBigEndian(_ value: UInt64) {
-        let offset = count
-        append(repeating: 0, count: 8)
-        var written = mutableSpan
-        var bytes = written.mutableBytes
-        bytes.storeBytes(of: value.bigEndian, toByteOffset: offset, as: UInt64.self)
     }
 }

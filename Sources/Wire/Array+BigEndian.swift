@@ -65,15 +65,16 @@ extension OutputSpan where Element == UInt8 {
     /// the room for every byte (about ten instructions a byte), and a unary answer writes two frame
     /// headers per call. The slice of the span's free room traps if `value` does not fit, so nothing
     /// is written past it; the bytes are counted as initialised only after they are stored. Always
-    /// inlined: called, the copy's size is not known and costs about 100 instructions a call more.
-    @inline(__always)
-    mutating func appendBytes<T: BitwiseCopyable>(of value: T) {
+    /// inlined: called, the copy's size is not known and costs about 100 instructions a call more
+    /// (inlinable, so that the home API's hand-written protobuf encoders get the same copy).
+    @inlinable @inline(__always)
+    public mutating func appendBytes<T: BitwiseCopyable>(of value: T) {
         Swift.withUnsafeBytes(of: value) { appendBytes(copying: $0) }
     }
 
     /// Appends `source`'s bytes in one copy (see ``appendBytes(of:)`` for why through pointers).
-    @inline(__always)
-    mutating func appendBytes(copying source: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always)
+    public mutating func appendBytes(copying source: UnsafeRawBufferPointer) {
         withUnsafeMutableBufferPointer { bytes, count in
             UnsafeMutableRawBufferPointer(
                 UnsafeMutableBufferPointer(rebasing: bytes[count..<count + source.count])
