@@ -117,14 +117,15 @@ public final class RPCClient: Sendable {
         )
     }
 
-    /// Hands a call to the loop thread, where `begin` starts it on the connection and returns its
-    /// stream id; `fail` runs instead if the caller cancelled it first or the client is closed.
+    /// Hands a call to the loop thread (or, called there, starts it at once), where `begin` starts it
+    /// on the connection and returns its stream id; `fail` runs instead if the caller cancelled it
+    /// first or the client is closed.
     private func launch(
         _ handle: CallHandle,
         failing fail: @escaping @Sendable (RPCError) -> Void,
         begin: @escaping @Sendable (ClientConnection) -> StreamID
     ) {
-        let sent = commands.send { side in
+        let sent = commands.sendOrHandle { side in
             guard !handle.isCancelled else {
                 fail(.cancelledByCaller)
                 return
@@ -194,6 +195,8 @@ public final class RPCClient: Sendable {
 
     /// Tells the server to stop a call (no-op once it ended).
     func cancel(_ handle: CallHandle) {
+        // Queued even on the loop thread: a cancelled call's callbacks must not run inside the code
+        // that cancels it.
         commands.send { side in
             handle.isCancelled = true
             if let streamID = handle.streamID { side.connection.cancel(streamID) }
@@ -202,7 +205,7 @@ public final class RPCClient: Sendable {
 
     /// Grants the server more messages on a stream.
     func grantCredit(_ increment: UInt32, for handle: CallHandle) {
-        commands.send { side in
+        commands.sendOrHandle { side in
             if let streamID = handle.streamID { side.connection.grantCredit(increment, on: streamID) }
         }
     }

@@ -81,10 +81,13 @@ public final class EventLoop {
         isClosed = true
     }
 
+    /// Whether the calling thread is the one that runs the loop.
+    public var isOnLoopThread: Bool { pthread_equal(pthread_self(), ownerThread) != 0 }
+
     /// Traps in debug builds unless called on the thread that runs the loop.
     public func assertOnLoopThread(file: StaticString = #fileID, line: UInt = #line) {
         assert(
-            pthread_equal(pthread_self(), ownerThread) != 0,
+            isOnLoopThread,
             "used off its event loop thread",
             file: file,
             line: line

@@ -50,6 +50,23 @@ public final class Waker<Message: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// ``send(_:)``, except that on the loop thread itself the message is handled at once (after any
+    /// still queued, in order) instead of waking the loop for its next iteration: an eventfd write,
+    /// a poll and a read saved, about 15 µs of a reply's latency. The handler may then run inside
+    /// another of the loop's callbacks, or inside itself when it sends. Safe from any thread.
+    /// - Returns: `false` if the waker is closed and the message was dropped.
+    @discardableResult
+    public func sendOrHandle(_ message: Message) -> Bool {
+        guard loop.isOnLoopThread else { return send(message) }
+        let queued = inbox.withLock { inbox in
+            guard inbox.isOpen else { return false }
+            inbox.messages.append(message)
+            return true
+        }
+        if queued { drain() }
+        return queued
+    }
+
     func drain() {
         let messages = inbox.withLock { inbox in
             defer { inbox.messages.removeAll(keepingCapacity: true) }

@@ -57,4 +57,37 @@ import UV
         #expect(delivered == [1, 2])
         try loop.close()
     }
+
+    @Test func sendOrHandleOnTheLoopThreadHandlesAtOnceAfterWhatIsQueued() throws {
+        let loop = try EventLoop()
+        var delivered: [Int] = []
+        let waker = try Waker<Int>(loop: loop) { delivered += $0 }
+        // Queued (as from another thread), then sent on the loop thread: both handled, in order,
+        // before sendOrHandle returns, with no loop iteration.
+        waker.send(1)
+        #expect(waker.sendOrHandle(2))
+        #expect(delivered == [1, 2])
+        waker.close()
+        #expect(waker.sendOrHandle(3) == false)
+        #expect(delivered == [1, 2])
+        try loop.close()
+    }
+
+    @Test func sendOrHandleFromAnotherThreadIsHandledOnTheLoopThread() throws {
+        let loop = try EventLoop()
+        var delivered: [Int] = []
+        var handledOnLoopThread = false
+        let waker = try Waker<Int>(loop: loop) { notes in
+            delivered += notes
+            handledOnLoopThread = loop.isOnLoopThread
+            loop.stop()
+        }
+        let thread = Thread { waker.sendOrHandle(7) }
+        thread.start()
+        loop.runForTest()
+        #expect(delivered == [7])
+        #expect(handledOnLoopThread)
+        waker.close()
+        try loop.close()
+    }
 }
