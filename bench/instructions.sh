@@ -124,6 +124,7 @@ measured[read-50x16]=$(homed_count "$CALLS_50X16" 50 16 home.v1.HomeService/Read
 read -r measured[write-loop-50x16] write_total < <(
     COUNT_LOOP_THREAD=yes SETTLE_SECONDS=3 homed_count "$WRITES_50X16" 50 16 home.v1.HomeService/WriteCharacteristic "${READ_HEX}1a021032"
 )
+measured[write-total-50x16]=$write_total
 
 if $CHECK; then
     status=0

@@ -69,11 +69,75 @@ import Testing
             """
         )
         try database.execute(Self.characteristicsAsInVersion4)
+        try Self.undoEventBatches(in: database)
         try database.execute("PRAGMA user_version = 1")
         let reopened = try HomeStore.open(.file(path: harness.path))
         #expect(reopened.triggers[trigger.id]?.recurrence == .minutes(60))
         #expect(reopened.homes[home.id]?.timeZone == "UTC")
         #expect(try database.scalar("PRAGMA user_version")?.integer == Int64(StoreSchema.currentVersion))
+    }
+
+    /// Undoes migration 6: a row per event in the `event` table, as versions 1 to 5 kept them.
+    static func undoEventBatches(in database: Database) throws {
+        var changes: [HomeChange] = []
+        try database.prepare("SELECT home, first_revision, last_revision, events FROM event_batch").forEachRow { row in
+            changes += try RowCoding.changes(inBatch: row)
+        }
+        try database.execute(
+            """
+            CREATE TABLE event (home BLOB NOT NULL, revision INTEGER NOT NULL, time INTEGER NOT NULL,
+                initiator BLOB NOT NULL, body BLOB NOT NULL, PRIMARY KEY (home, revision)) WITHOUT ROWID;
+            DROP TABLE event_batch;
+            """
+        )
+        let insert = try database.prepare("INSERT INTO event VALUES (?, ?, ?, ?, ?)")
+        for change in changes { try insert.run(RowCoding.legacyRow(change)) }
+    }
+
+    /// Version 5 kept a row per event; version 6 keeps a commit's events of a home in one row. The
+    /// events of a file written before replay the same after the migration.
+    @Test func aVersion5FileIsMigratedToEventBatches() throws {
+        let harness = try StoreHarness(.file)
+        let store = harness.store
+        let home = try store.addHome(named: "Home", as: harness.owner)
+        let other = try store.addHome(named: "Other", as: harness.owner)
+        let lamp = try store.addAccessory(Accessories.bulb(), to: home.id, as: harness.owner)[0]
+        let brightness = store.characteristic(ofType: Accessories.brightness, on: lamp.id).id
+        store.onCommitWaiting = {}
+        for percent in 1...30 {
+            try store.writeValue(brightness, .int(Int64(percent)), as: harness.owner)
+            _ = try store.addRoom(named: "Room \(percent)", to: other.id, as: harness.owner)
+            if percent % 7 == 0 { store.startQueuedCommits() }
+        }
+        #expect(store.waitForCommits() == nil)
+        let before = StoreSnapshot(store)
+        let homeRevision = try store.home(home.id, as: harness.owner).revision
+        let otherRevision = try store.home(other.id, as: harness.owner).revision
+        let history = try Self.history(of: home.id, in: store, as: harness.owner)
+        let otherHistory = try Self.history(of: other.id, in: store, as: harness.owner)
+        let events = try harness.storedEventCount()
+        #expect(try harness.rowCount(of: StoreSchema.eventBatch) < events)
+
+        let database = try Database(path: harness.path)
+        try Self.undoEventBatches(in: database)
+        try database.execute("PRAGMA user_version = 5")
+        #expect(try database.scalar("SELECT count(*) FROM event")?.integer == Int64(events))
+        try harness.reopen()
+        #expect(try database.scalar("PRAGMA user_version")?.integer == Int64(StoreSchema.currentVersion))
+        #expect(try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'event'")?.integer == 0)
+        #expect(try harness.storedEventCount() == events)
+        #expect(StoreSnapshot(harness.store) == before)
+        #expect(try harness.store.home(home.id, as: harness.owner).revision == homeRevision)
+        #expect(try harness.store.home(other.id, as: harness.owner).revision == otherRevision)
+        #expect(try Self.history(of: home.id, in: harness.store, as: harness.owner) == history)
+        #expect(try Self.history(of: other.id, in: harness.store, as: harness.owner) == otherHistory)
+        #expect(history.count > 30 && otherHistory.count > 30)
+    }
+
+    /// Every retained change of the home (none when it needs a resync).
+    static func history(of home: HomeID, in store: HomeStore, as account: AccountID) throws -> [HomeChange] {
+        guard case .changes(let changes) = try store.changes(in: home, after: 0, as: account) else { return [] }
+        return changes
     }
 
     /// Undoes migration 5: each characteristic row carries its type, properties and metadata.
@@ -112,6 +176,7 @@ import Testing
 
         let database = try Database(path: harness.path)
         try database.execute(Self.characteristicsAsInVersion4)
+        try Self.undoEventBatches(in: database)
         try database.execute("PRAGMA user_version = 4")
         let reopened = try HomeStore.open(.file(path: harness.path))
         #expect(StoreSnapshot(reopened) == before)
@@ -285,7 +350,8 @@ import Testing
         let lamp = try store.addAccessory(Accessories.bulb(), to: home.id, as: harness.owner)[0]
         let brightness = store.characteristic(ofType: Accessories.brightness, on: lamp.id).id
         store.waitForCommits()
-        let eventsBefore = try harness.rowCount(of: StoreSchema.event)
+        let eventsBefore = try harness.storedEventCount()
+        let batchesBefore = try harness.rowCount(of: StoreSchema.eventBatch)
         store.onCommitWaiting = {}
         for percent in 1...40 { try store.writeValue(brightness, .int(Int64(percent)), as: harness.owner) }
         store.startQueuedCommits()
@@ -294,7 +360,9 @@ import Testing
         let stored = try database.prepare("SELECT value FROM characteristic WHERE id = ?")
             .query([.blob(brightness.raw.bytes)])
         #expect(stored.first?.first == RowCoding.value(.int(40)))
-        #expect(try harness.rowCount(of: StoreSchema.event) == eventsBefore + 40)
+        #expect(try harness.storedEventCount() == eventsBefore + 40)
+        // One commit, one home: its 40 events share a row.
+        #expect(try harness.rowCount(of: StoreSchema.eventBatch) == batchesBefore + 1)
         let before = StoreSnapshot(store)
         try harness.reopen()
         #expect(StoreSnapshot(harness.store) == before)

@@ -69,6 +69,25 @@ final class StoreHarness {
     }
 
     /// Rows of `table` in the storage (committed ones: wait for commits first).
+    /// The events the event batch rows hold (a commit's events of a home share a row).
+    func storedEventCount() throws -> Int {
+        try storedEventBatchSizes().reduce(0, +)
+    }
+
+    /// How many events each event batch row holds.
+    func storedEventBatchSizes() throws -> [Int] {
+        let reader: any TableReader =
+            switch kind {
+            case .memory: memory
+            case .file: try SQLiteStorage(path: path)
+            }
+        var sizes: [Int] = []
+        try reader.forEachRow(of: StoreSchema.eventBatch) { (row) throws(StoreError) in
+            sizes.append(try RowCoding.changes(inBatch: row).count)
+        }
+        return sizes
+    }
+
     func rowCount(of table: StoreTable) throws -> Int {
         switch kind {
         case .memory: return try memory.rowCount(of: table)

@@ -15,6 +15,16 @@ struct ByteWriter {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
+    /// Seven bits per byte, least significant first, the high bit set on all but the last.
+    mutating func writeVarint(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
     mutating func writeID(_ id: UniqueIdentifier) {
         writeUInt64(id.high)
         writeUInt64(id.low)
@@ -66,6 +76,18 @@ struct ByteReader {
         var value: UInt64 = 0
         for _ in 0..<8 { value = value << 8 | UInt64(try readByte()) }
         return value
+    }
+
+    mutating func readVarint() throws(StoreError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try readByte()
+            guard shift < 64 else { throw .corrupt("a stored varint is longer than ten bytes") }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
     }
 
     mutating func readID() throws(StoreError) -> UniqueIdentifier {

@@ -7,8 +7,8 @@ public final class InMemoryStorage: StoreBackend {
     private struct Tables {
         /// Rows by table name, then by key.
         var rows: [String: [[SQLValue]: [SQLValue]]] = [:]
-        /// Event rows by home, in revision order: trimming drops a prefix instead of scanning every
-        /// home's events.
+        /// Event batch rows by home, in revision order: trimming drops a prefix instead of scanning
+        /// every home's events.
         var events: [[UInt8]: FrontDroppingArray<[SQLValue]>] = [:]
     }
 
@@ -18,11 +18,18 @@ public final class InMemoryStorage: StoreBackend {
 
     func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
         tables.withLock { state in
+            var events = EventBatches()
+            // As in a file: a commit's events of a home in one row, written before each trim.
+            func writeEvents() {
+                for batch in events.take() {
+                    state.events[batch.first!.home.raw.bytes, default: FrontDroppingArray()]
+                        .append(RowCoding.eventBatch(batch))
+                }
+            }
             for change in changes {
                 switch change {
                 case .event(let change):
-                    // Events are written once, in revision order.
-                    state.events[change.home.raw.bytes, default: FrontDroppingArray()].append(RowCoding.row(change))
+                    events.add(change)
                 case .upsert(let table, let row):
                     state.rows[table.name, default: [:]][Array(row.prefix(table.keyColumnCount))] = row
                 case .delete(let table, let key):
@@ -37,10 +44,13 @@ public final class InMemoryStorage: StoreBackend {
                     let key: [SQLValue] = [.blob(accessory)]
                     state.rows[StoreSchema.accessory.name]?[key]?[RowCoding.accessoryReachableColumn] = .bool(reachable)
                 case .trimEvents(let home, let revision):
-                    state.events[home]?.removeFirst { ($0[1].integer ?? 0) <= revision }
+                    writeEvents()
+                    // Whole batches: the first and last revision within the trim.
+                    state.events[home]?.removeFirst { ($0[2].integer ?? 0) <= revision }
                     if state.events[home]?.isEmpty == true { state.events[home] = nil }
                 }
             }
+            writeEvents()
         }
         return CommitTiming(changes: changes.count)
     }
@@ -57,7 +67,7 @@ public final class InMemoryStorage: StoreBackend {
     func makeReader() throws(StoreError) -> any TableReader { self }
 
     private func rows(of table: StoreTable) -> [[SQLValue]] {
-        if table == StoreSchema.event {
+        if table == StoreSchema.eventBatch {
             return tables.withLock { state in
                 state.events.keys.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { state.events[$0]!.elements }
             }

@@ -8,7 +8,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
     private let database: Database
     private var upserts: [String: Statement] = [:]
     private var deletes: [String: Statement] = [:]
-    private let insertEvent: Statement
+    private let insertEventBatch: Statement
     private let setValue: Statement
     private let setReachable: Statement
     private let trimEvents: Statement
@@ -30,18 +30,18 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             try database.execute("PRAGMA wal_autocheckpoint=10000")
             try Self.migrate(database)
             // A plain INSERT: an event is never replaced (a revision once used means one change), so a
-            // second row for a revision fails the commit instead of overwriting the first.
-            insertEvent = try database.prepare(
-                """
-                INSERT INTO event (\(StoreSchema.event.columns.joined(separator: ", ")))
-                VALUES (\(Array(repeating: "?", count: StoreSchema.event.columns.count).joined(separator: ", ")))
-                """
+            // second batch starting at a revision fails the commit instead of overwriting the first.
+            insertEventBatch = try database.prepare(
+                "INSERT INTO event_batch (home, first_revision, last_revision, events) VALUES (?, ?, ?, ?)"
             )
             setValue = try database.prepare(
                 "UPDATE characteristic SET value = ?, value_time = ? WHERE id = ?"
             )
             setReachable = try database.prepare("UPDATE accessory SET is_reachable = ? WHERE id = ?")
-            trimEvents = try database.prepare("DELETE FROM event WHERE home = ? AND revision <= ?")
+            // Whole batches only: one that reaches past the revision stays until a later trim.
+            trimEvents = try database.prepare(
+                "DELETE FROM event_batch WHERE home = ?1 AND first_revision <= ?2 AND last_revision <= ?2"
+            )
         } catch let error as StoreError {
             throw error
         } catch {
@@ -78,9 +78,33 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         for (index, migration) in StoreSchema.migrations.enumerated().dropFirst(version) {
             try database.transaction {
                 try database.execute(migration)
+                if index + 1 == StoreSchema.eventBatchVersion { try batchLegacyEvents(in: database) }
                 try database.execute("PRAGMA user_version = \(index + 1)")
             }
         }
+    }
+
+    /// Migration 6's second half: moves the rows of the `event` table (one per event) into
+    /// `event_batch` rows of consecutive revisions, and drops the old table.
+    private static func batchLegacyEvents(in database: Database) throws {
+        let columns = StoreSchema.legacyEvent.columns.joined(separator: ", ")
+        var events = EventBatches()
+        try database.prepare("SELECT \(columns) FROM event ORDER BY home, revision").forEachRow { row in
+            events.add(try RowCoding.legacyChange(row))
+        }
+        let insert = try database.prepare(
+            "INSERT INTO event_batch (home, first_revision, last_revision, events) VALUES (?, ?, ?, ?)"
+        )
+        for batch in events.take() {
+            // Rows of an older version may have gaps (the loader refuses them): a batch is a run.
+            var start = batch.startIndex
+            for index in batch.indices.dropFirst() where batch[index].revision != batch[index - 1].revision + 1 {
+                try insert.run(RowCoding.eventBatch(batch[start..<index]))
+                start = index
+            }
+            try insert.run(RowCoding.eventBatch(batch[start...]))
+        }
+        try database.execute("DROP TABLE event")
     }
 
     func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
@@ -88,6 +112,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         var statementsDone = start
         do {
             let overwritten = changes.overwrittenValueWrites()
+            var events = EventBatches()
             try database.transaction {
                 for (index, change) in changes.enumerated() {
                     if let overwritten, overwritten[index] { continue }
@@ -95,7 +120,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
                     case .upsert(let table, let row):
                         try upsertStatement(table).run(row)
                     case .event(let change):
-                        try insertEvent.run(RowCoding.row(change))
+                        events.add(change)
                     case .delete(let table, let key):
                         try deleteStatement(table).run(key)
                     case .setValue(let characteristic, let value, let time):
@@ -103,9 +128,11 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
                     case .setReachable(let accessory, let reachable):
                         try setReachable.run([.bool(reachable), .blob(accessory)])
                     case .trimEvents(let home, let revision):
+                        try insertBatches(events.take())
                         try trimEvents.run([.blob(home), .integer(revision)])
                     }
                 }
+                try insertBatches(events.take())
                 statementsDone = .now
             }
         } catch {
@@ -116,6 +143,10 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             commit: statementsDone.duration(to: .now),
             changes: changes.count
         )
+    }
+
+    private func insertBatches(_ batches: [ArraySlice<HomeChange>]) throws(SQLiteError) {
+        for batch in batches { try insertEventBatch.run(RowCoding.eventBatch(batch)) }
     }
 
     func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {

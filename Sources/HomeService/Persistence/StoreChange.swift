@@ -4,9 +4,9 @@ internal import SQLite
 enum StoreChange: Sendable {
     /// Insert the row, or replace the row with the same key.
     case upsert(StoreTable, [SQLValue])
-    /// A home's change, as its event row: encoded by the writer, so the loop only hands it over
-    /// (about 1,900 instructions and four allocations per event off the loop thread). A reference,
-    /// shared with the log and the subscribers' queues.
+    /// A home's change: encoded by the writer, together with the commit's other events of its home
+    /// (``EventBatches``), so the loop only hands it over. A reference, shared with the log and
+    /// the subscribers' queues.
     case event(HomeChange)
     /// Delete the row with this key (the table's key columns, in order).
     case delete(StoreTable, key: [SQLValue])
@@ -98,4 +98,47 @@ public struct CommitTiming: Sendable {
     public var changes = 0
 
     public var total: Duration { statements + commit }
+}
+
+/// A commit's events gathered into `event_batch` rows' contents: each home's in the order they were
+/// emitted (its revisions, consecutive), homes in the order they first came, at most
+/// ``maxEventsPerBatch`` per batch. The writer takes them before each trim of events and at the
+/// end: a trim (or a home's removal) then drops what came before it in the commit, as it did when
+/// each event was a row of its own.
+struct EventBatches {
+    /// A burst (thousands of accessories becoming reachable at once) makes several rows of at most
+    /// about 25 KB rather than one huge one.
+    static let maxEventsPerBatch = 512
+
+    // Nearly every commit's events are of one home: the dictionary serves only the others.
+    private var homes: [HomeID] = []
+    private var eventsOfHome: [[HomeChange]] = []
+    private var indexOfHome: [HomeID: Int] = [:]
+
+    var isEmpty: Bool { homes.isEmpty }
+
+    mutating func add(_ event: HomeChange) {
+        let index: Int
+        if let last = homes.last, last == event.home {
+            index = homes.count - 1
+        } else if let known = indexOfHome[event.home] {
+            index = known
+        } else {
+            index = homes.count
+            homes.append(event.home)
+            eventsOfHome.append([])
+            indexOfHome[event.home] = index
+        }
+        eventsOfHome[index].append(event)
+    }
+
+    /// The batches gathered since the last take.
+    mutating func take() -> [ArraySlice<HomeChange>] {
+        defer { self = EventBatches() }
+        return eventsOfHome.flatMap { events in
+            stride(from: 0, to: events.count, by: Self.maxEventsPerBatch).map { start in
+                events[start..<min(start + Self.maxEventsPerBatch, events.count)]
+            }
+        }
+    }
 }

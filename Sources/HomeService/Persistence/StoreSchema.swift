@@ -105,7 +105,18 @@ enum StoreSchema {
         keyColumnCount: 1,
         orderBy: "sequence"
     )
-    static let event = StoreTable(
+    /// A commit's events of one home, revisions `first_revision` through `last_revision`, in one row
+    /// (``RowCoding/encodeEvents(_:)``): an SQLite insert per event was most of the writer's work
+    /// under a write load.
+    static let eventBatch = StoreTable(
+        name: "event_batch",
+        columns: ["home", "first_revision", "last_revision", "events"],
+        keyColumnCount: 2,
+        orderBy: "home, first_revision"
+    )
+
+    /// Versions 1 to 5 kept a row per event; migration 6 turns them into batches.
+    static let legacyEvent = StoreTable(
         name: "event",
         columns: ["home", "revision", "time", "initiator", "body"],
         keyColumnCount: 2,
@@ -122,7 +133,7 @@ enum StoreSchema {
     /// Every table, parents before children (the order load decodes them in).
     static let tables: [StoreTable] = [
         account, token, home, member, room, zone, accessory, service, characteristicKind, characteristic,
-        serviceGroup, actionSet, timerTrigger, event, idempotencyKey,
+        serviceGroup, actionSet, timerTrigger, eventBatch, idempotencyKey,
     ]
 
     /// Migration N (1-based) takes the schema from version N-1 to N.
@@ -201,7 +212,16 @@ enum StoreSchema {
         DROP TABLE characteristic;
         ALTER TABLE characteristic_v5 RENAME TO characteristic;
         """,
+        // 6: a commit's events of a home share one row; SQLiteStorage moves the event rows into it
+        // (``SQLiteStorage/batchLegacyEvents(in:)``) and drops the old table.
+        """
+        CREATE TABLE event_batch (home BLOB NOT NULL, first_revision INTEGER NOT NULL,
+            last_revision INTEGER NOT NULL, events BLOB NOT NULL,
+            PRIMARY KEY (home, first_revision)) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }
+    /// The version whose migration batches the old event rows (in Swift, after its SQL).
+    static let eventBatchVersion = 6
 }

@@ -175,9 +175,9 @@ struct StoreLoader {
     /// home's revision.
     private func loadEvents() throws(StoreError) {
         var changesByHome: [HomeID: [HomeChange]] = [:]
-        try tables.forEachRow(of: StoreSchema.event) { (row) throws(StoreError) in
-            let change = try RowCoding.change(row)
-            changesByHome[change.home, default: []].append(change)
+        try tables.forEachRow(of: StoreSchema.eventBatch) { (row) throws(StoreError) in
+            let changes = try RowCoding.changes(inBatch: row)
+            changesByHome[changes[0].home, default: []].append(contentsOf: changes)
         }
         for (homeID, home) in store.homes {
             let changes = changesByHome.removeValue(forKey: homeID) ?? []
