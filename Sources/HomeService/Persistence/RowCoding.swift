@@ -395,16 +395,7 @@ enum RowCoding {
             if change.initiator == initiator {
                 writer.writeByte(0)
             } else {
-                switch change.initiator {
-                case .account(let account):
-                    writer.writeByte(1)
-                    writer.writeID(account.raw)
-                case .accessory(let accessory):
-                    writer.writeByte(2)
-                    writer.writeID(accessory.raw)
-                case .server:
-                    writer.writeByte(3)
-                }
+                writeInitiator(change.initiator, into: &writer)
                 initiator = change.initiator
             }
             writeBody(change.event, into: &writer)
@@ -431,13 +422,11 @@ enum RowCoding {
         while !bytes.isAtEnd {
             revision &+= try bytes.readVarint()
             time &+= unzigzag(try bytes.readVarint())
-            switch try bytes.readByte() {
-            case 0:
-                guard initiator != nil else { throw .corrupt("event \(revision) of home \(home) has no initiator") }
-            case 1: initiator = .account(AccountID(try bytes.readID()))
-            case 2: initiator = .accessory(AccessoryID(try bytes.readID()))
-            case 3: initiator = .server
-            case let tag: throw .corrupt("event \(revision) of home \(home) has initiator tag \(tag)")
+            let tag = try bytes.readByte()
+            if tag != 0 {
+                initiator = try readInitiator(tagged: tag, from: &bytes, event: revision, of: home)
+            } else if initiator == nil {
+                throw .corrupt("event \(revision) of home \(home) has no initiator")
             }
             let event = try readEvent(from: &bytes)
             changes.append(HomeChange(home: home, revision: revision, time: time, initiator: initiator!, event: event))
@@ -457,13 +446,8 @@ enum RowCoding {
         }
         let time = try reader.integer()
         var initiatorBytes = ByteReader(try reader.blob())
-        let initiator: Initiator
-        switch try initiatorBytes.readByte() {
-        case 1: initiator = .account(AccountID(try initiatorBytes.readID()))
-        case 2: initiator = .accessory(AccessoryID(try initiatorBytes.readID()))
-        case 3: initiator = .server
-        case let tag: throw .corrupt("event \(revision) of home \(home) has initiator tag \(tag)")
-        }
+        let tag = try initiatorBytes.readByte()
+        let initiator = try readInitiator(tagged: tag, from: &initiatorBytes, event: revision, of: home)
         var body = ByteReader(try reader.blob())
         let event = try readEvent(from: &body)
         return HomeChange(home: home, revision: revision, time: time, initiator: initiator, event: event)
@@ -473,22 +457,41 @@ enum RowCoding {
     /// tests of migration 6).
     static func legacyRow(_ change: HomeChange) -> [SQLValue] {
         var initiator = ByteWriter(capacity: 17)
-        switch change.initiator {
-        case .account(let account):
-            initiator.writeByte(1)
-            initiator.writeID(account.raw)
-        case .accessory(let accessory):
-            initiator.writeByte(2)
-            initiator.writeID(accessory.raw)
-        case .server:
-            initiator.writeByte(3)
-        }
+        writeInitiator(change.initiator, into: &initiator)
         var body = ByteWriter(capacity: 48)
         writeBody(change.event, into: &body)
         return [
             .id(change.home), .integer(Int64(change.revision)), .integer(change.time), .blob(initiator.bytes),
             .blob(body.bytes),
         ]
+    }
+
+    /// A tag (1 account, 2 accessory, 3 the server), then the id if it has one.
+    private static func writeInitiator(_ initiator: Initiator, into writer: inout ByteWriter) {
+        switch initiator {
+        case .account(let account):
+            writer.writeByte(1)
+            writer.writeID(account.raw)
+        case .accessory(let accessory):
+            writer.writeByte(2)
+            writer.writeID(accessory.raw)
+        case .server:
+            writer.writeByte(3)
+        }
+    }
+
+    private static func readInitiator(
+        tagged tag: UInt8,
+        from reader: inout ByteReader,
+        event revision: UInt64,
+        of home: HomeID
+    ) throws(StoreError) -> Initiator {
+        switch tag {
+        case 1: return .account(AccountID(try reader.readID()))
+        case 2: return .accessory(AccessoryID(try reader.readID()))
+        case 3: return .server
+        default: throw .corrupt("event \(revision) of home \(home) has initiator tag \(tag)")
+        }
     }
 
     private static func zigzag(_ value: Int64) -> UInt64 {
