@@ -88,22 +88,29 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
     /// `event_batch` rows of consecutive revisions, and drops the old table.
     private static func batchLegacyEvents(in database: Database) throws {
         let columns = StoreSchema.legacyEvent.columns.joined(separator: ", ")
-        var events = EventBatches()
-        try database.prepare("SELECT \(columns) FROM event ORDER BY home, revision").forEachRow { row in
-            events.add(try RowCoding.legacyChange(row))
-        }
         let insert = try database.prepare(
             "INSERT INTO event_batch (home, first_revision, last_revision, events) VALUES (?, ?, ?, ?)"
         )
-        for batch in events.take() {
-            // Rows of an older version may have gaps (the loader refuses them): a batch is a run.
-            var start = batch.startIndex
-            for index in batch.indices.dropFirst() where batch[index].revision != batch[index - 1].revision + 1 {
-                try insert.run(RowCoding.eventBatch(batch[start..<index]))
-                start = index
-            }
-            try insert.run(RowCoding.eventBatch(batch[start...]))
+        // Streamed: a store of many homes holds millions of events, a batch at a time in memory.
+        var run: [HomeChange] = []
+        func writeRun() throws {
+            guard !run.isEmpty else { return }
+            try insert.run(RowCoding.eventBatch(run[...]))
+            run.removeAll(keepingCapacity: true)
         }
+        try database.prepare("SELECT \(columns) FROM event ORDER BY home, revision").forEachRow { row in
+            let change = try RowCoding.legacyChange(row)
+            // A batch is a run of one home's consecutive revisions (an older file may have gaps,
+            // which the loader then refuses as before).
+            if let last = run.last,
+                last.home != change.home || last.revision + 1 != change.revision
+                    || run.count == EventBatches.maxEventsPerBatch
+            {
+                try writeRun()
+            }
+            run.append(change)
+        }
+        try writeRun()
         try database.execute("DROP TABLE event")
     }
 
