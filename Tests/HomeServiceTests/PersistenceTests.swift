@@ -334,7 +334,7 @@ import Testing
         let lamp = UniqueIdentifier(high: 1, low: 1)
         let desk = UniqueIdentifier(high: 2, low: 2)
         func value(_ id: UniqueIdentifier, _ number: Int64) -> StoreChange {
-            .setValue(characteristic: id, value: .integer(number), time: number)
+            .setValue(characteristic: id, value: .int(number), time: number)
         }
         let changes: [StoreChange] = [
             value(lamp, 1), value(desk, 1), .delete(StoreSchema.room, key: [.blob(lamp.bytes)]), value(lamp, 2),

@@ -37,7 +37,7 @@ public final class InMemoryStorage: StoreBackend {
                 case .setValue(let characteristic, let value, let time):
                     let key: [SQLValue] = [.blob(characteristic.bytes)]
                     guard var row = state.rows[StoreSchema.characteristic.name]?[key] else { continue }
-                    row[RowCoding.characteristicValueColumn] = value
+                    row[RowCoding.characteristicValueColumn] = RowCoding.value(value)
                     row[RowCoding.characteristicValueColumn + 1] = .integer(time)
                     state.rows[StoreSchema.characteristic.name]?[key] = row
                 case .setReachable(let accessory, let reachable):

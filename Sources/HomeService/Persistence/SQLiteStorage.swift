@@ -131,7 +131,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
                     case .delete(let table, let key):
                         try deleteStatement(table).run(key)
                     case .setValue(let characteristic, let value, let time):
-                        try setValue.run([value, .integer(time), .blob(characteristic.bytes)])
+                        try setValue.run([RowCoding.value(value), .integer(time), .blob(characteristic.bytes)])
                     case .setReachable(let accessory, let reachable):
                         try setReachable.run([.bool(reachable), .blob(accessory)])
                     case .trimEvents(let home, let revision):

@@ -10,10 +10,10 @@ enum StoreChange: Sendable {
     case event(HomeChange)
     /// Delete the row with this key (the table's key columns, in order).
     case delete(StoreTable, key: [SQLValue])
-    /// A characteristic's cached value (the hot path: two columns, not the whole row). The id stays
-    /// an identifier until it is bound: most value writes of a busy characteristic are overwritten
-    /// within their commit and never need its bytes.
-    case setValue(characteristic: UniqueIdentifier, value: SQLValue, time: Int64)
+    /// A characteristic's cached value (the hot path: two columns, not the whole row). The id and the
+    /// value stay as they are until bound: most value writes of a busy characteristic are
+    /// overwritten within their commit and never need their bytes.
+    case setValue(characteristic: UniqueIdentifier, value: CharacteristicValue?, time: Int64)
     /// An accessory's reachability only (every accessory's changes at each start and link).
     case setReachable(accessory: [UInt8], reachable: Bool)
     /// Drop a home's events up to and including `revision` (retention).

@@ -472,7 +472,7 @@ public final class HomeStore {
                 return .delete(StoreSchema.characteristic, key: [.id(id)])
             }
             let entry = cache[characteristic.slot]
-            return .setValue(characteristic: id.raw, value: RowCoding.value(entry.value), time: entry.updatedAt)
+            return .setValue(characteristic: id.raw, value: entry.value, time: entry.updatedAt)
         case .serviceGroup(let id):
             return upsertOrDelete(StoreSchema.serviceGroup, id, serviceGroups[id].map(RowCoding.row))
         case .actionSet(let id):
