@@ -13,6 +13,10 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
     private let setReachable: Statement
     private let trimEvents: Statement
 
+    /// How the writer and migration 6 add an event batch.
+    private static let insertEventBatchSQL =
+        "INSERT INTO event_batch (home, first_revision, last_revision, events) VALUES (?, ?, ?, ?)"
+
     /// Opens (creating if needed) the store at `path` and migrates it. Check its integrity too
     /// (``checkIntegrity(of:)``).
     init(path: String) throws(StoreError) {
@@ -31,9 +35,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             try Self.migrate(database)
             // A plain INSERT: an event is never replaced (a revision once used means one change), so a
             // second batch starting at a revision fails the commit instead of overwriting the first.
-            insertEventBatch = try database.prepare(
-                "INSERT INTO event_batch (home, first_revision, last_revision, events) VALUES (?, ?, ?, ?)"
-            )
+            insertEventBatch = try database.prepare(Self.insertEventBatchSQL)
             setValue = try database.prepare(
                 "UPDATE characteristic SET value = ?, value_time = ? WHERE id = ?"
             )
@@ -88,9 +90,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
     /// `event_batch` rows of consecutive revisions, and drops the old table.
     private static func batchLegacyEvents(in database: Database) throws {
         let columns = StoreSchema.legacyEvent.columns.joined(separator: ", ")
-        let insert = try database.prepare(
-            "INSERT INTO event_batch (home, first_revision, last_revision, events) VALUES (?, ?, ?, ?)"
-        )
+        let insert = try database.prepare(insertEventBatchSQL)
         // Streamed: a store of many homes holds millions of events, a batch at a time in memory.
         var run: [HomeChange] = []
         func writeRun() throws {
