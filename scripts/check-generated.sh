@@ -10,7 +10,7 @@ if [ -f ../shared/HAP-CATALOG.md ]; then
 else
     echo "../shared/HAP-CATALOG.md not found: the catalog is not regenerated" >&2
 fi
-generated=(Sources/HomeProto/Generated Sources/HomeService/Catalog/StandardCatalog+Generated.swift)
+generated=(Sources/HomeProto/Generated clients/c/generated Sources/HomeService/Catalog/StandardCatalog+Generated.swift)
 if ! git diff --exit-code -- "${generated[@]}" || [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
     echo "Generated code is out of date: run scripts/generate-protos.sh and scripts/generate-catalog.py, and commit." >&2
     exit 1

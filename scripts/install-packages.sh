@@ -3,7 +3,8 @@
 # Needs root (or sudo) only when something must be installed.
 set -euo pipefail
 
-PACKAGES=(pkg-config libuv1-dev libsqlite3-dev protobuf-compiler libprotobuf-c-dev protobuf-c-compiler)
+# gcc and make build the C client SDK (clients/c).
+PACKAGES=(pkg-config libuv1-dev libsqlite3-dev protobuf-compiler libprotobuf-c-dev protobuf-c-compiler gcc make)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs every check CI runs: installs missing Debian packages, builds everything (any
-# compiler warning fails), lints formatting (any finding fails), then runs the tests.
+# compiler warning fails), lints formatting (any finding fails), then runs the tests: the Swift
+# package's, then the C client SDK's against a homed of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,3 +26,6 @@ scripts/format.sh -l
 
 echo "== tests"
 timeout --signal=INT 1800 swift test
+
+echo "== C client SDK (clients/c)"
+clients/c/test.sh

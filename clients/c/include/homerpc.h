@@ -1,0 +1,134 @@
+/*
+ * homerpc.h: the C client SDK of HomeRPC.
+ *
+ * A blocking client for services written in C (or anything that links C): one connection to
+ * `homed` over TCP or a Unix-domain socket, unary calls and server streams of the protobuf-c
+ * messages generated from proto/home/v1 (include the generated `home/v1/NAME.pb-c.h` headers you use). It speaks
+ * the protocol of docs/PROTOCOL.md; the methods, roles and HomeKit codes are in docs/API.md.
+ *
+ * Threads: a client is used by one thread at a time (no locks inside); use one client per thread,
+ * or lock around it. Streams: any number may be open on a client at once, beside unary calls; the
+ * messages of a stream that arrive while the client waits for something else are kept for it (at
+ * most its credit window, HOMERPC_STREAM_WINDOW, so a stream you do not read holds the server back
+ * instead of filling memory). Failures: every call fills a homerpc_status; a broken connection stays
+ * broken (every later call fails with UNAVAILABLE): close the client and connect again.
+ */
+#ifndef HOMERPC_H
+#define HOMERPC_H
+
+#include <protobuf-c/protobuf-c.h>
+#include <stdint.h>
+
+#include "home/v1/status.pb-c.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes, gRPC's numbers (docs/PROTOCOL.md, "Status codes"). */
+enum homerpc_code {
+    HOMERPC_OK = 0,
+    HOMERPC_CANCELLED = 1,
+    HOMERPC_UNKNOWN = 2,
+    HOMERPC_INVALID_ARGUMENT = 3,
+    HOMERPC_DEADLINE_EXCEEDED = 4,
+    HOMERPC_NOT_FOUND = 5,
+    HOMERPC_ALREADY_EXISTS = 6,
+    HOMERPC_PERMISSION_DENIED = 7,
+    HOMERPC_RESOURCE_EXHAUSTED = 8,
+    HOMERPC_FAILED_PRECONDITION = 9,
+    HOMERPC_ABORTED = 10,
+    HOMERPC_OUT_OF_RANGE = 11,
+    HOMERPC_UNIMPLEMENTED = 12,
+    HOMERPC_INTERNAL = 13,
+    HOMERPC_UNAVAILABLE = 14,
+    HOMERPC_DATA_LOSS = 15,
+    HOMERPC_UNAUTHENTICATED = 16,
+};
+
+/* Messages a stream may receive before the client grants more credit; it grants half of this each
+ * time the application has taken half. */
+#define HOMERPC_STREAM_WINDOW 32
+
+/* How a call ended. Zero-initialise one (`homerpc_status status = {0};`), pass it to calls, and
+ * release it with homerpc_status_reset() once done (each call resets it first). */
+typedef struct homerpc_status {
+    int code;            /* enum homerpc_code; HOMERPC_OK on success */
+    int retryable;       /* the server said the call had no effect and may be sent again */
+    char message[1025];  /* the server's message (at most 1,024 bytes), or the client's own */
+    /* The server's home.v1.ErrorDetails (HomeKit code and name, object id, field, per-item
+     * results), or NULL when it sent none. */
+    Home__V1__ErrorDetails *details;
+} homerpc_status;
+
+/* Frees the status's details and sets it back to OK. */
+void homerpc_status_reset(homerpc_status *status);
+
+/* The code's name, e.g. "NOT_FOUND" ("UNKNOWN" for numbers outside the table). */
+const char *homerpc_code_name(int code);
+
+/* The HomeKit code of a failure (details->homekit_code), 0 when there is none. */
+int32_t homerpc_homekit_code(const homerpc_status *status);
+
+typedef struct homerpc_client homerpc_client;
+
+/*
+ * Connects and performs the protocol's handshake, waiting at most 10 s.
+ *   endpoint: "HOST:PORT" (an IPv4 or IPv6 address or a name; "[::1]:7420" for IPv6) or "unix:PATH".
+ *   token:    the bearer token sent with every call (the owner's is in homed-owner.token beside the
+ *             server's store), or NULL to call only what needs none (home.v1.Health/Check).
+ * Returns NULL on failure, with the reason in status (UNAVAILABLE when nothing answers).
+ */
+homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc_status *status);
+
+/* Cancels the client's open calls, closes the connection and frees the client and its streams'
+ * queued messages (streams not yet closed with homerpc_stream_close() must not be used after). */
+void homerpc_close(homerpc_client *client);
+
+/*
+ * One unary call, e.g. homerpc_call(client, "home.v1.HomeService/AddRoom", &request.base,
+ * &home__v1__add_room_response__descriptor, (ProtobufCMessage **)&response, 5000, NULL, &status).
+ *   request:         the request message (any protobuf-c message; NULL sends an empty one).
+ *   response_type:   the descriptor of the method's response message.
+ *   response:        on success, the decoded response; free it with protobuf_c_message_free_unpacked().
+ *   timeout_ms:      the call's deadline (0 for none); the client gives up 1 s after it.
+ *   idempotency_key: for a mutation that may be retried (1-128 bytes; docs/API.md, "Retries and
+ *                    idempotency keys"), or NULL.
+ * Returns status->code: HOMERPC_OK, or the failure (its message and details in status).
+ */
+int homerpc_call(
+    homerpc_client *client, const char *method, const ProtobufCMessage *request,
+    const ProtobufCMessageDescriptor *response_type, ProtobufCMessage **response, uint32_t timeout_ms,
+    const char *idempotency_key, homerpc_status *status);
+
+typedef struct homerpc_stream homerpc_stream;
+
+/*
+ * Opens a server-streaming call (home.v1.HomeService/Subscribe, BrowseAccessories). Returns the
+ * stream, or NULL with the reason in status when the call could not be sent. A refusal by the server
+ * (e.g. NOT_FOUND for a home the caller does not see) arrives as the stream's end in
+ * homerpc_stream_next().
+ */
+homerpc_stream *homerpc_stream_open(
+    homerpc_client *client, const char *method, const ProtobufCMessage *request,
+    const ProtobufCMessageDescriptor *message_type, uint32_t timeout_ms, homerpc_status *status);
+
+enum homerpc_next {
+    HOMERPC_NEXT_MESSAGE = 1, /* *message is the next message; free it with protobuf_c_message_free_unpacked() */
+    HOMERPC_NEXT_END = 0,     /* the stream ended; status says how (HOMERPC_OK for a normal end) */
+    HOMERPC_NEXT_TIMEOUT = 2, /* nothing arrived within wait_ms; the stream is still open */
+};
+
+/* Waits at most wait_ms (-1: without limit) for the stream's next message. After HOMERPC_NEXT_END it
+ * keeps answering HOMERPC_NEXT_END with the same status. */
+enum homerpc_next homerpc_stream_next(
+    homerpc_stream *stream, ProtobufCMessage **message, int wait_ms, homerpc_status *status);
+
+/* Cancels the stream if it is still open and frees it with the messages it still holds. */
+void homerpc_stream_close(homerpc_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HOMERPC_H */

@@ -1,0 +1,752 @@
+/*
+ * homerpc.c: the C client SDK (include/homerpc.h). The framing and the connection and call rules
+ * are docs/PROTOCOL.md's; this file is one blocking connection that multiplexes calls by stream id.
+ */
+#define _GNU_SOURCE
+#include "homerpc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+enum frame_type {
+    FRAME_SETTINGS = 0x01,
+    FRAME_CALL_START = 0x02,
+    FRAME_MESSAGE = 0x03,
+    FRAME_CALL_END = 0x04,
+    FRAME_CANCEL = 0x05,
+    FRAME_CREDIT = 0x06,
+    FRAME_PING = 0x07,
+    FRAME_PONG = 0x08,
+    FRAME_GOAWAY = 0x09,
+};
+
+#define HEADER_SIZE 10
+#define FLAG_END_STREAM 0x01
+#define FLAG_RETRYABLE 0x01
+#define SETTING_MAX_FRAME_SIZE 1
+#define SETTING_INITIAL_STREAM_CREDIT 2
+/* The largest frame payload this client accepts (what it announces; the protocol's default). */
+#define OWN_MAX_FRAME (1u << 20)
+#define DEFAULT_PEER_MAX_FRAME (1u << 20)
+#define HANDSHAKE_TIMEOUT_MS 10000
+/* A unary call waits this long past its deadline for the server's DEADLINE_EXCEEDED. */
+#define DEADLINE_GRACE_MS 1000
+/* Bytes read ahead while a send waits for room: past this the server is not reading at all. */
+#define MAX_READ_AHEAD (16u << 20)
+
+static const unsigned char preface[8] = {'H', 'R', 'P', 'C', '\r', '\n', 0x00, 0x01};
+
+/* A call in flight: a unary call while homerpc_call() waits for it, or an open stream. */
+struct homerpc_stream {
+    homerpc_client *client; /* NULL once the client is closed */
+    uint32_t id;
+    int is_stream;
+    const ProtobufCMessageDescriptor *type;
+    ProtobufCMessage **queue; /* messages not yet taken, oldest at `head` */
+    size_t head, count, capacity;
+    uint32_t taken_since_credit;
+    int ended;
+    int end_code, end_retryable;
+    char end_message[1025];
+    uint8_t *end_details; /* the CALL_END's ErrorDetails bytes, decoded afresh for each status */
+    size_t end_details_len;
+    struct homerpc_stream *next;
+};
+
+struct homerpc_client {
+    int fd;
+    int broken;
+    char broken_reason[512];
+    char *token;
+    uint32_t next_stream_id;
+    uint32_t peer_max_frame;
+    int going_away;
+    uint32_t goaway_last_id;
+    unsigned char *in;
+    size_t in_used, in_capacity;
+    struct homerpc_stream *calls;
+};
+
+/* ---- small helpers ---- */
+
+static long long now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Milliseconds until `deadline` for poll(): -1 without one, 0 once passed. */
+static int remaining_ms(long long deadline) {
+    if (deadline < 0) return -1;
+    long long left = deadline - now_ms();
+    if (left <= 0) return 0;
+    return left > 1000000 ? 1000000 : (int)left;
+}
+
+static void put_u16(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v >> 8);
+    p[1] = (unsigned char)v;
+}
+
+static void put_u32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static uint32_t get_u16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
+
+static uint32_t get_u32(const unsigned char *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void set_status(homerpc_status *status, int code, int retryable, const char *format, ...) {
+    if (!status) return;
+    status->code = code;
+    status->retryable = retryable;
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(status->message, sizeof status->message, format, arguments);
+    va_end(arguments);
+}
+
+void homerpc_status_reset(homerpc_status *status) {
+    if (!status) return;
+    if (status->details) home__v1__error_details__free_unpacked(status->details, NULL);
+    memset(status, 0, sizeof *status);
+}
+
+const char *homerpc_code_name(int code) {
+    static const char *const names[] = {
+        "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+        "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED",
+        "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+    };
+    return code >= 0 && code <= 16 ? names[code] : "UNKNOWN";
+}
+
+int32_t homerpc_homekit_code(const homerpc_status *status) {
+    return status && status->details ? status->details->homekit_code : 0;
+}
+
+/* ---- calls ---- */
+
+static void end_call(struct homerpc_stream *call, int code, int retryable, const char *message,
+                     const unsigned char *details, size_t details_len) {
+    if (call->ended) return;
+    call->ended = 1;
+    call->end_code = code;
+    call->end_retryable = retryable;
+    snprintf(call->end_message, sizeof call->end_message, "%s", message);
+    if (details_len > 0) {
+        call->end_details = malloc(details_len);
+        if (call->end_details) {
+            memcpy(call->end_details, details, details_len);
+            call->end_details_len = details_len;
+        }
+    }
+}
+
+/* The call's end as a status; its details are decoded afresh, so each status owns its own. */
+static void copy_end(const struct homerpc_stream *call, homerpc_status *status) {
+    if (!status) return;
+    homerpc_status_reset(status);
+    status->code = call->end_code;
+    status->retryable = call->end_retryable;
+    snprintf(status->message, sizeof status->message, "%s", call->end_message);
+    if (call->end_details_len > 0)
+        status->details = home__v1__error_details__unpack(NULL, call->end_details_len, call->end_details);
+}
+
+static struct homerpc_stream *find_call(homerpc_client *client, uint32_t id) {
+    for (struct homerpc_stream *call = client->calls; call; call = call->next)
+        if (call->id == id) return call;
+    return NULL;
+}
+
+static void unlink_call(homerpc_client *client, struct homerpc_stream *call) {
+    for (struct homerpc_stream **link = &client->calls; *link; link = &(*link)->next) {
+        if (*link == call) {
+            *link = call->next;
+            break;
+        }
+    }
+    call->next = NULL;
+    call->client = NULL;
+}
+
+static void free_call(struct homerpc_stream *call) {
+    for (size_t i = 0; i < call->count; i++)
+        protobuf_c_message_free_unpacked(call->queue[(call->head + i) % call->capacity], NULL);
+    free(call->queue);
+    free(call->end_details);
+    free(call);
+}
+
+static int enqueue(struct homerpc_stream *call, ProtobufCMessage *message) {
+    if (call->count == call->capacity) {
+        size_t capacity = call->capacity ? call->capacity * 2 : 4;
+        ProtobufCMessage **queue = malloc(capacity * sizeof *queue);
+        if (!queue) return -1;
+        for (size_t i = 0; i < call->count; i++) queue[i] = call->queue[(call->head + i) % call->capacity];
+        free(call->queue);
+        call->queue = queue;
+        call->capacity = capacity;
+        call->head = 0;
+    }
+    call->queue[(call->head + call->count) % call->capacity] = message;
+    call->count++;
+    return 0;
+}
+
+static ProtobufCMessage *dequeue(struct homerpc_stream *call) {
+    if (call->count == 0) return NULL;
+    ProtobufCMessage *message = call->queue[call->head];
+    call->head = (call->head + 1) % call->capacity;
+    call->count--;
+    return message;
+}
+
+/* ---- the connection ---- */
+
+/* Marks the connection unusable and ends every call on it: whether a call in flight took effect
+ * is unknown, so none is marked retryable. */
+static void break_connection(homerpc_client *client, const char *format, ...) {
+    if (client->broken) return;
+    client->broken = 1;
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(client->broken_reason, sizeof client->broken_reason, format, arguments);
+    va_end(arguments);
+    for (struct homerpc_stream *call = client->calls; call; call = call->next)
+        end_call(call, HOMERPC_UNAVAILABLE, 0, client->broken_reason, NULL, 0);
+    if (client->fd >= 0) shutdown(client->fd, SHUT_RDWR);
+}
+
+/* Reads what is there into the input buffer; -1 once the connection is broken. */
+static int read_available(homerpc_client *client) {
+    if (client->in_capacity - client->in_used < 65536) {
+        size_t capacity = client->in_capacity ? client->in_capacity * 2 : 131072;
+        if (capacity > MAX_READ_AHEAD + HEADER_SIZE + OWN_MAX_FRAME) {
+            break_connection(client, "the server sent more than the client can hold");
+            return -1;
+        }
+        unsigned char *in = realloc(client->in, capacity);
+        if (!in) {
+            break_connection(client, "out of memory");
+            return -1;
+        }
+        client->in = in;
+        client->in_capacity = capacity;
+    }
+    ssize_t n = recv(client->fd, client->in + client->in_used, client->in_capacity - client->in_used, 0);
+    if (n > 0) {
+        client->in_used += (size_t)n;
+        return 0;
+    }
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
+    break_connection(client, n == 0 ? "the server closed the connection" : "read failed: %s", strerror(errno));
+    return -1;
+}
+
+/* Writes all of `bytes`, reading ahead meanwhile so that a server waiting for us to read cannot
+ * deadlock the write. */
+static int send_all(homerpc_client *client, const unsigned char *bytes, size_t length) {
+    while (length > 0 && !client->broken) {
+        ssize_t n = send(client->fd, bytes, length, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            bytes += n;
+            length -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            break_connection(client, "write failed: %s", strerror(errno));
+            break;
+        }
+        struct pollfd p = {.fd = client->fd, .events = POLLOUT | POLLIN};
+        if (poll(&p, 1, -1) < 0 && errno != EINTR) {
+            break_connection(client, "poll failed: %s", strerror(errno));
+            break;
+        }
+        if (p.revents & (POLLIN | POLLHUP | POLLERR)) read_available(client);
+    }
+    return client->broken ? -1 : 0;
+}
+
+static int send_frame(homerpc_client *client, enum frame_type type, unsigned flags, uint32_t stream,
+                      const unsigned char *payload, size_t length) {
+    unsigned char header[HEADER_SIZE];
+    put_u32(header, (uint32_t)length);
+    header[4] = (unsigned char)type;
+    header[5] = (unsigned char)flags;
+    put_u32(header + 6, stream);
+    if (send_all(client, header, sizeof header) < 0) return -1;
+    return length ? send_all(client, payload, length) : 0;
+}
+
+static void handle_goaway(homerpc_client *client, const unsigned char *p, uint32_t length) {
+    if (length < 6) {
+        break_connection(client, "protocol error: short GOAWAY");
+        return;
+    }
+    client->going_away = 1;
+    client->goaway_last_id = get_u32(p);
+    uint32_t code = get_u16(p + 4);
+    char message[600];
+    snprintf(message, sizeof message, "the server is going away: %.*s", (int)(length - 6 > 512 ? 512 : length - 6),
+             (const char *)p + 6);
+    /* Calls above the last stream id were not processed: they may be sent again. */
+    for (struct homerpc_stream *call = client->calls; call; call = call->next)
+        if (call->id > client->goaway_last_id) end_call(call, HOMERPC_UNAVAILABLE, 1, message, NULL, 0);
+    if (code != HOMERPC_OK) break_connection(client, "%s (%s)", message, homerpc_code_name((int)code));
+}
+
+static void handle_message(homerpc_client *client, struct homerpc_stream *call, const unsigned char *p,
+                           uint32_t length) {
+    if (!call || call->ended) return;
+    /* The server sends a stream's messages only against credit, and a unary call only one. */
+    if (call->count >= (call->is_stream ? HOMERPC_STREAM_WINDOW : 1u)) {
+        break_connection(client, "protocol error: more messages on stream %u than it allows", call->id);
+        return;
+    }
+    ProtobufCMessage *message = protobuf_c_message_unpack(call->type, NULL, length, p);
+    if (!message) {
+        end_call(call, HOMERPC_INTERNAL, 0, "the server's message does not decode as the expected type", NULL, 0);
+        send_frame(client, FRAME_CANCEL, 0, call->id, NULL, 0);
+        return;
+    }
+    if (enqueue(call, message) < 0) {
+        protobuf_c_message_free_unpacked(message, NULL);
+        break_connection(client, "out of memory");
+    }
+}
+
+static void handle_call_end(homerpc_client *client, struct homerpc_stream *call, unsigned flags,
+                            const unsigned char *p, uint32_t length) {
+    if (length < 4 || 4 + get_u16(p + 2) > length) {
+        break_connection(client, "protocol error: malformed CALL_END");
+        return;
+    }
+    if (!call) return;
+    uint32_t message_length = get_u16(p + 2);
+    char message[1025];
+    size_t shown = message_length < sizeof message - 1 ? message_length : sizeof message - 1;
+    memcpy(message, p + 4, shown);
+    message[shown] = '\0';
+    end_call(call, (int)get_u16(p), flags & FLAG_RETRYABLE, message, p + 4 + message_length,
+             length - 4 - message_length);
+}
+
+/* Handles every complete frame in the input buffer. */
+static void process_frames(homerpc_client *client) {
+    size_t offset = 0;
+    while (!client->broken && client->in_used - offset >= HEADER_SIZE) {
+        const unsigned char *header = client->in + offset;
+        uint32_t length = get_u32(header);
+        unsigned type = header[4], flags = header[5];
+        uint32_t stream = get_u32(header + 6);
+        if (length > OWN_MAX_FRAME) {
+            break_connection(client, "protocol error: frame of %u bytes, over the limit", length);
+            break;
+        }
+        if (client->in_used - offset - HEADER_SIZE < length) break;
+        const unsigned char *payload = header + HEADER_SIZE;
+        int connection_frame = type == FRAME_SETTINGS || type == FRAME_PING || type == FRAME_PONG || type == FRAME_GOAWAY;
+        if (connection_frame != (stream == 0)) {
+            break_connection(client, "protocol error: frame type %u on stream %u", type, stream);
+            break;
+        }
+        switch (type) {
+        case FRAME_SETTINGS:
+            if (length % 6) {
+                break_connection(client, "protocol error: SETTINGS of %u bytes", length);
+                break;
+            }
+            for (uint32_t i = 0; i < length; i += 6)
+                if (get_u16(payload + i) == SETTING_MAX_FRAME_SIZE) client->peer_max_frame = get_u32(payload + i + 2);
+            break;
+        case FRAME_PING:
+            if (length != 8) {
+                break_connection(client, "protocol error: PING of %u bytes", length);
+                break;
+            }
+            send_frame(client, FRAME_PONG, 0, 0, payload, 8);
+            break;
+        case FRAME_PONG:
+            break;
+        case FRAME_GOAWAY:
+            handle_goaway(client, payload, length);
+            break;
+        case FRAME_MESSAGE:
+            handle_message(client, find_call(client, stream), payload, length);
+            break;
+        case FRAME_CALL_END:
+            handle_call_end(client, find_call(client, stream), flags, payload, length);
+            break;
+        default:
+            break_connection(client, "protocol error: frame type %u from the server", type);
+            break;
+        }
+        offset += HEADER_SIZE + length;
+    }
+    if (client->broken) {
+        client->in_used = 0;
+        return;
+    }
+    memmove(client->in, client->in + offset, client->in_used - offset);
+    client->in_used -= offset;
+}
+
+/* Waits until `done(call)` holds, the connection breaks, or `deadline` (-1: none) passes; returns 0
+ * when done, -1 on timeout. */
+static int wait_until(homerpc_client *client, struct homerpc_stream *call,
+                      int (*done)(const struct homerpc_stream *), long long deadline) {
+    for (;;) {
+        if (done(call) || client->broken) return 0;
+        struct pollfd p = {.fd = client->fd, .events = POLLIN};
+        int ready = poll(&p, 1, remaining_ms(deadline));
+        if (ready < 0 && errno != EINTR) {
+            break_connection(client, "poll failed: %s", strerror(errno));
+            return 0;
+        }
+        if (ready == 0) return -1;
+        if (ready > 0 && read_available(client) == 0) process_frames(client);
+    }
+}
+
+static int has_ended(const struct homerpc_stream *call) { return call->ended; }
+
+static int has_message_or_ended(const struct homerpc_stream *call) { return call->count > 0 || call->ended; }
+
+/* ---- connecting ---- */
+
+static int open_socket(const char *endpoint, homerpc_status *status) {
+    if (strncmp(endpoint, "unix:", 5) == 0) {
+        struct sockaddr_un address = {.sun_family = AF_UNIX};
+        if (strlen(endpoint + 5) >= sizeof address.sun_path) {
+            set_status(status, HOMERPC_INVALID_ARGUMENT, 0, "socket path too long: %s", endpoint + 5);
+            return -1;
+        }
+        strcpy(address.sun_path, endpoint + 5);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&address, sizeof address) == 0) return fd;
+        set_status(status, HOMERPC_UNAVAILABLE, 0, "cannot connect to %s: %s", endpoint, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    char host[256];
+    const char *colon = strrchr(endpoint, ':');
+    size_t host_length = colon ? (size_t)(colon - endpoint) : 0;
+    if (!colon || host_length == 0 || host_length >= sizeof host || colon[1] == '\0') {
+        set_status(status, HOMERPC_INVALID_ARGUMENT, 0, "endpoint \"%s\" is not HOST:PORT or unix:PATH", endpoint);
+        return -1;
+    }
+    memcpy(host, endpoint, host_length);
+    host[host_length] = '\0';
+    if (host[0] == '[' && host[host_length - 1] == ']') {
+        memmove(host, host + 1, host_length - 2);
+        host[host_length - 2] = '\0';
+    }
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *addresses;
+    int error = getaddrinfo(host, colon + 1, &hints, &addresses);
+    if (error) {
+        set_status(status, HOMERPC_UNAVAILABLE, 0, "cannot resolve %s: %s", endpoint, gai_strerror(error));
+        return -1;
+    }
+    int fd = -1;
+    for (struct addrinfo *a = addresses; a; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+        if (fd < 0) continue;
+        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
+        if (errno == EINPROGRESS) {
+            struct pollfd p = {.fd = fd, .events = POLLOUT};
+            int soerror = 0;
+            socklen_t size = sizeof soerror;
+            if (poll(&p, 1, HANDSHAKE_TIMEOUT_MS) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerror, &size) == 0 &&
+                soerror == 0)
+                break;
+            errno = soerror ? soerror : ETIMEDOUT;
+        }
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(addresses);
+    if (fd < 0) {
+        set_status(status, HOMERPC_UNAVAILABLE, 0, "cannot connect to %s: %s", endpoint, strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+/* Whether the input buffer starts with a whole frame (one over the limit counts: it gets refused). */
+static int has_whole_frame(const homerpc_client *client) {
+    if (client->in_used < HEADER_SIZE) return 0;
+    uint32_t length = get_u32(client->in);
+    return length > OWN_MAX_FRAME || client->in_used - HEADER_SIZE >= length;
+}
+
+homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc_status *status) {
+    homerpc_status_reset(status);
+    homerpc_client *client = calloc(1, sizeof *client);
+    if (!client) {
+        set_status(status, HOMERPC_RESOURCE_EXHAUSTED, 0, "out of memory");
+        return NULL;
+    }
+    client->next_stream_id = 1;
+    client->peer_max_frame = DEFAULT_PEER_MAX_FRAME;
+    client->fd = open_socket(endpoint, status);
+    if (client->fd < 0 || (token && !(client->token = strdup(token)))) goto failed;
+    /* Our preface and SETTINGS at once (PROTOCOL.md, "Preface"). */
+    unsigned char hello[sizeof preface + HEADER_SIZE + 12];
+    memcpy(hello, preface, sizeof preface);
+    unsigned char *settings = hello + sizeof preface;
+    put_u32(settings, 12);
+    settings[4] = FRAME_SETTINGS;
+    settings[5] = 0;
+    put_u32(settings + 6, 0);
+    put_u16(settings + 10, SETTING_MAX_FRAME_SIZE);
+    put_u32(settings + 12, OWN_MAX_FRAME);
+    put_u16(settings + 16, SETTING_INITIAL_STREAM_CREDIT);
+    put_u32(settings + 18, HOMERPC_STREAM_WINDOW);
+    long long deadline = now_ms() + HANDSHAKE_TIMEOUT_MS;
+    if (send_all(client, hello, sizeof hello) < 0) goto broken;
+    /* The server's preface, then its SETTINGS (or a GOAWAY saying why not). */
+    while (!client->broken && client->in_used < sizeof preface) {
+        struct pollfd p = {.fd = client->fd, .events = POLLIN};
+        if (poll(&p, 1, remaining_ms(deadline)) <= 0) {
+            set_status(status, HOMERPC_UNAVAILABLE, 0, "%s did not answer the handshake", endpoint);
+            goto failed;
+        }
+        read_available(client);
+    }
+    if (client->broken) goto broken;
+    if (memcmp(client->in, preface, 6) != 0) {
+        set_status(status, HOMERPC_UNAVAILABLE, 0, "%s does not speak the HomeRPC protocol", endpoint);
+        goto failed;
+    }
+    memmove(client->in, client->in + sizeof preface, client->in_used - sizeof preface);
+    client->in_used -= sizeof preface;
+    while (!client->broken && !client->going_away) {
+        if (has_whole_frame(client)) {
+            if (client->in[4] == FRAME_SETTINGS) break;
+            process_frames(client); /* a GOAWAY: too many connections, or another version */
+            continue;
+        }
+        struct pollfd p = {.fd = client->fd, .events = POLLIN};
+        if (poll(&p, 1, remaining_ms(deadline)) <= 0) {
+            set_status(status, HOMERPC_UNAVAILABLE, 0, "%s did not answer the handshake", endpoint);
+            goto failed;
+        }
+        read_available(client);
+    }
+    if (client->broken) goto broken;
+    if (client->going_away) {
+        set_status(status, HOMERPC_UNAVAILABLE, 1, "%s refused the connection", endpoint);
+        goto failed;
+    }
+    process_frames(client);
+    if (!client->broken) return client;
+broken:
+    set_status(status, HOMERPC_UNAVAILABLE, 0, "%s", client->broken_reason);
+failed:
+    homerpc_close(client);
+    return NULL;
+}
+
+void homerpc_close(homerpc_client *client) {
+    if (!client) return;
+    while (client->calls) {
+        struct homerpc_stream *call = client->calls;
+        unlink_call(client, call);
+        if (!call->is_stream) free_call(call);
+        /* A stream stays with its owner, who frees it with homerpc_stream_close(). */
+        else if (!call->ended) end_call(call, HOMERPC_CANCELLED, 0, "the client was closed", NULL, 0);
+    }
+    if (client->fd >= 0) close(client->fd);
+    free(client->in);
+    free(client->token);
+    free(client);
+}
+
+/* ---- starting a call ---- */
+
+static struct homerpc_stream *start_call(homerpc_client *client, const char *method, const ProtobufCMessage *request,
+                                         const ProtobufCMessageDescriptor *type, uint32_t timeout_ms,
+                                         const char *idempotency_key, int is_stream, homerpc_status *status) {
+    homerpc_status_reset(status);
+    if (!client || !method || !type) {
+        set_status(status, HOMERPC_INVALID_ARGUMENT, 0, "a client, a method and a response type are required");
+        return NULL;
+    }
+    if (client->broken) {
+        set_status(status, HOMERPC_UNAVAILABLE, 0, "%s", client->broken_reason);
+        return NULL;
+    }
+    if (client->going_away) {
+        set_status(status, HOMERPC_UNAVAILABLE, 1, "the server is draining: connect again");
+        return NULL;
+    }
+    size_t method_length = strlen(method);
+    size_t token_length = client->token ? strlen(client->token) + 7 : 0;
+    size_t key_length = idempotency_key ? strlen(idempotency_key) : 0;
+    if (idempotency_key && (key_length < 1 || key_length > 128)) {
+        set_status(status, HOMERPC_INVALID_ARGUMENT, 0, "an idempotency key is 1 to 128 bytes");
+        return NULL;
+    }
+    if (method_length > 65535 || token_length > 65535) {
+        set_status(status, HOMERPC_INVALID_ARGUMENT, 0, "method name or token too long");
+        return NULL;
+    }
+    size_t request_length = request ? protobuf_c_message_get_packed_size(request) : 0;
+    size_t start_length = 2 + method_length + 4 + 2 + (client->token ? 1 + 13 + 2 + token_length : 0) +
+                          (idempotency_key ? 1 + 15 + 2 + key_length : 0);
+    if (request_length > client->peer_max_frame || start_length > client->peer_max_frame) {
+        set_status(status, HOMERPC_RESOURCE_EXHAUSTED, 0, "the request is larger than the server's frame limit");
+        return NULL;
+    }
+    size_t total = HEADER_SIZE + start_length + HEADER_SIZE + request_length;
+    unsigned char *frames = malloc(total);
+    struct homerpc_stream *call = calloc(1, sizeof *call);
+    if (!frames || !call) {
+        free(frames);
+        free(call);
+        set_status(status, HOMERPC_RESOURCE_EXHAUSTED, 0, "out of memory");
+        return NULL;
+    }
+    call->client = client;
+    call->id = client->next_stream_id++;
+    call->is_stream = is_stream;
+    call->type = type;
+    /* CALL_START: method, timeout, metadata. */
+    unsigned char *p = frames;
+    put_u32(p, (uint32_t)start_length);
+    p[4] = FRAME_CALL_START;
+    p[5] = 0;
+    put_u32(p + 6, call->id);
+    p += HEADER_SIZE;
+    put_u16(p, (uint32_t)method_length);
+    memcpy(p + 2, method, method_length);
+    p += 2 + method_length;
+    put_u32(p, timeout_ms);
+    put_u16(p + 4, (client->token ? 1u : 0u) + (idempotency_key ? 1u : 0u));
+    p += 6;
+    if (client->token) {
+        *p++ = 13;
+        memcpy(p, "authorization", 13);
+        put_u16(p + 13, (uint32_t)token_length);
+        memcpy(p + 15, "Bearer ", 7);
+        memcpy(p + 22, client->token, token_length - 7);
+        p += 15 + token_length;
+    }
+    if (idempotency_key) {
+        *p++ = 15;
+        memcpy(p, "idempotency-key", 15);
+        put_u16(p + 15, (uint32_t)key_length);
+        memcpy(p + 17, idempotency_key, key_length);
+        p += 17 + key_length;
+    }
+    /* The request: one MESSAGE with END_STREAM. */
+    put_u32(p, (uint32_t)request_length);
+    p[4] = FRAME_MESSAGE;
+    p[5] = FLAG_END_STREAM;
+    put_u32(p + 6, call->id);
+    if (request) protobuf_c_message_pack(request, p + HEADER_SIZE);
+    call->next = client->calls;
+    client->calls = call;
+    int sent = send_all(client, frames, total);
+    free(frames);
+    if (sent < 0) {
+        set_status(status, HOMERPC_UNAVAILABLE, 0, "%s", client->broken_reason);
+        unlink_call(client, call);
+        free_call(call);
+        return NULL;
+    }
+    return call;
+}
+
+int homerpc_call(homerpc_client *client, const char *method, const ProtobufCMessage *request,
+                 const ProtobufCMessageDescriptor *response_type, ProtobufCMessage **response, uint32_t timeout_ms,
+                 const char *idempotency_key, homerpc_status *status) {
+    if (response) *response = NULL;
+    struct homerpc_stream *call =
+        start_call(client, method, request, response_type, timeout_ms, idempotency_key, 0, status);
+    if (!call) return status ? status->code : HOMERPC_UNAVAILABLE;
+    long long deadline = timeout_ms ? now_ms() + timeout_ms + DEADLINE_GRACE_MS : -1;
+    if (wait_until(client, call, has_ended, deadline) < 0) {
+        send_frame(client, FRAME_CANCEL, 0, call->id, NULL, 0);
+        end_call(call, HOMERPC_DEADLINE_EXCEEDED, 0, "no answer within the call's deadline", NULL, 0);
+    }
+    ProtobufCMessage *message = dequeue(call);
+    if (call->end_code == HOMERPC_OK && !message) {
+        call->end_code = HOMERPC_INTERNAL;
+        snprintf(call->end_message, sizeof call->end_message, "the server ended the call without a response");
+    }
+    homerpc_status scratch = {0};
+    homerpc_status *out = status ? status : &scratch;
+    copy_end(call, out);
+    int code = out->code;
+    if (code == HOMERPC_OK && response) {
+        *response = message;
+        message = NULL;
+    }
+    if (message) protobuf_c_message_free_unpacked(message, NULL);
+    homerpc_status_reset(&scratch);
+    unlink_call(client, call);
+    free_call(call);
+    return code;
+}
+
+homerpc_stream *homerpc_stream_open(homerpc_client *client, const char *method, const ProtobufCMessage *request,
+                                    const ProtobufCMessageDescriptor *message_type, uint32_t timeout_ms,
+                                    homerpc_status *status) {
+    return start_call(client, method, request, message_type, timeout_ms, NULL, 1, status);
+}
+
+enum homerpc_next homerpc_stream_next(homerpc_stream *stream, ProtobufCMessage **message, int wait_ms,
+                                      homerpc_status *status) {
+    *message = NULL;
+    homerpc_client *client = stream->client;
+    if (client && stream->count == 0 && !stream->ended) {
+        if (wait_until(client, stream, has_message_or_ended, wait_ms < 0 ? -1 : now_ms() + wait_ms) < 0)
+            return HOMERPC_NEXT_TIMEOUT;
+    }
+    if (stream->count > 0) {
+        *message = dequeue(stream);
+        /* Grant credit as the application takes messages: half the window at a time. */
+        if (++stream->taken_since_credit >= HOMERPC_STREAM_WINDOW / 2 && !stream->ended && client && !client->broken) {
+            unsigned char increment[4];
+            put_u32(increment, stream->taken_since_credit);
+            send_frame(client, FRAME_CREDIT, 0, stream->id, increment, sizeof increment);
+            stream->taken_since_credit = 0;
+        }
+        return HOMERPC_NEXT_MESSAGE;
+    }
+    if (!stream->ended) end_call(stream, HOMERPC_CANCELLED, 0, "the client was closed", NULL, 0);
+    copy_end(stream, status);
+    return HOMERPC_NEXT_END;
+}
+
+void homerpc_stream_close(homerpc_stream *stream) {
+    if (!stream) return;
+    homerpc_client *client = stream->client;
+    if (client) {
+        if (!stream->ended && !client->broken) send_frame(client, FRAME_CANCEL, 0, stream->id, NULL, 0);
+        unlink_call(client, stream);
+    }
+    free_call(stream);
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the C client SDK and runs its test against a homed of its own (TCP on a free port and a
+# Unix-domain socket, in a temporary directory). scripts/test.sh runs it after the Swift tests.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT="$(cd ../.. && pwd)"
+
+make -s
+(cd "$ROOT" && swift build --product homed >/dev/null)
+HOMED="$(cd "$ROOT" && swift build --show-bin-path)/homed"
+
+WORK="$(mktemp -d)"
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+(cd "$WORK" && exec "$HOMED" --port "$PORT" --unix-socket "$WORK/homed.sock" --log-level warning) >"$WORK/homed.log" 2>&1 &
+HOMED_PID=$!
+trap 'kill "$HOMED_PID" 2>/dev/null; wait "$HOMED_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
+for _ in $(seq 100); do
+    [ -s "$WORK/homed-owner.token" ] && [ -S "$WORK/homed.sock" ] && break
+    sleep 0.1
+done
+build/sdk-test "127.0.0.1:$PORT" "$WORK/homed-owner.token" "$WORK/homed.sock" || { cat "$WORK/homed.log" >&2; exit 1; }

@@ -1,0 +1,302 @@
+/*
+ * sdk_test: the C SDK against a running homed, as a C service would use it.
+ *
+ *   sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH]
+ *
+ * Each check prints what failed; the exit status is 1 if any did. test.sh starts a homed for it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "home/v1/events.pb-c.h"
+#include "home/v1/health.pb-c.h"
+#include "home/v1/home_service.pb-c.h"
+#include "homerpc.h"
+
+static int failures;
+
+#define CHECK(condition, ...)                                                                                  \
+    do {                                                                                                       \
+        if (!(condition)) {                                                                                    \
+            failures++;                                                                                        \
+            fprintf(stderr, "FAILED %s:%d: %s: ", __FILE__, __LINE__, #condition);                             \
+            fprintf(stderr, __VA_ARGS__);                                                                      \
+            fprintf(stderr, "\n");                                                                             \
+        }                                                                                                      \
+    } while (0)
+
+static char token[512];
+static char name_suffix[32];
+
+static void read_token(const char *path) {
+    FILE *file = fopen(path, "r");
+    if (!file || !fgets(token, sizeof token, file)) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(2);
+    }
+    fclose(file);
+    token[strcspn(token, "\r\n")] = '\0';
+}
+
+static homerpc_client *connect_or_exit(const char *endpoint, const char *bearer) {
+    homerpc_status status = {0};
+    homerpc_client *client = homerpc_connect(endpoint, bearer, &status);
+    if (!client) {
+        fprintf(stderr, "cannot connect to %s: %s\n", endpoint, status.message);
+        exit(2);
+    }
+    return client;
+}
+
+static int health_check(homerpc_client *client, homerpc_status *status) {
+    Home__V1__HealthCheckRequest request = HOME__V1__HEALTH_CHECK_REQUEST__INIT;
+    Home__V1__HealthCheckResponse *response = NULL;
+    int code = homerpc_call(client, "home.v1.Health/Check", &request.base, &home__v1__health_check_response__descriptor,
+                            (ProtobufCMessage **)&response, 2000, NULL, status);
+    int serving = code == HOMERPC_OK &&
+                  response->status == HOME__V1__HEALTH_CHECK_RESPONSE__SERVING_STATUS__SERVING_STATUS_SERVING;
+    if (response) protobuf_c_message_free_unpacked(&response->base, NULL);
+    return serving;
+}
+
+static int add_room(homerpc_client *client, ProtobufCBinaryData home, const char *name, homerpc_status *status) {
+    Home__V1__AddRoomRequest request = HOME__V1__ADD_ROOM_REQUEST__INIT;
+    request.home_id = home;
+    request.name = (char *)name;
+    Home__V1__AddRoomResponse *response = NULL;
+    int code = homerpc_call(client, "home.v1.HomeService/AddRoom", &request.base,
+                            &home__v1__add_room_response__descriptor, (ProtobufCMessage **)&response, 5000, NULL, status);
+    if (response) protobuf_c_message_free_unpacked(&response->base, NULL);
+    return code;
+}
+
+static int add_zone(homerpc_client *client, ProtobufCBinaryData home, const char *name, const char *key,
+                    uint8_t zone_id[16], homerpc_status *status) {
+    Home__V1__AddZoneRequest request = HOME__V1__ADD_ZONE_REQUEST__INIT;
+    request.home_id = home;
+    request.name = (char *)name;
+    Home__V1__AddZoneResponse *response = NULL;
+    int code = homerpc_call(client, "home.v1.HomeService/AddZone", &request.base,
+                            &home__v1__add_zone_response__descriptor, (ProtobufCMessage **)&response, 5000, key, status);
+    if (response) {
+        if (response->zone && response->zone->id.len == 16) memcpy(zone_id, response->zone->id.data, 16);
+        protobuf_c_message_free_unpacked(&response->base, NULL);
+    }
+    return code;
+}
+
+static uint64_t home_revision(homerpc_client *client, ProtobufCBinaryData home) {
+    Home__V1__GetHomeRequest request = HOME__V1__GET_HOME_REQUEST__INIT;
+    request.home_id = home;
+    Home__V1__GetHomeResponse *response = NULL;
+    homerpc_status status = {0};
+    uint64_t revision = 0;
+    if (homerpc_call(client, "home.v1.HomeService/GetHome", &request.base, &home__v1__get_home_response__descriptor,
+                     (ProtobufCMessage **)&response, 5000, NULL, &status) == HOMERPC_OK) {
+        revision = response->home->revision;
+        protobuf_c_message_free_unpacked(&response->base, NULL);
+    }
+    CHECK(status.code == HOMERPC_OK, "GetHome: %s %s", homerpc_code_name(status.code), status.message);
+    homerpc_status_reset(&status);
+    return revision;
+}
+
+/* The next event of the stream, or NULL (a failed check) if none arrives within 5 s. */
+static Home__V1__Event *next_event(homerpc_stream *stream) {
+    ProtobufCMessage *message = NULL;
+    homerpc_status status = {0};
+    enum homerpc_next next = homerpc_stream_next(stream, &message, 5000, &status);
+    CHECK(next == HOMERPC_NEXT_MESSAGE, "stream_next gave %d (%s: %s)", next, homerpc_code_name(status.code),
+          status.message);
+    homerpc_status_reset(&status);
+    return (Home__V1__Event *)message;
+}
+
+static void test_connection_failures(void) {
+    homerpc_status status = {0};
+    CHECK(homerpc_connect("no-port-here", NULL, &status) == NULL, "connected to a malformed endpoint");
+    CHECK(status.code == HOMERPC_INVALID_ARGUMENT, "malformed endpoint: %s", homerpc_code_name(status.code));
+    CHECK(homerpc_connect("127.0.0.1:1", NULL, &status) == NULL, "connected to a closed port");
+    CHECK(status.code == HOMERPC_UNAVAILABLE, "closed port: %s", homerpc_code_name(status.code));
+    CHECK(homerpc_connect("unix:/nonexistent/homed.sock", NULL, &status) == NULL, "connected to a missing socket");
+    CHECK(status.code == HOMERPC_UNAVAILABLE, "missing socket: %s", homerpc_code_name(status.code));
+    homerpc_status_reset(&status);
+}
+
+static void test_authentication(const char *endpoint) {
+    homerpc_client *anonymous = connect_or_exit(endpoint, NULL);
+    homerpc_status status = {0};
+    CHECK(health_check(anonymous, &status), "Health/Check without a token: %s", status.message);
+    Home__V1__ListHomesRequest list = HOME__V1__LIST_HOMES_REQUEST__INIT;
+    ProtobufCMessage *response = NULL;
+    int code = homerpc_call(anonymous, "home.v1.HomeService/ListHomes", &list.base,
+                            &home__v1__list_homes_response__descriptor, &response, 2000, NULL, &status);
+    CHECK(code == HOMERPC_UNAUTHENTICATED && response == NULL, "ListHomes without a token: %s",
+          homerpc_code_name(code));
+    homerpc_close(anonymous);
+
+    homerpc_client *impostor = connect_or_exit(endpoint, "hrt_not-a-real-token");
+    code = homerpc_call(impostor, "home.v1.HomeService/ListHomes", &list.base,
+                        &home__v1__list_homes_response__descriptor, &response, 2000, NULL, &status);
+    CHECK(code == HOMERPC_UNAUTHENTICATED, "ListHomes with a wrong token: %s", homerpc_code_name(code));
+    homerpc_close(impostor);
+    homerpc_status_reset(&status);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH]\n");
+        return 64;
+    }
+    const char *endpoint = argv[1];
+    read_token(argv[2]);
+    snprintf(name_suffix, sizeof name_suffix, "%d", (int)getpid());
+    test_connection_failures();
+    test_authentication(endpoint);
+
+    homerpc_client *owner = connect_or_exit(endpoint, token);
+    homerpc_client *other = connect_or_exit(endpoint, token);
+    homerpc_status status = {0};
+
+    /* A home, and the failures that carry HomeKit details. */
+    char home_name[64];
+    snprintf(home_name, sizeof home_name, "C SDK %s", name_suffix);
+    Home__V1__AddHomeRequest add_home = HOME__V1__ADD_HOME_REQUEST__INIT;
+    add_home.name = home_name;
+    Home__V1__AddHomeResponse *added = NULL;
+    int code = homerpc_call(owner, "home.v1.HomeService/AddHome", &add_home.base,
+                            &home__v1__add_home_response__descriptor, (ProtobufCMessage **)&added, 5000, NULL, &status);
+    if (code != HOMERPC_OK) {
+        fprintf(stderr, "AddHome failed: %s %s\n", homerpc_code_name(code), status.message);
+        return 1;
+    }
+    CHECK(strcmp(added->home->name, home_name) == 0, "home name %s", added->home->name);
+    CHECK(added->home->id.len == 16, "home id of %zu bytes", added->home->id.len);
+    ProtobufCBinaryData home = added->home->id;
+
+    CHECK(add_room(owner, home, "Kitchen", &status) == HOMERPC_OK, "AddRoom: %s", status.message);
+    CHECK(add_room(owner, home, "kitchen", &status) == HOMERPC_ALREADY_EXISTS, "AddRoom twice: %s",
+          homerpc_code_name(status.code));
+    CHECK(homerpc_homekit_code(&status) == 31, "AddRoom twice: HomeKit %d", homerpc_homekit_code(&status));
+    CHECK(status.details && strcmp(status.details->field, "name") == 0, "AddRoom twice: field %s",
+          status.details ? status.details->field : "(no details)");
+    CHECK(add_room(owner, home, "Bad!", &status) == HOMERPC_INVALID_ARGUMENT, "AddRoom Bad!: %s",
+          homerpc_code_name(status.code));
+    CHECK(homerpc_homekit_code(&status) == 35, "AddRoom Bad!: HomeKit %d", homerpc_homekit_code(&status));
+
+    Home__V1__GetHomeRequest malformed = HOME__V1__GET_HOME_REQUEST__INIT;
+    malformed.home_id.data = (uint8_t *)"abc";
+    malformed.home_id.len = 3;
+    ProtobufCMessage *response = NULL;
+    code = homerpc_call(owner, "home.v1.HomeService/GetHome", &malformed.base, &home__v1__get_home_response__descriptor,
+                        &response, 5000, NULL, &status);
+    CHECK(code == HOMERPC_INVALID_ARGUMENT && homerpc_homekit_code(&status) == 3, "GetHome with 3 bytes: %s %d",
+          homerpc_code_name(code), homerpc_homekit_code(&status));
+    code = homerpc_call(owner, "home.v1.HomeService/NoSuchMethod", NULL, &home__v1__get_home_response__descriptor,
+                        &response, 5000, NULL, &status);
+    CHECK(code == HOMERPC_UNIMPLEMENTED, "unknown method: %s", homerpc_code_name(code));
+
+    /* Idempotency: the retry returns the first outcome; another request under the key is refused. */
+    char key[64];
+    snprintf(key, sizeof key, "c-sdk-test-%s", name_suffix);
+    uint8_t first[16] = {0}, retried[16] = {1};
+    CHECK(add_zone(owner, home, "Upstairs", key, first, &status) == HOMERPC_OK, "AddZone: %s", status.message);
+    CHECK(add_zone(owner, home, "Upstairs", key, retried, &status) == HOMERPC_OK, "AddZone retried: %s",
+          status.message);
+    CHECK(memcmp(first, retried, 16) == 0, "the retry made another zone");
+    CHECK(add_zone(owner, home, "Downstairs", key, retried, &status) == HOMERPC_INVALID_ARGUMENT,
+          "another request under a used key: %s", homerpc_code_name(status.code));
+
+    /* A change subscription: events made on another connection, a unary call while the stream is open,
+     * more events than the credit window, and the end when the home goes. */
+    uint64_t revision = home_revision(owner, home);
+    Home__V1__SubscribeRequest subscribe = HOME__V1__SUBSCRIBE_REQUEST__INIT;
+    subscribe.n_home_ids = 1;
+    subscribe.home_ids = &home;
+    homerpc_stream *stream =
+        homerpc_stream_open(owner, "home.v1.HomeService/Subscribe", &subscribe.base, &home__v1__event__descriptor, 0,
+                            &status);
+    CHECK(stream != NULL, "Subscribe: %s", status.message);
+    ProtobufCMessage *message = NULL;
+    CHECK(homerpc_stream_next(stream, &message, 200, &status) == HOMERPC_NEXT_TIMEOUT, "an event before any change");
+    CHECK(add_room(other, home, "Hall", &status) == HOMERPC_OK, "AddRoom Hall: %s", status.message);
+    uint64_t after = home_revision(owner, home); /* a unary call while the event waits on the stream */
+    CHECK(after > revision, "revision %llu after %llu", (unsigned long long)after, (unsigned long long)revision);
+    Home__V1__Event *event = next_event(stream);
+    if (event) {
+        CHECK(event->payload_case == HOME__V1__EVENT__PAYLOAD_ROOM_ADDED, "event %d", event->payload_case);
+        CHECK(event->payload_case != HOME__V1__EVENT__PAYLOAD_ROOM_ADDED ||
+                  strcmp(event->room_added->room->name, "Hall") == 0,
+              "a RoomAdded for another room");
+        CHECK(event->revision == after, "event revision %llu, home at %llu", (unsigned long long)event->revision,
+              (unsigned long long)after);
+        protobuf_c_message_free_unpacked(&event->base, NULL);
+    }
+    enum { ROOMS = HOMERPC_STREAM_WINDOW * 2 + 5 };
+    for (int i = 0; i < ROOMS; i++) {
+        char room[32];
+        snprintf(room, sizeof room, "Room %d", i);
+        CHECK(add_room(other, home, room, &status) == HOMERPC_OK, "AddRoom %s: %s", room, status.message);
+    }
+    for (int i = 0; i < ROOMS; i++) {
+        event = next_event(stream);
+        if (!event) break;
+        char room[32];
+        snprintf(room, sizeof room, "Room %d", i);
+        CHECK(event->payload_case == HOME__V1__EVENT__PAYLOAD_ROOM_ADDED &&
+                  strcmp(event->room_added->room->name, room) == 0,
+              "event %d is not the RoomAdded of %s", i, room);
+        protobuf_c_message_free_unpacked(&event->base, NULL);
+    }
+
+    Home__V1__RemoveHomeRequest remove = HOME__V1__REMOVE_HOME_REQUEST__INIT;
+    remove.home_id = home;
+    code = homerpc_call(other, "home.v1.HomeService/RemoveHome", &remove.base,
+                        &home__v1__remove_home_response__descriptor, &response, 5000, NULL, &status);
+    CHECK(code == HOMERPC_OK, "RemoveHome: %s", status.message);
+    if (response) protobuf_c_message_free_unpacked(response, NULL);
+    event = next_event(stream);
+    CHECK(event && event->payload_case == HOME__V1__EVENT__PAYLOAD_HOME_REMOVED, "no HomeRemoved");
+    if (event) protobuf_c_message_free_unpacked(&event->base, NULL);
+    CHECK(homerpc_stream_next(stream, &message, 5000, &status) == HOMERPC_NEXT_END && status.code == HOMERPC_OK,
+          "the stream did not end with OK once its home was gone: %s", homerpc_code_name(status.code));
+    CHECK(homerpc_stream_next(stream, &message, 0, &status) == HOMERPC_NEXT_END, "a second next after the end");
+    homerpc_stream_close(stream);
+
+    /* A refused stream ends with the server's status; a cancelled one leaves the client usable. */
+    stream = homerpc_stream_open(owner, "home.v1.HomeService/Subscribe", &subscribe.base, &home__v1__event__descriptor,
+                                 0, &status);
+    CHECK(stream != NULL, "Subscribe to a removed home: %s", status.message);
+    if (stream) {
+        CHECK(homerpc_stream_next(stream, &message, 5000, &status) == HOMERPC_NEXT_END &&
+                  status.code == HOMERPC_NOT_FOUND && homerpc_homekit_code(&status) == 2,
+              "Subscribe to a removed home: %s %d", homerpc_code_name(status.code), homerpc_homekit_code(&status));
+        homerpc_stream_close(stream);
+    }
+    Home__V1__SubscribeRequest everything = HOME__V1__SUBSCRIBE_REQUEST__INIT;
+    stream = homerpc_stream_open(owner, "home.v1.HomeService/Subscribe", &everything.base, &home__v1__event__descriptor,
+                                 0, &status);
+    CHECK(stream != NULL, "Subscribe to every home: %s", status.message);
+    homerpc_stream_close(stream);
+    CHECK(health_check(owner, &status), "the client after a cancelled stream: %s", status.message);
+    protobuf_c_message_free_unpacked(&added->base, NULL);
+
+    if (argc > 3) {
+        char unix_endpoint[300];
+        snprintf(unix_endpoint, sizeof unix_endpoint, "unix:%s", argv[3]);
+        homerpc_client *local = connect_or_exit(unix_endpoint, token);
+        CHECK(health_check(local, &status), "Health/Check over %s: %s", unix_endpoint, status.message);
+        homerpc_close(local);
+    }
+    homerpc_status_reset(&status);
+    homerpc_close(owner);
+    homerpc_close(other);
+    if (failures) {
+        fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    printf("C SDK: every check passed\n");
+    return 0;
+}
