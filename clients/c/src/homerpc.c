@@ -526,23 +526,19 @@ homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc
     long long deadline = now_ms() + HANDSHAKE_TIMEOUT_MS;
     if (send_all(client, hello, sizeof hello) < 0) goto broken;
     /* The server's preface, then its SETTINGS (or a GOAWAY saying why not). */
-    while (!client->broken && client->in_used < sizeof preface) {
-        struct pollfd p = {.fd = client->fd, .events = POLLIN};
-        if (poll(&p, 1, remaining_ms(deadline)) <= 0) {
-            set_status(status, HOMERPC_UNAVAILABLE, 0, "%s did not answer the handshake", endpoint);
-            goto failed;
-        }
-        read_available(client);
-    }
-    if (client->broken) goto broken;
-    if (memcmp(client->in, preface, 6) != 0) {
-        set_status(status, HOMERPC_UNAVAILABLE, 0, "%s does not speak the HomeRPC protocol", endpoint);
-        goto failed;
-    }
-    memmove(client->in, client->in + sizeof preface, client->in_used - sizeof preface);
-    client->in_used -= sizeof preface;
+    int preface_seen = 0;
     while (!client->broken && !client->going_away) {
-        if (has_whole_frame(client)) {
+        if (!preface_seen && client->in_used >= sizeof preface) {
+            if (memcmp(client->in, preface, 6) != 0) {
+                set_status(status, HOMERPC_UNAVAILABLE, 0, "%s does not speak the HomeRPC protocol", endpoint);
+                goto failed;
+            }
+            memmove(client->in, client->in + sizeof preface, client->in_used - sizeof preface);
+            client->in_used -= sizeof preface;
+            preface_seen = 1;
+            continue;
+        }
+        if (preface_seen && has_whole_frame(client)) {
             if (client->in[4] == FRAME_SETTINGS) break;
             process_frames(client); /* a GOAWAY: too many connections, or another version */
             continue;
@@ -556,7 +552,7 @@ homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc
     }
     if (client->broken) goto broken;
     if (client->going_away) {
-        set_status(status, HOMERPC_UNAVAILABLE, 1, "%s refused the connection", endpoint);
+        set_status(status, HOMERPC_UNAVAILABLE, 1, "%s refused the connection: it is draining", endpoint);
         goto failed;
     }
     process_frames(client);
