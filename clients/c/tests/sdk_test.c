@@ -5,11 +5,13 @@
  *
  * Each check prints what failed; the exit status is 1 if any did. test.sh starts a homed for it.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "home/v1/accessory_link.pb-c.h"
 #include "home/v1/events.pb-c.h"
 #include "home/v1/health.pb-c.h"
 #include "home/v1/home_service.pb-c.h"
@@ -145,6 +147,160 @@ static void test_authentication(const char *endpoint) {
     homerpc_status_reset(&status);
 }
 
+/* ---- the accessory face: a lamp in C pairs, takes one write and refuses the next ---- */
+
+static const char *lamp_endpoint;
+static pthread_mutex_t lamp_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t lamp_changed = PTHREAD_COND_INITIALIZER;
+static uint8_t lamp_accessory_id[16], lamp_on_id[16];
+static int lamp_advertised, lamp_paired, lamp_writes;
+static int lamp_last_value = -1;
+
+static void lamp_publish(int *flag) {
+    pthread_mutex_lock(&lamp_lock);
+    (*flag)++;
+    pthread_cond_broadcast(&lamp_changed);
+    pthread_mutex_unlock(&lamp_lock);
+}
+
+/* Answers a command on the link's own connection, as AnswerCommand requires. */
+static void lamp_answer(homerpc_client *link, uint64_t command_id, int32_t hap_status) {
+    Home__V1__AnswerCommandRequest answer = HOME__V1__ANSWER_COMMAND_REQUEST__INIT;
+    answer.command_id = command_id;
+    answer.hap_status = hap_status;
+    ProtobufCMessage *response = NULL;
+    homerpc_status status = {0};
+    int code = homerpc_call(link, "home.v1.AccessoryLink/AnswerCommand", &answer.base,
+                            &home__v1__answer_command_response__descriptor, &response, 5000, NULL, &status);
+    CHECK(code == HOMERPC_OK, "AnswerCommand: %s %s", homerpc_code_name(code), status.message);
+    if (response) protobuf_c_message_free_unpacked(response, NULL);
+    homerpc_status_reset(&status);
+}
+
+static void *lamp(void *unused) {
+    (void)unused;
+    homerpc_client *link = connect_or_exit(lamp_endpoint, NULL); /* accessories carry no bearer token */
+    Home__V1__CharacteristicDescription on = HOME__V1__CHARACTERISTIC_DESCRIPTION__INIT;
+    on.type = "00000025-0000-1000-8000-0026BB765291";
+    Home__V1__CharacteristicDescription *characteristics[] = {&on};
+    Home__V1__ServiceDescription bulb = HOME__V1__SERVICE_DESCRIPTION__INIT;
+    bulb.type = "00000043-0000-1000-8000-0026BB765291";
+    bulb.n_characteristics = 1;
+    bulb.characteristics = characteristics;
+    Home__V1__ServiceDescription *services[] = {&bulb};
+    Home__V1__AccessoryDescription description = HOME__V1__ACCESSORY_DESCRIPTION__INIT;
+    description.name = "C Lamp";
+    description.n_services = 1;
+    description.services = services;
+    Home__V1__AdvertiseRequest advertise = HOME__V1__ADVERTISE_REQUEST__INIT;
+    advertise.accessory = &description;
+    advertise.setup_code = "284-91-735";
+    homerpc_status status = {0};
+    homerpc_stream *stream = homerpc_stream_open(link, "home.v1.AccessoryLink/Advertise", &advertise.base,
+                                                 &home__v1__link_message__descriptor, 0, &status);
+    CHECK(stream != NULL, "Advertise: %s", status.message);
+    while (stream && lamp_writes < 2) {
+        ProtobufCMessage *message = NULL;
+        enum homerpc_next next = homerpc_stream_next(stream, &message, 10000, &status);
+        if (next != HOMERPC_NEXT_MESSAGE) {
+            CHECK(0, "the link gave %d (%s: %s)", next, homerpc_code_name(status.code), status.message);
+            break;
+        }
+        Home__V1__LinkMessage *link_message = (Home__V1__LinkMessage *)message;
+        switch (link_message->kind_case) {
+        case HOME__V1__LINK_MESSAGE__KIND_ADVERTISED: {
+            Home__V1__AccessoryDescription *advertised = link_message->advertised->accessory;
+            memcpy(lamp_accessory_id, advertised->id.data, 16);
+            memcpy(lamp_on_id, advertised->services[0]->characteristics[0]->id.data, 16);
+            lamp_publish(&lamp_advertised);
+            break;
+        }
+        case HOME__V1__LINK_MESSAGE__KIND_PAIRED:
+            CHECK(strncmp(link_message->paired->credential, "hac_", 4) == 0, "credential %s",
+                  link_message->paired->credential);
+            lamp_publish(&lamp_paired);
+            break;
+        case HOME__V1__LINK_MESSAGE__KIND_COMMAND: {
+            Home__V1__Command *command = link_message->command;
+            CHECK(command->action_case == HOME__V1__COMMAND__ACTION_WRITE, "command %d", command->action_case);
+            if (command->action_case == HOME__V1__COMMAND__ACTION_WRITE)
+                lamp_last_value = command->write->value->bool_value;
+            lamp_answer(link, command->command_id, lamp_writes == 0 ? 0 : -70403 /* busy */);
+            lamp_publish(&lamp_writes);
+            break;
+        }
+        default:
+            CHECK(0, "unexpected link message %d", link_message->kind_case);
+        }
+        protobuf_c_message_free_unpacked(message, NULL);
+    }
+    homerpc_stream_close(stream);
+    homerpc_status_reset(&status);
+    homerpc_close(link);
+    return NULL;
+}
+
+static int write_on(homerpc_client *client, ProtobufCBinaryData home, int on, homerpc_status *status) {
+    Home__V1__CharacteristicValue value = HOME__V1__CHARACTERISTIC_VALUE__INIT;
+    value.kind_case = HOME__V1__CHARACTERISTIC_VALUE__KIND_BOOL_VALUE;
+    value.bool_value = on;
+    Home__V1__WriteCharacteristicRequest request = HOME__V1__WRITE_CHARACTERISTIC_REQUEST__INIT;
+    request.home_id = home;
+    request.characteristic_id = (ProtobufCBinaryData){16, lamp_on_id};
+    request.value = &value;
+    ProtobufCMessage *response = NULL;
+    int code = homerpc_call(client, "home.v1.HomeService/WriteCharacteristic", &request.base,
+                            &home__v1__write_characteristic_response__descriptor, &response, 5000, NULL, status);
+    if (response) protobuf_c_message_free_unpacked(response, NULL);
+    return code;
+}
+
+static void test_accessory(const char *endpoint, homerpc_client *controller, ProtobufCBinaryData home) {
+    lamp_endpoint = endpoint;
+    pthread_t thread;
+    pthread_create(&thread, NULL, lamp, NULL);
+    pthread_mutex_lock(&lamp_lock);
+    while (!lamp_advertised) pthread_cond_wait(&lamp_changed, &lamp_lock);
+    pthread_mutex_unlock(&lamp_lock);
+
+    homerpc_status status = {0};
+    Home__V1__AddAccessoryRequest add = HOME__V1__ADD_ACCESSORY_REQUEST__INIT;
+    add.home_id = home;
+    add.accessory_id = (ProtobufCBinaryData){16, lamp_accessory_id};
+    add.setup_code = "111-22-333";
+    ProtobufCMessage *response = NULL;
+    int code = homerpc_call(controller, "home.v1.HomeService/AddAccessory", &add.base,
+                            &home__v1__add_accessory_response__descriptor, &response, 5000, NULL, &status);
+    CHECK(code == HOMERPC_PERMISSION_DENIED && homerpc_homekit_code(&status) == 18, "a wrong setup code: %s %d",
+          homerpc_code_name(code), homerpc_homekit_code(&status));
+    add.setup_code = "284-91-735";
+    code = homerpc_call(controller, "home.v1.HomeService/AddAccessory", &add.base,
+                        &home__v1__add_accessory_response__descriptor, &response, 5000, NULL, &status);
+    CHECK(code == HOMERPC_OK, "AddAccessory: %s %s", homerpc_code_name(code), status.message);
+    if (response) protobuf_c_message_free_unpacked(response, NULL);
+
+    CHECK(write_on(controller, home, 1, &status) == HOMERPC_OK, "a write the lamp accepts: %s %s",
+          homerpc_code_name(status.code), status.message);
+    CHECK(write_on(controller, home, 0, &status) == HOMERPC_UNAVAILABLE && homerpc_homekit_code(&status) == 14,
+          "a write the lamp refuses as busy: %s %d", homerpc_code_name(status.code), homerpc_homekit_code(&status));
+    pthread_join(thread, NULL);
+    CHECK(lamp_paired == 1 && lamp_writes == 2 && lamp_last_value == 0, "paired %d, writes %d, last value %d",
+          lamp_paired, lamp_writes, lamp_last_value);
+
+    Home__V1__ReadCharacteristicRequest read = HOME__V1__READ_CHARACTERISTIC_REQUEST__INIT;
+    read.home_id = home;
+    read.characteristic_id = (ProtobufCBinaryData){16, lamp_on_id};
+    Home__V1__ReadCharacteristicResponse *cached = NULL;
+    code = homerpc_call(controller, "home.v1.HomeService/ReadCharacteristic", &read.base,
+                        &home__v1__read_characteristic_response__descriptor, (ProtobufCMessage **)&cached, 5000, NULL,
+                        &status);
+    CHECK(code == HOMERPC_OK && cached->value && cached->value->kind_case == HOME__V1__CHARACTERISTIC_VALUE__KIND_BOOL_VALUE &&
+              cached->value->bool_value,
+          "the cache holds the accepted value, not the refused one: %s", homerpc_code_name(code));
+    if (cached) protobuf_c_message_free_unpacked(&cached->base, NULL);
+    homerpc_status_reset(&status);
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH]\n");
@@ -211,6 +367,8 @@ int main(int argc, char **argv) {
 
     /* A change subscription: events made on another connection, a unary call while the stream is open,
      * more events than the credit window, and the end when the home goes. */
+    test_accessory(endpoint, owner, home);
+
     uint64_t revision = home_revision(owner, home);
     Home__V1__SubscribeRequest subscribe = HOME__V1__SUBSCRIBE_REQUEST__INIT;
     subscribe.n_home_ids = 1;
