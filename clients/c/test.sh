@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the C client SDK and runs its test against a homed of its own (TCP on a free port and a
-# Unix-domain socket, in a temporary directory). scripts/test.sh runs it after the Swift tests.
+# Unix-domain socket, in a temporary directory), then installs the SDK there and builds the example
+# against the installed copy. scripts/test.sh runs it after the Swift tests.
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT="$(cd ../.. && pwd)"
@@ -19,3 +20,10 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 build/sdk-test "127.0.0.1:$PORT" "$WORK/homed-owner.token" "$WORK/homed.sock" || { cat "$WORK/homed.log" >&2; exit 1; }
+
+# The installed SDK builds and runs the example as a user's program would: through pkg-config.
+make -s install PREFIX="$WORK/install"
+FLAGS="$(PKG_CONFIG_PATH="$WORK/install/lib/pkgconfig" pkg-config --cflags --libs homerpc)"
+# shellcheck disable=SC2086 # FLAGS is a list of compiler flags
+cc -std=c11 -Wall -Wextra -Werror examples/quickstart.c $FLAGS -o "$WORK/quickstart"
+"$WORK/quickstart" "Installed SDK Home" Kitchen "127.0.0.1:$PORT" "$WORK/homed-owner.token"
