@@ -49,8 +49,7 @@ cload_rate() {  # hrpc|redis port connections depth (method request-hex [token-f
 # Alternating pairs: a run's rate moves with the machine from one second to the next (±50% here),
 # so a median of runs of one server and then of the other can differ by the machine's mood alone.
 # cload_pairs runs PAIRS pairs (default 8) of one cload run against homed then one against Redis,
-# same shape and length, and prints one line: homed's median, Redis's median, the ratio of the
-# medians, the ratio of the sums, the lowest and highest pair ratio, and how many pairs were ≥ 1.
+# same shape and length, and prints pair_summary's line.
 #   cload_pairs CONNECTIONS DEPTH HRPC-PORT "METHOD REQUEST-HEX [TOKEN-FILE]" REDIS-PORT "REDIS ARGUMENTS"
 cload_pairs() {
     local connections=$1 depth=$2 homed_port=$3 homed_call=$4 redis_port=$5 redis_call=$6 ours theirs
@@ -62,7 +61,14 @@ cload_pairs() {
         theirs=$(taskset -c 1 "$CLOAD" redis 127.0.0.1 "$redis_port" "$connections" "$depth" "$SECONDS_PER_RUN" 1 $redis_call) \
             || { echo "cload failed" >&2; exit 1; }
         echo "$ours $theirs"
-    done | awk '
+    done | pair_summary
+}
+
+# Reads "OURS THEIRS" rate pairs, one per line, and prints one line: homed's median, Redis's median,
+# the ratio of the medians, the ratio of the sums, the lowest and highest pair ratio, and how many
+# pairs were ≥ 1.
+pair_summary() {
+    awk '
         { h[NR] = $1; r[NR] = $2; hs += $1; rs += $2; q = $1 / $2
           if (NR == 1 || q < lo) lo = q; if (NR == 1 || q > hi) hi = q; if (q >= 1) up++ }
         function med(a, n,   i, j, t) {
