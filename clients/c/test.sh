@@ -12,14 +12,15 @@ HOMED="$(cd "$ROOT" && swift build --show-bin-path)/homed"
 
 WORK="$(mktemp -d)"
 PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-(cd "$WORK" && exec "$HOMED" --port "$PORT" --unix-socket "$WORK/homed.sock" --log-level warning) >"$WORK/homed.log" 2>&1 &
+(cd "$WORK" && exec "$HOMED" --port "$PORT" --unix-socket "$WORK/homed.sock" --log-level warning \
+    --keepalive-interval 2 --keepalive-timeout 2) >"$WORK/homed.log" 2>&1 &
 HOMED_PID=$!
 trap 'kill "$HOMED_PID" 2>/dev/null; wait "$HOMED_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
 for _ in $(seq 100); do
     [ -s "$WORK/homed-owner.token" ] && [ -S "$WORK/homed.sock" ] && break
     sleep 0.1
 done
-build/sdk-test "127.0.0.1:$PORT" "$WORK/homed-owner.token" "$WORK/homed.sock" || { cat "$WORK/homed.log" >&2; exit 1; }
+build/sdk-test "127.0.0.1:$PORT" "$WORK/homed-owner.token" "$WORK/homed.sock" 4 || { cat "$WORK/homed.log" >&2; exit 1; }
 
 # The installed SDK builds and runs the example as a user's program would: through pkg-config.
 make -s install PREFIX="$WORK/install"

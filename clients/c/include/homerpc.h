@@ -101,6 +101,22 @@ int homerpc_call(
     const ProtobufCMessageDescriptor *response_type, ProtobufCMessage **response, uint32_t timeout_ms,
     const char *idempotency_key, homerpc_status *status);
 
+/*
+ * The connection is read only while the client is inside a call: that is when it answers the
+ * server's keepalive PINGs. A client that makes no call for longer than the server's keepalive
+ * interval plus its timeout (30 s + 10 s by default) should call homerpc_poll() meanwhile (or
+ * watch homerpc_fd() for input and call homerpc_poll(client, 0)), or its next call may find the
+ * connection closed. (A connection without calls is also closed after the server's idle timeout,
+ * 300 s by default; then connect again.)
+ */
+
+/* Reads and handles what arrives for at most wait_ms (0: only what is there now): answers PINGs,
+ * keeps stream messages for their streams. Returns 0, or -1 once the connection is broken. */
+int homerpc_poll(homerpc_client *client, int wait_ms);
+
+/* The connection's socket, to watch for input (POLLIN) in an event loop; never read or write it. */
+int homerpc_fd(const homerpc_client *client);
+
 typedef struct homerpc_stream homerpc_stream;
 
 /*

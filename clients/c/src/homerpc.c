@@ -383,7 +383,12 @@ static void process_frames(homerpc_client *client) {
                 break_connection(client, "protocol error: PING of %u bytes", length);
                 break;
             }
-            send_frame(client, FRAME_PONG, 0, 0, payload, 8);
+            {
+                /* Copied: a send that waits reads ahead into the buffer `payload` points into. */
+                unsigned char ping[8];
+                memcpy(ping, payload, sizeof ping);
+                send_frame(client, FRAME_PONG, 0, 0, ping, sizeof ping);
+            }
             break;
         case FRAME_PONG:
             break;
@@ -430,6 +435,19 @@ static int wait_until(homerpc_client *client, struct homerpc_stream *call,
 static int has_ended(const struct homerpc_stream *call) { return call->ended; }
 
 static int has_message_or_ended(const struct homerpc_stream *call) { return call->count > 0 || call->ended; }
+
+static int never(const struct homerpc_stream *call) {
+    (void)call;
+    return 0;
+}
+
+int homerpc_poll(homerpc_client *client, int wait_ms) {
+    if (client->broken) return -1;
+    wait_until(client, NULL, never, now_ms() + (wait_ms > 0 ? wait_ms : 0));
+    return client->broken ? -1 : 0;
+}
+
+int homerpc_fd(const homerpc_client *client) { return client->fd; }
 
 /* ---- connecting ---- */
 

@@ -1,9 +1,11 @@
 /*
  * sdk_test: the C SDK against a running homed, as a C service would use it.
  *
- *   sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH]
+ *   sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH [KEEPALIVE-SECONDS]]
  *
- * Each check prints what failed; the exit status is 1 if any did. test.sh starts a homed for it.
+ * With KEEPALIVE-SECONDS, the server's --keepalive-interval plus --keepalive-timeout, it also checks
+ * that a client that polls keeps its connection through a longer silence, and one that does not
+ * loses it. Each check prints what failed; the exit status is 1 if any did. test.sh starts a homed.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -301,9 +303,26 @@ static void test_accessory(const char *endpoint, homerpc_client *controller, Pro
     homerpc_status_reset(&status);
 }
 
+/* A silence longer than the server's keepalive: the client that polls answers its PINGs. */
+static void test_keepalive(const char *endpoint, int keepalive_seconds) {
+    homerpc_client *polling = connect_or_exit(endpoint, token);
+    homerpc_client *silent = connect_or_exit(endpoint, token);
+    homerpc_status status = {0};
+    CHECK(health_check(polling, &status) && health_check(silent, &status), "Health/Check: %s", status.message);
+    int silence_ms = (keepalive_seconds + 2) * 1000;
+    CHECK(homerpc_poll(polling, silence_ms) == 0, "homerpc_poll through the silence");
+    CHECK(health_check(polling, &status), "the polling client after the silence: %s %s",
+          homerpc_code_name(status.code), status.message);
+    CHECK(!health_check(silent, &status) && status.code == HOMERPC_UNAVAILABLE,
+          "the silent client kept its connection: %s", homerpc_code_name(status.code));
+    homerpc_status_reset(&status);
+    homerpc_close(polling);
+    homerpc_close(silent);
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH]\n");
+        fprintf(stderr, "usage: sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH [KEEPALIVE-SECONDS]]\n");
         return 64;
     }
     const char *endpoint = argv[1];
@@ -451,6 +470,7 @@ int main(int argc, char **argv) {
     homerpc_status_reset(&status);
     homerpc_close(owner);
     homerpc_close(other);
+    if (argc > 4) test_keepalive(endpoint, atoi(argv[4]));
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);
         return 1;
