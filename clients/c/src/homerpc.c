@@ -764,3 +764,42 @@ void homerpc_stream_close(homerpc_stream *stream) {
     }
     free_call(stream);
 }
+
+#ifdef HOMERPC_FUZZ
+/*
+ * The fuzzer's way in (fuzz/fuzz_frames.c, built only with -DHOMERPC_FUZZ): `data` as what a server
+ * sent after the handshake, to a client with a unary call on stream 1 and a stream on stream 2 in
+ * flight. Its answers (PONG, CANCEL, CREDIT) go to `peer`, one end of a socket pair, which the client
+ * closes.
+ */
+void homerpc_fuzz_frames(const uint8_t *data, size_t size, int peer);
+void homerpc_fuzz_frames(const uint8_t *data, size_t size, int peer) {
+    homerpc_client *client = calloc(1, sizeof *client);
+    struct homerpc_stream *unary = calloc(1, sizeof *unary), *stream = calloc(1, sizeof *stream);
+    if (!client || !unary || !stream) abort();
+    client->fd = peer;
+    client->next_stream_id = 3;
+    client->peer_max_frame = DEFAULT_PEER_MAX_FRAME;
+    *unary = (struct homerpc_stream){.client = client, .id = 1, .type = &home__v1__error_details__descriptor};
+    *stream = (struct homerpc_stream){.client = client, .id = 2, .is_stream = 1, .type = &home__v1__error_details__descriptor};
+    unary->next = stream;
+    client->calls = unary;
+    client->in = malloc(size ? size : 1);
+    if (!client->in) abort();
+    memcpy(client->in, data, size);
+    client->in_used = client->in_capacity = size;
+    process_frames(client);
+    /* Take what the stream got, as an application would, then its end. */
+    homerpc_status status = {0};
+    ProtobufCMessage *message;
+    while (!client->broken && stream->count > 0) {
+        homerpc_stream_next(stream, &message, 0, &status);
+        protobuf_c_message_free_unpacked(message, NULL);
+    }
+    if (stream->ended) copy_end(stream, &status);
+    if (unary->ended) copy_end(unary, &status);
+    homerpc_status_reset(&status);
+    homerpc_stream_close(stream);
+    homerpc_close(client);
+}
+#endif
