@@ -317,9 +317,15 @@ static void handle_goaway(homerpc_client *client, const unsigned char *p, uint32
 static void handle_message(homerpc_client *client, struct homerpc_stream *call, const unsigned char *p,
                            uint32_t length) {
     if (!call || call->ended) return;
-    /* The server sends a stream's messages only against credit, and a unary call only one. */
-    if (call->count >= (call->is_stream ? HOMERPC_STREAM_WINDOW : 1u)) {
-        break_connection(client, "protocol error: more messages on stream %u than it allows", call->id);
+    if (!call->is_stream && call->count > 0) {
+        end_call(call, HOMERPC_INTERNAL, 0, "more than one response: a streaming method is called with homerpc_stream_open()",
+                 NULL, 0);
+        send_frame(client, FRAME_CANCEL, 0, call->id, NULL, 0);
+        return;
+    }
+    /* The server sends a stream's messages only against the credit the client granted. */
+    if (call->count >= HOMERPC_STREAM_WINDOW) {
+        break_connection(client, "protocol error: more messages on stream %u than its credit", call->id);
         return;
     }
     ProtobufCMessage *message = protobuf_c_message_unpack(call->type, NULL, length, p);

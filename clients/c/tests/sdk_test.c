@@ -372,6 +372,22 @@ int main(int argc, char **argv) {
     code = homerpc_call(owner, "home.v1.HomeService/NoSuchMethod", NULL, &home__v1__get_home_response__descriptor,
                         &response, 5000, NULL, &status);
     CHECK(code == HOMERPC_UNIMPLEMENTED, "unknown method: %s", homerpc_code_name(code));
+    /* A streaming method called as unary fails that call, not the connection: with two homes, a
+     * subscription with snapshots sends two messages at once. */
+    char second_name[64];
+    snprintf(second_name, sizeof second_name, "C SDK second %s", name_suffix);
+    Home__V1__AddHomeRequest add_second = HOME__V1__ADD_HOME_REQUEST__INIT;
+    add_second.name = second_name;
+    code = homerpc_call(owner, "home.v1.HomeService/AddHome", &add_second.base, &home__v1__add_home_response__descriptor,
+                        &response, 5000, NULL, &status);
+    CHECK(code == HOMERPC_OK, "AddHome %s: %s", second_name, status.message);
+    if (response) protobuf_c_message_free_unpacked(response, NULL);
+    Home__V1__SubscribeRequest all_homes = HOME__V1__SUBSCRIBE_REQUEST__INIT;
+    all_homes.snapshot = 1;
+    code = homerpc_call(owner, "home.v1.HomeService/Subscribe", &all_homes.base, &home__v1__event__descriptor,
+                        &response, 5000, NULL, &status);
+    CHECK(code == HOMERPC_INTERNAL && response == NULL, "Subscribe as a unary call: %s", homerpc_code_name(code));
+    CHECK(health_check(owner, &status), "the client after a streaming method called as unary: %s", status.message);
 
     /* Idempotency: the retry returns the first outcome; another request under the key is refused. */
     char key[64];
