@@ -288,7 +288,8 @@ struct Homed: ParsableCommand {
                         CallStatus(
                             code: .unavailable,
                             message:
-                                "the server is shutting down; reconnect (subscribers resume after their last revision)"
+                                "the server is shutting down; reconnect (subscribers resume after their last revision)",
+                            isRetryable: true
                         )
                     )
                     server.beginGracefulShutdown { loop.stop() }

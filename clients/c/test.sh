@@ -28,3 +28,7 @@ FLAGS="$(PKG_CONFIG_PATH="$WORK/install/lib/pkgconfig" pkg-config --cflags --lib
 # shellcheck disable=SC2086 # FLAGS is a list of compiler flags
 cc -std=c11 -Wall -Wextra -Werror examples/quickstart.c $FLAGS -o "$WORK/quickstart"
 "$WORK/quickstart" "Installed SDK Home" Kitchen "127.0.0.1:$PORT" "$WORK/homed-owner.token"
+
+# Last, as it stops the server: SIGTERM with a subscription open.
+build/sdk-test --drain "127.0.0.1:$PORT" "$WORK/homed-owner.token" "$HOMED_PID" || { cat "$WORK/homed.log" >&2; exit 1; }
+wait "$HOMED_PID" || { echo "homed exited with $? after the drain" >&2; exit 1; }

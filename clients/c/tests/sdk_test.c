@@ -2,12 +2,17 @@
  * sdk_test: the C SDK against a running homed, as a C service would use it.
  *
  *   sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH [KEEPALIVE-SECONDS]]
+ *   sdk-test --drain ENDPOINT TOKEN-FILE HOMED-PID
+ *
+ * --drain sends the server SIGTERM while a subscription is open and checks what a client sees: the
+ * stream and a new call end with UNAVAILABLE, marked retryable (the server then exits).
  *
  * With KEEPALIVE-SECONDS, the server's --keepalive-interval plus --keepalive-timeout, it also checks
  * that a client that polls keeps its connection through a longer silence, and one that does not
  * loses it. Each check prints what failed; the exit status is 1 if any did. test.sh starts a homed.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,9 +325,37 @@ static void test_keepalive(const char *endpoint, int keepalive_seconds) {
     homerpc_close(silent);
 }
 
+static int test_drain(const char *endpoint, pid_t homed) {
+    homerpc_client *client = connect_or_exit(endpoint, token);
+    homerpc_status status = {0};
+    Home__V1__SubscribeRequest everything = HOME__V1__SUBSCRIBE_REQUEST__INIT;
+    homerpc_stream *stream = homerpc_stream_open(client, "home.v1.HomeService/Subscribe", &everything.base,
+                                                 &home__v1__event__descriptor, 0, &status);
+    CHECK(stream != NULL, "Subscribe: %s", status.message);
+    CHECK(health_check(client, &status), "Health/Check before the drain: %s", status.message);
+    kill(homed, SIGTERM);
+    ProtobufCMessage *message = NULL;
+    enum homerpc_next next = homerpc_stream_next(stream, &message, 10000, &status);
+    CHECK(next == HOMERPC_NEXT_END && status.code == HOMERPC_UNAVAILABLE && status.retryable,
+          "the subscription at the drain: %d %s retryable %d", next, homerpc_code_name(status.code), status.retryable);
+    CHECK(!health_check(client, &status) && status.code == HOMERPC_UNAVAILABLE && status.retryable,
+          "a call after the drain began: %s retryable %d", homerpc_code_name(status.code), status.retryable);
+    homerpc_stream_close(stream);
+    homerpc_status_reset(&status);
+    homerpc_close(client);
+    if (failures) return 1;
+    printf("C SDK: the drain as a client sees it passed\n");
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 5 && strcmp(argv[1], "--drain") == 0) {
+        read_token(argv[3]);
+        return test_drain(argv[2], (pid_t)atoi(argv[4]));
+    }
     if (argc < 3) {
-        fprintf(stderr, "usage: sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH [KEEPALIVE-SECONDS]]\n");
+        fprintf(stderr, "usage: sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH [KEEPALIVE-SECONDS]]\n"
+                        "       sdk-test --drain ENDPOINT TOKEN-FILE HOMED-PID\n");
         return 64;
     }
     const char *endpoint = argv[1];
