@@ -402,6 +402,8 @@ int main(int argc, char **argv) {
                         &response, 5000, NULL, &status);
     CHECK(code == HOMERPC_INVALID_ARGUMENT && homerpc_homekit_code(&status) == 3, "GetHome with 3 bytes: %s %d",
           homerpc_code_name(code), homerpc_homekit_code(&status));
+    CHECK(status.details && strcmp(status.details->field, "home_id") == 0, "GetHome with 3 bytes: field %s",
+          status.details ? status.details->field : "(no details)");
     code = homerpc_call(owner, "home.v1.HomeService/NoSuchMethod", NULL, &home__v1__get_home_response__descriptor,
                         &response, 5000, NULL, &status);
     CHECK(code == HOMERPC_UNIMPLEMENTED, "unknown method: %s", homerpc_code_name(code));
