@@ -46,12 +46,21 @@ public final class RPCServer {
         self.logger = logger
         metrics = ServerMetrics(methodNames: registry.namesByIndex)
         outputBeforePolling = OutputBeforePolling(loop: loop)
-        requiresAuthentication = registry.namesByIndex.map { !configuration.unauthenticatedMethods.contains($0) }
+        methodNames = registry.namesByIndex
+        requiresAuthentication = methodNames.map { !configuration.unauthenticatedMethods.contains($0) }
+        logsEveryCall = logger.logLevel <= .debug
     }
+
+    /// Each method's full name, by registry index.
+    let methodNames: [String]
 
     /// Whether each method (by registry index) needs an authenticated connection: decided once
     /// here, so a call does not hash its method name into the configuration's set.
     let requiresAuthentication: [Bool]
+
+    /// Whether every call's end is logged (the logger is at debug or finer): decided once here, so a
+    /// call pays a flag check. Server faults are logged whatever the level (``ServerConnection``).
+    let logsEveryCall: Bool
 
     /// Connections currently open.
     public var connectionCount: Int { connections.count }

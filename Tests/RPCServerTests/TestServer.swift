@@ -31,7 +31,8 @@ final class TestServer {
 
     init(
         configure: (inout ServerConfiguration) -> Void = { _ in },
-        authenticator: (any Authenticator)? = nil
+        authenticator: (any Authenticator)? = nil,
+        logger: Logger? = nil
     ) throws {
         loop = try EventLoop()
         var configuration = ServerConfiguration()
@@ -56,14 +57,14 @@ final class TestServer {
                 total: Int(UInt32(bigEndian: request.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }))
             ).pump()
         }
-        var logger = Logger(label: "homerpc.test-server")
-        logger.logLevel = .warning
+        var quiet = Logger(label: "homerpc.test-server")
+        quiet.logLevel = .warning
         server = RPCServer(
             loop: loop,
             configuration: configuration,
             registry: registry,
             authenticator: authenticator,
-            logger: logger
+            logger: logger ?? quiet
         )
         endpoint = try server.listen(on: .tcp(host: "127.0.0.1", port: 0))
         hangHook = { [unowned self] call in

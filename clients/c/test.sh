@@ -12,15 +12,18 @@ HOMED="$(cd "$ROOT" && swift build --show-bin-path)/homed"
 
 WORK="$(mktemp -d)"
 PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-(cd "$WORK" && exec "$HOMED" --port "$PORT" --unix-socket "$WORK/homed.sock" --log-level warning \
+(cd "$WORK" && exec "$HOMED" --port "$PORT" --unix-socket "$WORK/homed.sock" --log-level debug \
     --keepalive-interval 2 --keepalive-timeout 2) >"$WORK/homed.log" 2>&1 &
 HOMED_PID=$!
-trap 'kill "$HOMED_PID" 2>/dev/null; wait "$HOMED_PID" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'kill "$HOMED_PID" 2>/dev/null || true; wait "$HOMED_PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 for _ in $(seq 100); do
     [ -s "$WORK/homed-owner.token" ] && [ -S "$WORK/homed.sock" ] && break
     sleep 0.1
 done
 build/sdk-test "127.0.0.1:$PORT" "$WORK/homed-owner.token" "$WORK/homed.sock" 4 || { cat "$WORK/homed.log" >&2; exit 1; }
+# The trace id the test set is in the server's line for that call.
+grep -q 'method=home.v1.Health/Check .*trace-id=c-sdk-trace-7\|trace-id=c-sdk-trace-7.*method=home.v1.Health/Check' "$WORK/homed.log" \
+    || { echo "no log line of a call with trace-id c-sdk-trace-7" >&2; exit 1; }
 
 # The installed SDK builds and runs the example as a user's program would: through pkg-config.
 make -s install PREFIX="$WORK/install"

@@ -1,3 +1,4 @@
+import Logging
 import UV
 import Wire
 
@@ -155,7 +156,7 @@ final class ServerConnection: ConnectionDelegate {
             startCall(streamID, server.registry.method(named: start.method), named: start.method, start.options)
         case .refuseCall(let streamID, let status):
             encodeCallEnd(streamID, status)
-            server.metrics.recordRefusal(status.code)
+            recordRefusal(streamID, status)
         case .deliverMessage(let streamID, let payload, let endStream):
             if let call = machine.call(on: streamID) { deliver(payload[...], endStream: endStream, to: call) }
         case .cancelCall(let streamID):
@@ -332,7 +333,7 @@ final class ServerConnection: ConnectionDelegate {
 
     private func refuse(_ streamID: StreamID, _ status: CallStatus) {
         encodeCallEnd(streamID, status)
-        server.metrics.recordRefusal(status.code)
+        recordRefusal(streamID, status)
         perform(machine.endCall(streamID, now: connection.loop.now).next)
     }
 
@@ -347,7 +348,7 @@ final class ServerConnection: ConnectionDelegate {
         let (open, next) = machine.endCall(call.streamID, now: connection.loop.now)
         guard open != nil else { return }
         encodeCallEnd(call.streamID, status)
-        finishBookkeeping(for: call, code: status.code, then: next)
+        finishBookkeeping(for: call, code: status.code, message: status.message, then: next)
         scheduleFlush()
     }
 
@@ -379,13 +380,15 @@ final class ServerConnection: ConnectionDelegate {
         waitingForWritability[call.streamID] = call
     }
 
-    /// Metrics and deadline timer for a call that just ended (``ConnectionStateMachine/endCall(_:now:)``),
+    /// Log line, metrics and deadline timer for a call that just ended (``ConnectionStateMachine/endCall(_:now:)``),
     /// then what the machine said to do next.
     private func finishBookkeeping(
         for call: ServerCall,
         code: StatusCode,
+        message: String = "",
         then next: ConnectionStateMachine<ServerCall>.Action
     ) {
+        if server.logsEveryCall || Self.isServerFault(code) { logEnd(of: call, code, message) }
         endedCall = call
         if isHandlingRead && call.startedAt == readStartedAt {
             if endedDuringRead.methodIndex != call.methodIndex || endedDuringRead.code != code {
@@ -402,6 +405,34 @@ final class ServerConnection: ConnectionDelegate {
         if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: call.streamID)?.close() }
         perform(next)
     }
+
+    /// A call's log line, carrying the client's `trace-id` so that the two sides' logs meet: every
+    /// call at debug (`homed --log-level debug`), a server fault at warning whatever the level.
+    private func logEnd(of call: ServerCall, _ code: StatusCode, _ message: String) {
+        var metadata: Logger.Metadata = [
+            "method": "\(server.methodNames[call.methodIndex])", "status": "\(code)",
+            "connection": "\(id)", "stream": "\(call.streamID.rawValue)",
+            "µs": "\((EventLoop.monotonicNanoseconds &- call.startedAt) / 1000)",
+        ]
+        if let traceID = call.traceID { metadata["trace-id"] = "\(traceID)" }
+        if !message.isEmpty { metadata["message"] = "\(message)" }
+        server.logger.log(level: Self.isServerFault(code) ? .warning : .debug, "call ended", metadata: metadata)
+    }
+
+    private func recordRefusal(_ streamID: StreamID, _ status: CallStatus) {
+        server.metrics.recordRefusal(status.code)
+        guard server.logsEveryCall else { return }
+        server.logger.debug(
+            "call refused",
+            metadata: [
+                "status": "\(status.code)", "connection": "\(id)", "stream": "\(streamID.rawValue)",
+                "message": "\(status.message)",
+            ]
+        )
+    }
+
+    /// A fault of the server's own, not of the request or the moment: logged at every level.
+    private static func isServerFault(_ code: StatusCode) -> Bool { code == .internal || code == .dataLoss }
 
     private func recordCallsEndedDuringRead() {
         server.metrics.recordCalls(

@@ -85,6 +85,11 @@ homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc
  * queued messages (streams not yet closed with homerpc_stream_close() must not be used after). */
 void homerpc_close(homerpc_client *client);
 
+/* Sends `trace_id` (up to 255 bytes) as the `trace-id` metadata of every later call, so that the
+ * server's log line for the call carries it (homed logs every call at --log-level debug); NULL stops
+ * sending one. A service typically sets its own request's trace id before the calls it makes for it. */
+int homerpc_set_trace_id(homerpc_client *client, const char *trace_id);
+
 /*
  * One unary call, e.g. homerpc_call(client, "home.v1.HomeService/AddRoom", &request.base,
  * &home__v1__add_room_response__descriptor, (ProtobufCMessage **)&response, 5000, NULL, &status).

@@ -70,6 +70,7 @@ struct homerpc_client {
     int broken;
     char broken_reason[512];
     char *token;
+    char *trace_id;
     uint32_t next_stream_id;
     uint32_t peer_max_frame;
     int going_away;
@@ -600,7 +601,17 @@ void homerpc_close(homerpc_client *client) {
     if (client->fd >= 0) close(client->fd);
     free(client->in);
     free(client->token);
+    free(client->trace_id);
     free(client);
+}
+
+int homerpc_set_trace_id(homerpc_client *client, const char *trace_id) {
+    if (trace_id && strlen(trace_id) > 255) return -1;
+    char *copy = NULL;
+    if (trace_id && !(copy = strdup(trace_id))) return -1;
+    free(client->trace_id);
+    client->trace_id = copy;
+    return 0;
 }
 
 /* ---- starting a call ---- */
@@ -633,8 +644,9 @@ static struct homerpc_stream *start_call(homerpc_client *client, const char *met
         return NULL;
     }
     size_t request_length = request ? protobuf_c_message_get_packed_size(request) : 0;
+    size_t trace_length = client->trace_id ? strlen(client->trace_id) : 0;
     size_t start_length = 2 + method_length + 4 + 2 + (client->token ? 1 + 13 + 2 + token_length : 0) +
-                          (idempotency_key ? 1 + 15 + 2 + key_length : 0);
+                          (idempotency_key ? 1 + 15 + 2 + key_length : 0) + (client->trace_id ? 1 + 8 + 2 + trace_length : 0);
     if (request_length > client->peer_max_frame || start_length > client->peer_max_frame) {
         set_status(status, HOMERPC_RESOURCE_EXHAUSTED, 0, "the request is larger than the server's frame limit");
         return NULL;
@@ -663,8 +675,15 @@ static struct homerpc_stream *start_call(homerpc_client *client, const char *met
     memcpy(p + 2, method, method_length);
     p += 2 + method_length;
     put_u32(p, timeout_ms);
-    put_u16(p + 4, (client->token ? 1u : 0u) + (idempotency_key ? 1u : 0u));
+    put_u16(p + 4, (client->token ? 1u : 0u) + (idempotency_key ? 1u : 0u) + (client->trace_id ? 1u : 0u));
     p += 6;
+    if (client->trace_id) {
+        *p++ = 8;
+        memcpy(p, "trace-id", 8);
+        put_u16(p + 8, (uint32_t)trace_length);
+        memcpy(p + 10, client->trace_id, trace_length);
+        p += 10 + trace_length;
+    }
     if (client->token) {
         *p++ = 13;
         memcpy(p, "authorization", 13);

@@ -424,6 +424,11 @@ int main(int argc, char **argv) {
     CHECK(code == HOMERPC_INTERNAL && response == NULL, "Subscribe as a unary call: %s", homerpc_code_name(code));
     CHECK(health_check(owner, &status), "the client after a streaming method called as unary: %s", status.message);
 
+    /* A trace id goes with the calls after it (test.sh's homed logs every call: the log shows it). */
+    CHECK(homerpc_set_trace_id(owner, "c-sdk-trace-7") == 0, "homerpc_set_trace_id");
+    CHECK(health_check(owner, &status), "Health/Check with a trace id: %s", status.message);
+    CHECK(homerpc_set_trace_id(owner, NULL) == 0, "homerpc_set_trace_id(NULL)");
+
     /* Idempotency: the retry returns the first outcome; another request under the key is refused. */
     char key[64];
     snprintf(key, sizeof key, "c-sdk-test-%s", name_suffix);
