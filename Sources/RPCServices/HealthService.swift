@@ -29,6 +29,15 @@ public final class HealthService {
         if service.isEmpty { serverResponse = encoded }
     }
 
+    /// Reports SERVING for each service with a method in `registry`, by its name
+    /// (`home.v1.HomeService`): grpc.health.v1 clients ask for the service they use. Call it once
+    /// every method is registered.
+    public func markServing(servicesIn registry: MethodRegistry) {
+        for service in Set(registry.methodNames.map { $0.prefix { $0 != "/" } }) {
+            setStatus(.serving, for: String(service))
+        }
+    }
+
     /// Reports NOT_SERVING for everything, as when the server begins to drain.
     public func markAllNotServing() {
         for service in responses.keys { setStatus(.notServing, for: service) }

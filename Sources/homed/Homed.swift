@@ -245,6 +245,7 @@ struct Homed: ParsableCommand {
             accessories: accessories
         )
         api.register(in: &registry)
+        health.markServing(servicesIn: registry)
         // The load's scratch memory is free now, and the start-up changes' rows (every accessory
         // marked unreachable) once they are committed: give both back to the system.
         ProcessUsage.returnFreedMemory()

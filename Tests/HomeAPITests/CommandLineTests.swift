@@ -92,6 +92,14 @@ import Testing
         // `call` with hand-written JSON, and a stream through it.
         let listed = try cli(server, "call", "home.v1.HomeService/ListHomes", "{}")
         #expect(listed.status == 0 && listed.output.contains("My Home"))
+
+        // The health check by service name, as grpc.health.v1 clients ask.
+        for service in ["", "home.v1.HomeService", "home.v1.AccountService", "home.v1.AccessoryLink"] {
+            let health = try cli(server, "health", "--service", service)
+            #expect(health.status == 0 && health.output.contains("SERVING"), "\(service): \(health.errors)")
+        }
+        let unknown = try cli(server, "health", "--service", "home.v1.NoSuchService")
+        #expect(unknown.status == 1 && unknown.errors.contains("NOT_FOUND"))
         server.stop()
     }
 
