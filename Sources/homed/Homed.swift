@@ -266,10 +266,10 @@ struct Homed: ParsableCommand {
             if let server { server.runBeforePolling(startCommits) } else { startCommits() }
         }
 
-        try server.listen(on: .tcp(host: host, port: port))
+        try Self.listen(server, on: .tcp(host: host, port: port), named: "\(host):\(port)")
         if let unixSocket {
             try Self.removeStaleSocket(at: unixSocket)
-            try server.listen(on: .unix(path: unixSocket))
+            try Self.listen(server, on: .unix(path: unixSocket), named: unixSocket)
         }
 
         var watchers: [SignalWatcher] = []
@@ -318,6 +318,15 @@ struct Homed: ParsableCommand {
 
     /// Writes `secret` to `path` readable by its owner only: the file is created under a 077 umask,
     /// so it is never readable by others, even for a moment.
+    /// Listens, naming the endpoint when it cannot ("address already in use" alone does not say which).
+    static func listen(_ server: RPCServer, on endpoint: Endpoint, named name: String) throws {
+        do {
+            try server.listen(on: endpoint)
+        } catch {
+            throw StartError("cannot listen on \(name): \(error.message)")
+        }
+    }
+
     static func writeSecret(_ secret: String, to path: String) throws {
         let previous = umask(0o077)
         defer { umask(previous) }

@@ -18,13 +18,13 @@ enum StoreLock {
             lock = try ExclusiveFileLock.acquire(path)
             try lock?.record("\(getpid())\n")
         } catch {
-            throw StoreLockError("cannot lock \(path): \(error.message)")
+            throw StartError("cannot lock \(path): \(error.message)")
         }
         guard let lock else {
             let holder =
                 (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
                 ?? ""
-            throw StoreLockError(
+            throw StartError(
                 "the store \(storePath) is in use by another homed\(holder.isEmpty ? "" : " (pid \(holder))"); stop it first"
             )
         }
@@ -32,8 +32,8 @@ enum StoreLock {
     }
 }
 
-/// Why the store's lock could not be taken (homed prints it and exits with status 1).
-struct StoreLockError: Error, CustomStringConvertible {
+/// Why homed could not start: the store's lock, a listener (homed prints it and exits with status 1).
+struct StartError: Error, CustomStringConvertible {
     let description: String
 
     init(_ description: String) {
