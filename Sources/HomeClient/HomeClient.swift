@@ -27,6 +27,12 @@ public actor HomeClient {
     private var client: RPCClient?
     private var connecting: Task<RPCClient, any Error>?
 
+    /// The trace id sent as `trace-id` metadata with every call made inside
+    /// `HomeClient.$traceID.withValue(id) { ... }`: homed puts it in its log line for each of those
+    /// calls (docs/PROTOCOL.md, "CALL_START"), so a service's request and the calls it made for it
+    /// meet in the logs. Task-local, so concurrent requests sharing one client keep their own.
+    @TaskLocal public static var traceID: String?
+
     /// - Parameters:
     ///   - token: the bearer token (`hrt_...`): the owner's token file, or one issued to the account.
     ///   - timeout: each call's deadline (`nil`: none).
@@ -55,7 +61,7 @@ public actor HomeClient {
         returning: Response.Type = Response.self,
         idempotencyKey: String? = nil
     ) async throws(HomeClientError) -> Response {
-        var metadata = [authorization]
+        var metadata = callMetadata
         if let idempotencyKey {
             metadata.append(MetadataEntry(key: "idempotency-key", value: Array(idempotencyKey.utf8)))
         }
@@ -102,7 +108,13 @@ public actor HomeClient {
     ) async throws(HomeClientError) -> ResponseStream {
         let bytes = try ProtoCall.encode(request)
         let rpc = try await connection()
-        return rpc.serverStream(method, request: bytes, metadata: [authorization])
+        return rpc.serverStream(method, request: bytes, metadata: callMetadata)
+    }
+
+    /// Every call's metadata: the token, and the task's trace id if it set one.
+    private var callMetadata: [MetadataEntry] {
+        guard let traceID = Self.traceID else { return [authorization] }
+        return [authorization, MetadataEntry(key: "trace-id", value: Array(traceID.utf8))]
     }
 
     /// A stream failed for a transport reason: the next call or stream connects afresh.

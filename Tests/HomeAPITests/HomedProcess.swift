@@ -15,6 +15,9 @@ final class HomedProcess: @unchecked Sendable {
 
     var socketPath: String { directory.appendingPathComponent("homed.sock").path }
     var storePath: String { directory.appendingPathComponent("homed.sqlite").path }
+    /// Where homed's standard error goes when launched with `capturingLog`.
+    var logPath: String { directory.appendingPathComponent("homed.log").path }
+    private var capturesLog = false
     var endpoint: Endpoint { .unix(path: socketPath) }
     var pid: Int32 { process?.processIdentifier ?? 0 }
 
@@ -32,8 +35,9 @@ final class HomedProcess: @unchecked Sendable {
     }
 
     /// A new server on a new store, answering.
-    static func launch(arguments: [String] = []) async throws -> HomedProcess {
+    static func launch(arguments: [String] = [], capturingLog: Bool = false) async throws -> HomedProcess {
         let server = try HomedProcess(arguments: arguments)
+        server.capturesLog = capturingLog
         try await server.start()
         return server
     }
@@ -58,6 +62,10 @@ final class HomedProcess: @unchecked Sendable {
                 "--drain-grace-period", "5",
             ] + extraArguments
         process.standardOutput = FileHandle.nullDevice
+        if capturesLog {
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: logPath)
+        }
         try process.run()
         self.process = process
         let deadline = Date().addingTimeInterval(30)
