@@ -34,16 +34,20 @@ extension ConnectionOptions {
         }
     }
 
-    /// The authorization metadata for raw calls.
-    var authorization: [MetadataEntry] {
-        get throws { [MetadataEntry(key: "authorization", value: Array("Bearer \(try token)".utf8))] }
+    /// The metadata of raw calls: the token, and `--trace-id`.
+    var metadata: [MetadataEntry] {
+        get throws {
+            let authorization = MetadataEntry(key: "authorization", value: Array("Bearer \(try token)".utf8))
+            guard let traceId else { return [authorization] }
+            return [authorization, MetadataEntry(key: "trace-id", value: Array(traceId.utf8))]
+        }
     }
 
     /// A typed client; runs `body` and closes it. Call failures print their status and exit 1.
     func withHomeClient<Result>(_ body: (HomeClient) async throws -> Result) async throws -> Result {
         let client = HomeClient(endpoint: try parsedEndpoint, token: try token, timeout: timeoutDuration)
         do {
-            let result = try await body(client)
+            let result = try await HomeClient.$traceID.withValue(traceId) { try await body(client) }
             await client.close()
             return result
         } catch let error as HomeClientError {

@@ -37,4 +37,7 @@ struct ConnectionOptions: ParsableArguments {
 
     @Flag(help: "Print JSON (protobuf's JSON mapping) instead of tables.")
     var json = false
+
+    @Option(help: "A trace id sent with the calls (trace-id); homed logs it with each call at --log-level debug.")
+    var traceId: String?
 }

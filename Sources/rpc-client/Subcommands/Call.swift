@@ -34,7 +34,7 @@ struct Call: AsyncParsableCommand {
         } catch {
             throw ValidationError("the request is not a valid \(entry.request.protoMessageName) in JSON: \(error)")
         }
-        var metadata = try connection.authorization
+        var metadata = try connection.metadata
         if let idempotencyKey {
             metadata.append(MetadataEntry(key: "idempotency-key", value: Array(idempotencyKey.utf8)))
         }

@@ -16,7 +16,7 @@ struct Info: AsyncParsableCommand {
                 "home.v1.ServerInfo/Get",
                 request: request,
                 timeout: connection.timeoutDuration,
-                metadata: try connection.authorization
+                metadata: try connection.metadata
             )
         }
         let info = try Home_V1_ServerInfoResponse(serializedBytes: reply)
