@@ -32,6 +32,15 @@ FLAGS="$(PKG_CONFIG_PATH="$WORK/install/lib/pkgconfig" pkg-config --cflags --lib
 cc -std=c11 -Wall -Wextra -Werror examples/quickstart.c $FLAGS -o "$WORK/quickstart"
 "$WORK/quickstart" "Installed SDK Home" Kitchen "127.0.0.1:$PORT" "$WORK/homed-owner.token"
 
+# A second server that closes idle connections after a second.
+IDLE_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+mkdir -p "$WORK/idle"
+(cd "$WORK/idle" && exec "$HOMED" --port "$IDLE_PORT" --log-level warning --idle-timeout 1) >"$WORK/idle.log" 2>&1 &
+IDLE_PID=$!
+for _ in $(seq 100); do (: >"/dev/tcp/127.0.0.1/$IDLE_PORT") 2>/dev/null && break; sleep 0.1; done
+build/sdk-test --idle "127.0.0.1:$IDLE_PORT" 1 || { cat "$WORK/idle.log" >&2; exit 1; }
+kill "$IDLE_PID" && wait "$IDLE_PID" || { echo "the idle-timeout homed did not stop cleanly" >&2; exit 1; }
+
 # Last, as it stops the server: SIGTERM with a subscription open.
 build/sdk-test --drain "127.0.0.1:$PORT" "$WORK/homed-owner.token" "$HOMED_PID" || { cat "$WORK/homed.log" >&2; exit 1; }
 wait "$HOMED_PID" || { echo "homed exited with $? after the drain" >&2; exit 1; }

@@ -75,6 +75,7 @@ struct homerpc_client {
     uint32_t peer_max_frame;
     int going_away;
     uint32_t goaway_last_id;
+    char goaway_message[600]; /* why: "server is draining", "idle timeout"... */
     unsigned char *in;
     size_t in_used, in_capacity;
     struct homerpc_stream *calls;
@@ -306,9 +307,9 @@ static void handle_goaway(homerpc_client *client, const unsigned char *p, uint32
     client->going_away = 1;
     client->goaway_last_id = get_u32(p);
     uint32_t code = get_u16(p + 4);
-    char message[600];
-    snprintf(message, sizeof message, "the server is going away: %.*s", (int)(length - 6 > 512 ? 512 : length - 6),
-             (const char *)p + 6);
+    char *message = client->goaway_message;
+    snprintf(message, sizeof client->goaway_message, "the server is closing the connection (%.*s): connect again",
+             (int)(length - 6 > 512 ? 512 : length - 6), (const char *)p + 6);
     /* Calls above the last stream id were not processed: they may be sent again. */
     for (struct homerpc_stream *call = client->calls; call; call = call->next)
         if (call->id > client->goaway_last_id) end_call(call, HOMERPC_UNAVAILABLE, 1, message, NULL, 0);
@@ -577,7 +578,7 @@ homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc
     }
     if (client->broken) goto broken;
     if (client->going_away) {
-        set_status(status, HOMERPC_UNAVAILABLE, 1, "%s refused the connection: it is draining", endpoint);
+        set_status(status, HOMERPC_UNAVAILABLE, 1, "%s refused the connection: %s", endpoint, client->goaway_message);
         goto failed;
     }
     process_frames(client);
@@ -624,12 +625,14 @@ static struct homerpc_stream *start_call(homerpc_client *client, const char *met
         set_status(status, HOMERPC_INVALID_ARGUMENT, 0, "a client, a method and a response type are required");
         return NULL;
     }
-    if (client->broken) {
-        set_status(status, HOMERPC_UNAVAILABLE, 0, "%s", client->broken_reason);
+    /* After a GOAWAY (a drain, an idle timeout), and the close that follows it, nothing new is sent:
+     * the call may go again on a new connection. */
+    if (client->going_away) {
+        set_status(status, HOMERPC_UNAVAILABLE, 1, "%s", client->goaway_message);
         return NULL;
     }
-    if (client->going_away) {
-        set_status(status, HOMERPC_UNAVAILABLE, 1, "the server is draining: connect again");
+    if (client->broken) {
+        set_status(status, HOMERPC_UNAVAILABLE, 0, "%s", client->broken_reason);
         return NULL;
     }
     size_t method_length = strlen(method);

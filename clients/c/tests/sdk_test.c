@@ -3,9 +3,11 @@
  *
  *   sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH [KEEPALIVE-SECONDS]]
  *   sdk-test --drain ENDPOINT TOKEN-FILE HOMED-PID
+ *   sdk-test --idle ENDPOINT IDLE-TIMEOUT-SECONDS
  *
  * --drain sends the server SIGTERM while a subscription is open and checks what a client sees: the
- * stream and a new call end with UNAVAILABLE, marked retryable (the server then exits).
+ * stream and a new call end with UNAVAILABLE, marked retryable (the server then exits). --idle
+ * waits out the server's --idle-timeout: the next call fails at once, retryable, saying why.
  *
  * With KEEPALIVE-SECONDS, the server's --keepalive-interval plus --keepalive-timeout, it also checks
  * that a client that polls keeps its connection through a longer silence, and one that does not
@@ -348,14 +350,32 @@ static int test_drain(const char *endpoint, pid_t homed) {
     return 0;
 }
 
+static int test_idle(const char *endpoint, int idle_seconds) {
+    homerpc_client *client = connect_or_exit(endpoint, NULL);
+    homerpc_status status = {0};
+    CHECK(health_check(client, &status), "Health/Check: %s", status.message);
+    CHECK(homerpc_poll(client, (idle_seconds + 2) * 1000) == -1, "the connection outlived the idle timeout");
+    CHECK(!health_check(client, &status) && status.code == HOMERPC_UNAVAILABLE && status.retryable &&
+              strstr(status.message, "idle timeout"),
+          "a call after the idle timeout: %s retryable %d: %s", homerpc_code_name(status.code), status.retryable,
+          status.message);
+    homerpc_status_reset(&status);
+    homerpc_close(client);
+    if (failures) return 1;
+    printf("C SDK: the idle timeout as a client sees it passed\n");
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 4 && strcmp(argv[1], "--idle") == 0) return test_idle(argv[2], atoi(argv[3]));
     if (argc == 5 && strcmp(argv[1], "--drain") == 0) {
         read_token(argv[3]);
         return test_drain(argv[2], (pid_t)atoi(argv[4]));
     }
     if (argc < 3) {
         fprintf(stderr, "usage: sdk-test ENDPOINT TOKEN-FILE [UNIX-SOCKET-PATH [KEEPALIVE-SECONDS]]\n"
-                        "       sdk-test --drain ENDPOINT TOKEN-FILE HOMED-PID\n");
+                        "       sdk-test --drain ENDPOINT TOKEN-FILE HOMED-PID\n"
+                        "       sdk-test --idle ENDPOINT IDLE-TIMEOUT-SECONDS\n");
         return 64;
     }
     const char *endpoint = argv[1];
