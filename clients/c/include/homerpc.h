@@ -10,8 +10,10 @@
  * or lock around it. Streams: any number may be open on a client at once, beside unary calls; the
  * messages of a stream that arrive while the client waits for something else are kept for it (at
  * most its credit window, HOMERPC_STREAM_WINDOW, so a stream you do not read holds the server back
- * instead of filling memory). Failures: every call fills a homerpc_status; a broken connection stays
- * broken (every later call fails with UNAVAILABLE): close the client and connect again.
+ * instead of filling memory). Failures: every call fills a homerpc_status. A connection that is gone
+ * (closed by the server's idle timeout or keepalive, a drain, the network) is opened again for the
+ * next call once nothing runs on it any more; a call the server turned away unprocessed (GOAWAY
+ * before taking it) is sent once more on the new connection. Streams end with their connection.
  */
 #ifndef HOMERPC_H
 #define HOMERPC_H
@@ -108,11 +110,11 @@ int homerpc_call(
 
 /*
  * The connection is read only while the client is inside a call: that is when it answers the
- * server's keepalive PINGs. A client that makes no call for longer than the server's keepalive
- * interval plus its timeout (30 s + 10 s by default) should call homerpc_poll() meanwhile (or
- * watch homerpc_fd() for input and call homerpc_poll(client, 0)), or its next call may find the
- * connection closed. (A connection without calls is also closed after the server's idle timeout,
- * 300 s by default; then connect again.)
+ * server's keepalive PINGs. A client that keeps streams open while it makes no call for longer than
+ * the server's keepalive interval plus its timeout (30 s + 10 s by default) should call
+ * homerpc_poll() meanwhile (or watch homerpc_fd() for input and call homerpc_poll(client, 0)), or
+ * the server closes the connection and the streams end. Unary calls need no polling: the next call
+ * connects again (as after the server's idle timeout, 300 s without calls by default).
  */
 
 /* Reads and handles what arrives for at most wait_ms (0: only what is there now): answers PINGs,

@@ -69,6 +69,7 @@ struct homerpc_client {
     int fd;
     int broken;
     char broken_reason[512];
+    char *endpoint;
     char *token;
     char *trace_id;
     uint32_t next_stream_id;
@@ -526,17 +527,12 @@ static int has_whole_frame(const homerpc_client *client) {
     return length > OWN_MAX_FRAME || client->in_used - HEADER_SIZE >= length;
 }
 
-homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc_status *status) {
-    homerpc_status_reset(status);
-    homerpc_client *client = calloc(1, sizeof *client);
-    if (!client) {
-        set_status(status, HOMERPC_RESOURCE_EXHAUSTED, 0, "out of memory");
-        return NULL;
-    }
-    client->next_stream_id = 1;
-    client->peer_max_frame = DEFAULT_PEER_MAX_FRAME;
+/* Opens the client's connection to its endpoint and performs the handshake: 0, or -1 with the
+ * reason in status. On failure the client holds no socket. */
+static int open_connection(homerpc_client *client, homerpc_status *status) {
+    const char *endpoint = client->endpoint;
     client->fd = open_socket(endpoint, status);
-    if (client->fd < 0 || (token && !(client->token = strdup(token)))) goto failed;
+    if (client->fd < 0) return -1;
     /* Our preface and SETTINGS at once (PROTOCOL.md, "Preface"). */
     unsigned char hello[sizeof preface + HEADER_SIZE + 12];
     memcpy(hello, preface, sizeof preface);
@@ -576,18 +572,66 @@ homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc
         }
         read_available(client);
     }
-    if (client->broken) goto broken;
     if (client->going_away) {
         set_status(status, HOMERPC_UNAVAILABLE, 1, "%s refused the connection: %s", endpoint, client->goaway_message);
         goto failed;
     }
+    if (client->broken) goto broken;
     process_frames(client);
-    if (!client->broken) return client;
+    if (!client->broken) return 0;
 broken:
     set_status(status, HOMERPC_UNAVAILABLE, 0, "%s", client->broken_reason);
 failed:
+    close(client->fd);
+    client->fd = -1;
+    return -1;
+}
+
+homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc_status *status) {
+    homerpc_status_reset(status);
+    homerpc_client *client = calloc(1, sizeof *client);
+    if (client) client->fd = -1;
+    if (!client || !(client->endpoint = strdup(endpoint)) || (token && !(client->token = strdup(token)))) {
+        set_status(status, HOMERPC_RESOURCE_EXHAUSTED, 0, "out of memory");
+        homerpc_close(client);
+        return NULL;
+    }
+    client->next_stream_id = 1;
+    client->peer_max_frame = DEFAULT_PEER_MAX_FRAME;
+    if (open_connection(client, status) == 0) return client;
     homerpc_close(client);
     return NULL;
+}
+
+/*
+ * A client whose connection is gone (broken, or told to go away) connects again before a new call,
+ * as long as no call is still running on the old one (a drain lets calls finish): the calls that
+ * ended there stay readable by their owners but leave the client, so stream ids start over.
+ * Returns 0 when the client can send, or -1 with the reason in status (retryable: nothing was sent).
+ */
+static int reconnect_if_gone(homerpc_client *client, homerpc_status *status) {
+    if (!client->broken && !client->going_away) return 0;
+    homerpc_status ignored = {0};
+    if (!status) status = &ignored;
+    for (struct homerpc_stream *call = client->calls; call; call = call->next) {
+        if (!call->ended) {
+            set_status(status, HOMERPC_UNAVAILABLE, 1, "%s",
+                       client->going_away ? client->goaway_message : client->broken_reason);
+            return -1;
+        }
+    }
+    while (client->calls) unlink_call(client, client->calls);
+    if (client->fd >= 0) close(client->fd);
+    client->fd = -1;
+    client->broken = client->going_away = 0;
+    client->in_used = 0;
+    client->next_stream_id = 1;
+    client->peer_max_frame = DEFAULT_PEER_MAX_FRAME;
+    if (open_connection(client, status) == 0) return 0;
+    status->retryable = 1;
+    if (client->fd < 0) client->broken = 1; /* still gone: the next call tries again */
+    snprintf(client->broken_reason, sizeof client->broken_reason, "%.500s", status->message);
+    return -1;
 }
 
 void homerpc_close(homerpc_client *client) {
@@ -601,6 +645,7 @@ void homerpc_close(homerpc_client *client) {
     }
     if (client->fd >= 0) close(client->fd);
     free(client->in);
+    free(client->endpoint);
     free(client->token);
     free(client->trace_id);
     free(client);
@@ -625,16 +670,7 @@ static struct homerpc_stream *start_call(homerpc_client *client, const char *met
         set_status(status, HOMERPC_INVALID_ARGUMENT, 0, "a client, a method and a response type are required");
         return NULL;
     }
-    /* After a GOAWAY (a drain, an idle timeout), and the close that follows it, nothing new is sent:
-     * the call may go again on a new connection. */
-    if (client->going_away) {
-        set_status(status, HOMERPC_UNAVAILABLE, 1, "%s", client->goaway_message);
-        return NULL;
-    }
-    if (client->broken) {
-        set_status(status, HOMERPC_UNAVAILABLE, 0, "%s", client->broken_reason);
-        return NULL;
-    }
+    if (reconnect_if_gone(client, status) < 0) return NULL;
     size_t method_length = strlen(method);
     size_t token_length = client->token ? strlen(client->token) + 7 : 0;
     size_t key_length = idempotency_key ? strlen(idempotency_key) : 0;
@@ -725,21 +761,33 @@ int homerpc_call(homerpc_client *client, const char *method, const ProtobufCMess
                  const ProtobufCMessageDescriptor *response_type, ProtobufCMessage **response, uint32_t timeout_ms,
                  const char *idempotency_key, homerpc_status *status) {
     if (response) *response = NULL;
-    struct homerpc_stream *call =
-        start_call(client, method, request, response_type, timeout_ms, idempotency_key, 0, status);
-    if (!call) return status ? status->code : HOMERPC_UNAVAILABLE;
-    long long deadline = timeout_ms ? now_ms() + timeout_ms + DEADLINE_GRACE_MS : -1;
-    if (wait_until(client, call, has_ended, deadline) < 0) {
-        send_frame(client, FRAME_CANCEL, 0, call->id, NULL, 0);
-        end_call(call, HOMERPC_DEADLINE_EXCEEDED, 0, "no answer within the call's deadline", NULL, 0);
+    homerpc_status scratch = {0};
+    homerpc_status *out = status ? status : &scratch;
+    struct homerpc_stream *call;
+    for (int attempt = 0;; attempt++) {
+        call = start_call(client, method, request, response_type, timeout_ms, idempotency_key, 0, out);
+        if (!call) {
+            int code = out->code;
+            homerpc_status_reset(&scratch);
+            return code;
+        }
+        long long deadline = timeout_ms ? now_ms() + timeout_ms + DEADLINE_GRACE_MS : -1;
+        if (wait_until(client, call, has_ended, deadline) < 0) {
+            send_frame(client, FRAME_CANCEL, 0, call->id, NULL, 0);
+            end_call(call, HOMERPC_DEADLINE_EXCEEDED, 0, "no answer within the call's deadline", NULL, 0);
+        }
+        /* The server went away before taking the call (its idle timeout, a drain): the call had no
+         * effect, so it goes once more, on a new connection. */
+        int untaken = call->end_code == HOMERPC_UNAVAILABLE && call->end_retryable && client->going_away;
+        if (attempt > 0 || !untaken) break;
+        unlink_call(client, call);
+        free_call(call);
     }
     ProtobufCMessage *message = dequeue(call);
     if (call->end_code == HOMERPC_OK && !message) {
         call->end_code = HOMERPC_INTERNAL;
         snprintf(call->end_message, sizeof call->end_message, "the server ended the call without a response");
     }
-    homerpc_status scratch = {0};
-    homerpc_status *out = status ? status : &scratch;
     copy_end(call, out);
     int code = out->code;
     if (code == HOMERPC_OK && response) {
