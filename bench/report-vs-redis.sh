@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The durable write without the accessory's round trip, against Redis's SET with appendfsync always,
 # one call at a time on one connection, in alternating pairs (a run against homed, then one against
-# Redis). Ours is an accessory's home.v1.AccessoryLink/ReportValues (bench/report-loop/report_loop.c,
-# on the C SDK): each report changes a characteristic, so each is a cache update, an event and an
-# fsynced commit before its answer, what a controller's WriteCharacteristic does once the accessory
-# accepted the write. bench/characteristic-vs-redis.sh measures the whole write, accessory included;
-# this one shows how much of the difference from SET is the accessory's round trip.
+# Redis), both loaded by one client, bench/report-loop/report_loop.c, the same way: a write, a poll
+# and a read per call. Ours is an accessory's home.v1.AccessoryLink/ReportValues (through the C SDK):
+# each report changes a characteristic, so each is a cache update, an event and an fsynced commit
+# before its answer, what a controller's WriteCharacteristic does once the accessory accepted the
+# write; Redis's is a SET of alternating values. bench/characteristic-vs-redis.sh measures the whole
+# write, accessory included; this one shows how much of the difference from SET is the accessory's
+# round trip.
 # Servers on CPU 0, clients on CPU 1. Run from the repository root:  bench/report-vs-redis.sh
 #
 # Environment: PAIRS (default 8), SECONDS_PER_RUN (default 4).
@@ -21,7 +23,6 @@ scripts/install-packages.sh
 command -v redis-server >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 swift build -c release --product homed >&2
 BIN="$(swift build -c release --show-bin-path)"
-build_cload
 make -s -C clients/c
 WORK="$(mktemp -d)"
 SDK=clients/c
@@ -43,8 +44,8 @@ REDIS_PID=$!
 sleep 1
 
 summary=$(for _ in $(seq "$PAIRS"); do
-    ours=$(taskset -c 1 "$WORK/report_loop" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$SECONDS_PER_RUN" 1)
-    theirs=$(taskset -c 1 "$CLOAD" redis 127.0.0.1 "$REDIS_PORT" 1 1 "$SECONDS_PER_RUN" 1 SET key:__rand_int__ xxx)
+    ours=$(taskset -c 1 "$WORK/report_loop" homed "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$SECONDS_PER_RUN" 1)
+    theirs=$(taskset -c 1 "$WORK/report_loop" redis 127.0.0.1 "$REDIS_PORT" "$SECONDS_PER_RUN" 1)
     echo "$ours $theirs"
 done | pair_summary)
 read -r ours theirs median_ratio sum_ratio low high up <<<"$summary"
