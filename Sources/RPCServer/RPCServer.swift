@@ -44,9 +44,9 @@ public final class RPCServer {
         self.registry = registry
         self.authenticator = authenticator
         self.logger = logger
-        metrics = ServerMetrics(methodNames: registry.namesByIndex)
-        outputBeforePolling = OutputBeforePolling(loop: loop)
         methodNames = registry.namesByIndex
+        metrics = ServerMetrics(methodNames: methodNames)
+        outputBeforePolling = OutputBeforePolling(loop: loop)
         requiresAuthentication = methodNames.map { !configuration.unauthenticatedMethods.contains($0) }
         logsEveryCall = logger.logLevel <= .debug
     }

@@ -316,8 +316,6 @@ struct Homed: ParsableCommand {
         logger.info("stopped")
     }
 
-    /// Writes `secret` to `path` readable by its owner only: the file is created under a 077 umask,
-    /// so it is never readable by others, even for a moment.
     /// Listens, naming the endpoint when it cannot ("address already in use" alone does not say which).
     static func listen(_ server: RPCServer, on endpoint: Endpoint, named name: String) throws {
         do {
@@ -327,6 +325,8 @@ struct Homed: ParsableCommand {
         }
     }
 
+    /// Writes `secret` to `path` readable by its owner only: the file is created under a 077 umask,
+    /// so it is never readable by others, even for a moment.
     static func writeSecret(_ secret: String, to path: String) throws {
         let previous = umask(0o077)
         defer { umask(previous) }
