@@ -826,7 +826,8 @@ enum homerpc_next homerpc_stream_next(homerpc_stream *stream, ProtobufCMessage *
         }
         return HOMERPC_NEXT_MESSAGE;
     }
-    if (!stream->ended) end_call(stream, HOMERPC_CANCELLED, 0, "the client was closed", NULL, 0);
+    /* Here the stream has ended: waiting returns only with a message or the end, and a stream
+     * leaves its client (homerpc_close, a reconnect) only ended. */
     copy_end(stream, status);
     return HOMERPC_NEXT_END;
 }
