@@ -44,26 +44,8 @@ trap cleanup EXIT
 (cd "$WORK" && exec taskset -c 0 "$BIN/homed" --port "$HOMED_PORT" --log-level warning --max-connections 1000) &
 HOMED_PID=$!
 sleep 1
-rc() { "$BIN/rpc-client" "$@" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token"; }
-home=$(rc home add Bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-accessory=$(
-    pair_accessory "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" Bench "$WORK" "{\"name\": \"Lamp\",
-        \"services\": [{\"type\": \"00000043-0000-1000-8000-0026BB765291\", \"characteristics\": [
-        {\"type\": \"00000025-0000-1000-8000-0026BB765291\"},
-        {\"type\": \"00000008-0000-1000-8000-0026BB765291\", \"value\": {\"signedValue\": \"50\"}}]}]}"
-)
-# The requests' bytes: home_id (field 1) and characteristic_id (field 2), 16 bytes each; a write
-# adds value (field 3) = { signed_value (field 2): 50 }.
-read -r READ_HEX WRITE_HEX < <(python3 - "$home" "$accessory" <<'PY'
-import base64, json, sys
-home = base64.b64decode(sys.argv[1])
-accessory = json.loads(sys.argv[2])["accessories"][0]
-brightness = next(c for c in accessory["services"][0]["characteristics"] if c["type"].startswith("00000008"))
-characteristic = base64.b64decode(brightness["id"])
-read = b"\x0a\x10" + home + b"\x12\x10" + characteristic
-print(read.hex(), (read + b"\x1a\x02\x10\x32").hex())
-PY
-)
+READ_HEX=$(bench_lamp "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$WORK")
+WRITE_HEX=${READ_HEX}1a021032
 
 homed_rate() {  # method request-hex connections depth
     loadgen_rate --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token" \

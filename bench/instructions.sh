@@ -54,22 +54,7 @@ for _ in $(seq 120); do
     "$BIN/rpc-client" health --endpoint "127.0.0.1:$HOMED_PORT" >/dev/null 2>&1 && break
     sleep 0.5
 done
-rc() { "$BIN/rpc-client" "$@" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token"; }
-home=$(rc home add Bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-accessory=$(
-    pair_accessory "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" Bench "$WORK" "{\"name\": \"Lamp\",
-        \"services\": [{\"type\": \"00000043-0000-1000-8000-0026BB765291\", \"characteristics\": [
-        {\"type\": \"00000025-0000-1000-8000-0026BB765291\"},
-        {\"type\": \"00000008-0000-1000-8000-0026BB765291\", \"value\": {\"signedValue\": \"50\"}}]}]}"
-)
-READ_HEX=$(python3 - "$home" "$accessory" <<'PY'
-import base64, json, sys
-home = base64.b64decode(sys.argv[1])
-accessory = json.loads(sys.argv[2])["accessories"][0]
-brightness = next(c for c in accessory["services"][0]["characteristics"] if c["type"].startswith("00000008"))
-print((b"\x0a\x10" + home + b"\x12\x10" + base64.b64decode(brightness["id"])).hex())
-PY
-)
+READ_HEX=$(bench_lamp "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$WORK")
 
 if ! $CHECK; then
     (cd "$WORK" && exec valgrind --tool=callgrind --callgrind-out-file="$WORK/redis.callgrind" \

@@ -4,7 +4,9 @@
 # `// swift-format-ignore-file` header.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paths=(Package.swift Sources Tests fuzz/Package.swift fuzz/Sources)
+# The bench packages too: they are built by hand, not by CI, so nothing else would check them.
+paths=(Package.swift Sources Tests fuzz/Package.swift fuzz/Sources bench/core/Package.swift bench/core/Sources
+    bench/grpc/Package.swift bench/grpc/Sources)
 if [ "${1:-}" = "-l" ]; then
     swift format lint --strict --recursive --parallel "${paths[@]}"
 else

@@ -426,14 +426,6 @@ enum HomeMethods {
 
     // MARK: Characteristics
 
-    static func readResponse(_ reading: HomeStore.CachedReading) -> Home_V1_ReadCharacteristicResponse {
-        var response = Home_V1_ReadCharacteristicResponse()
-        if let value = reading.value { response.value = ProtoEncoding.value(value) }
-        response.valueTimeMs = reading.updatedAt
-        response.reachable = reading.isReachable
-        return response
-    }
-
     static let characteristics: [APIMethod] = [
         .forwarded(
             service + "ReadCharacteristic",
@@ -466,7 +458,7 @@ enum HomeMethods {
                     _ = try attempt(object: id.raw) { () throws(HomeServiceError) in
                         try api.store.recordReadValue(id, value, by: reporter)
                     }
-                    return readResponse(
+                    return Home_V1_ReadCharacteristicResponse(
                         try attempt(object: id.raw) { () throws(HomeServiceError) in
                             try api.store.readValue(id, as: caller.account)
                         }

@@ -1,6 +1,6 @@
 import Foundation
-import HomeProto
-import HomeService
+public import HomeProto
+public import HomeService
 
 /// Domain values as messages.
 enum ProtoEncoding {
@@ -8,15 +8,7 @@ enum ProtoEncoding {
     static func data<Kind>(_ id: ID<Kind>) -> Data { Data(id.raw.bytes) }
 
     static func value(_ value: CharacteristicValue) -> Home_V1_CharacteristicValue {
-        var message = Home_V1_CharacteristicValue()
-        switch value {
-        case .bool(let bool): message.boolValue = bool
-        case .int(let int): message.signedValue = int
-        case .float(let float): message.floatValue = float
-        case .string(let string): message.stringValue = string
-        case .data(let bytes): message.dataValue = Data(bytes)
-        }
-        return message
+        Home_V1_CharacteristicValue(value)
     }
 
     static func room(_ room: Room, accessories: [AccessoryID] = []) -> Home_V1_Room {
@@ -260,5 +252,30 @@ enum ProtoEncoding {
         message.accountID = data(token.account)
         message.createdMs = token.createdAt
         return message
+    }
+}
+
+// Public, for servers that embed the store behind another protocol (bench/grpc).
+extension Home_V1_CharacteristicValue {
+    /// The message for a cached or written value.
+    public init(_ value: CharacteristicValue) {
+        self.init()
+        switch value {
+        case .bool(let bool): boolValue = bool
+        case .int(let int): signedValue = int
+        case .float(let float): floatValue = float
+        case .string(let string): stringValue = string
+        case .data(let bytes): dataValue = Data(bytes)
+        }
+    }
+}
+
+extension Home_V1_ReadCharacteristicResponse {
+    /// The answer to a read from the cache: the value, its time and the accessory's reachability.
+    public init(_ reading: HomeStore.CachedReading) {
+        self.init()
+        if let value = reading.value { self.value = Home_V1_CharacteristicValue(value) }
+        valueTimeMs = reading.updatedAt
+        reachable = reading.isReachable
     }
 }

@@ -23,7 +23,7 @@ import Testing
                     entry: CharacteristicCache.Entry(value: value, updatedAt: updatedAt),
                     isReachable: isReachable
                 )
-                let generated: [UInt8] = try HomeMethods.readResponse(reading).serializedBytes()
+                let generated: [UInt8] = try Home_V1_ReadCharacteristicResponse(reading).serializedBytes()
                 let valueLength = value.map(ProtoWriter.valueLength) ?? 0
                 let length = CachedReadRequest.responseLength(reading, valueLength: valueLength)
                 #expect(length == generated.count, "\(reading)")

@@ -1,13 +1,20 @@
 /*
- * cload: a small closed-loop load client in C that speaks both HomeRPC (docs/PROTOCOL.md) and
- * Redis's RESP, with one code path for both: every connection keeps DEPTH requests in flight, and
- * each complete reply is answered by one new request, written together with the others that the
- * same read completed. Requests are pre-encoded; a reply is only parsed far enough to find its end
- * and its status. It exists so that a server comparison is not limited by our Swift load generator
- * (which spends more per call on our protocol than on RESP): with it both servers saturate.
+ * cload: a small closed-loop load client in C that speaks HomeRPC (docs/PROTOCOL.md), Redis's RESP
+ * and gRPC (HTTP/2, through libnghttp2), with one code path for all: every connection keeps DEPTH
+ * requests in flight, and each complete reply is answered by one new request, written together with
+ * the others that the same read completed. Requests are pre-encoded; a reply is only parsed far
+ * enough to find its end and its status. It exists so that a server comparison is not limited by
+ * our Swift load generator (which spends more per call on our protocol than on RESP): with it both
+ * servers saturate.
  *
  *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc  HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
  *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP ARG...  (e.g. GET key)
+ *   cload grpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
+ *
+ * gRPC runs the closed loop only. Its calls are HTTP/2 streams of one connection each (a POST to
+ * /METHOD with the length-prefixed request, the token as `authorization: Bearer` on every call, as
+ * gRPC has no per-connection principal); a call counts when its stream closes, and is an error
+ * unless its trailers said grpc-status 0.
  *
  * With TOKEN-FILE, each HomeRPC connection first authenticates with the bearer token in it (on a call
  * of METHOD with an empty request, whose answer is not counted). Prints one line: calls per second
@@ -49,7 +56,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum protocol { HRPC, REDIS };
+#include <nghttp2/nghttp2.h>
+
+enum protocol { HRPC, REDIS, GRPC };
 
 struct buffer {
     unsigned char *bytes;
@@ -64,12 +73,16 @@ struct connection {
     struct buffer in, out;
     size_t out_sent;
     int watching_output; /* EPOLLOUT is on: a write was cut short */
+    nghttp2_session *h2; /* gRPC only */
 };
 
 static enum protocol protocol;
 static struct buffer request_template; /* one request; for HRPC its stream ids are patched */
 static size_t message_offset;          /* HRPC: where the MESSAGE frame starts in the template */
 static long long errors;
+/* Closed loop: whether the window has started, and the calls answered in it. */
+static int measuring;
+static long long counted;
 
 /* Open loop (--rate): each connection's calls per second, and the schedule's origin and window. */
 static double burst_period, schedule_start, window_start, window_end;
@@ -204,8 +217,14 @@ static size_t reply_length(const unsigned char *bytes, size_t count, uint32_t *s
     return count >= line + (size_t)length + 2 ? line + (size_t)length + 2 : 0;
 }
 
+static void grpc_submit(struct connection *c);
+
 static void queue_request(struct connection *c) {
     c->issued++;
+    if (protocol == GRPC) {
+        grpc_submit(c);
+        return;
+    }
     size_t at = c->out.used;
     append(&c->out, request_template.bytes, request_template.used);
     if (protocol == HRPC) {
@@ -223,6 +242,98 @@ static void flush(struct connection *c) {
         c->out_sent += n;
     }
     c->out.used = c->out_sent = 0;
+}
+
+/* gRPC: the request's headers and its length-prefixed message, the same for every call. */
+static nghttp2_nv grpc_headers[7];
+static size_t grpc_header_count;
+static struct buffer grpc_message;
+
+static nghttp2_nv header(const char *name, const char *value) {
+    return (nghttp2_nv){(uint8_t *)name, (uint8_t *)value, strlen(name), strlen(value), NGHTTP2_NV_FLAG_NONE};
+}
+
+static void grpc_prepare(const char *host, const char *port, const char *method, const unsigned char *request,
+                         size_t request_length, const char *token) {
+    static char path[512], authority[300], authorization[600];
+    snprintf(path, sizeof path, "/%s", method);
+    snprintf(authority, sizeof authority, "%s:%s", host, port);
+    nghttp2_nv *h = grpc_headers;
+    *h++ = header(":method", "POST"), *h++ = header(":scheme", "http"), *h++ = header(":path", path);
+    *h++ = header(":authority", authority), *h++ = header("content-type", "application/grpc");
+    *h++ = header("te", "trailers");
+    if (token) {
+        snprintf(authorization, sizeof authorization, "Bearer %s", token);
+        *h++ = header("authorization", authorization);
+    }
+    grpc_header_count = (size_t)(h - grpc_headers);
+    unsigned char prefix[5] = {0}; /* not compressed, then the length */
+    put32(prefix + 1, (uint32_t)request_length);
+    append(&grpc_message, prefix, 5);
+    append(&grpc_message, request, request_length);
+}
+
+static ssize_t grpc_body(nghttp2_session *session, int32_t stream, uint8_t *into, size_t room, uint32_t *flags,
+                         nghttp2_data_source *source, void *user) {
+    (void)session, (void)stream, (void)source, (void)user;
+    if (room < grpc_message.used) return NGHTTP2_ERR_CALLBACK_FAILURE; /* requests are small */
+    memcpy(into, grpc_message.bytes, grpc_message.used);
+    *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)grpc_message.used;
+}
+
+static void grpc_submit(struct connection *c) {
+    nghttp2_data_provider body = {.read_callback = grpc_body};
+    if (nghttp2_submit_request(c->h2, NULL, grpc_headers, grpc_header_count, &body, NULL) < 0) {
+        fprintf(stderr, "nghttp2_submit_request failed\n");
+        exit(2);
+    }
+}
+
+/* nghttp2's output goes to the connection's buffer, written by flush() like the other protocols'. */
+static ssize_t grpc_send(nghttp2_session *session, const uint8_t *bytes, size_t count, int flags, void *user) {
+    (void)session, (void)flags;
+    append(&((struct connection *)user)->out, bytes, count);
+    return (ssize_t)count;
+}
+
+/* A call succeeded when its trailers (or a trailers-only answer) say grpc-status 0: the stream is
+ * marked then, and checked when it closes. */
+static int grpc_header(nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name, size_t name_length,
+                       const uint8_t *value, size_t value_length, uint8_t flags, void *user) {
+    (void)flags, (void)user;
+    if (frame->hd.type == NGHTTP2_HEADERS && name_length == 11 && memcmp(name, "grpc-status", 11) == 0 &&
+        value_length == 1 && value[0] == '0')
+        nghttp2_session_set_stream_user_data(session, frame->hd.stream_id, (void *)1);
+    return 0;
+}
+
+static int grpc_stream_closed(nghttp2_session *session, int32_t stream, uint32_t error_code, void *user) {
+    struct connection *c = user;
+    if (error_code != 0 || nghttp2_session_get_stream_user_data(session, stream) == NULL) errors++;
+    if (measuring) counted++;
+    c->answered++;
+    queue_request(c);
+    return 0;
+}
+
+static void grpc_start(struct connection *c) {
+    nghttp2_session_callbacks *callbacks;
+    if (nghttp2_session_callbacks_new(&callbacks) != 0) die("nghttp2_session_callbacks_new");
+    nghttp2_session_callbacks_set_send_callback(callbacks, grpc_send);
+    nghttp2_session_callbacks_set_on_header_callback(callbacks, grpc_header);
+    nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, grpc_stream_closed);
+    if (nghttp2_session_client_new(&c->h2, callbacks, c) != 0) die("nghttp2_session_client_new");
+    nghttp2_session_callbacks_del(callbacks);
+    if (nghttp2_submit_settings(c->h2, NGHTTP2_FLAG_NONE, NULL, 0) != 0) die("nghttp2_submit_settings");
+}
+
+/* Feeds what was read to nghttp2 (which calls back for each closed stream), then queues its answer. */
+static void grpc_receive(struct connection *c, const unsigned char *bytes, size_t count) {
+    if (nghttp2_session_mem_recv(c->h2, bytes, count) < 0 || nghttp2_session_send(c->h2) != 0) {
+        fprintf(stderr, "HTTP/2 error from the server\n");
+        exit(2);
+    }
 }
 
 /* When connection c's k-th call is due, with --rate. */
@@ -376,20 +487,30 @@ int main(int argc, char **argv) {
                         "DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]\n"
                         "       cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS "
                         "DEPTH SECONDS WARMUP ARG...\n"
+                        "       cload grpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]\n"
                         "       cload --percentiles FILE\n");
         return 2;
     }
-    protocol = strcmp(argv[1], "redis") == 0 ? REDIS : HRPC;
+    protocol = strcmp(argv[1], "redis") == 0 ? REDIS : strcmp(argv[1], "grpc") == 0 ? GRPC : HRPC;
+    if (protocol == GRPC && rate > 0) {
+        fprintf(stderr, "cload: gRPC runs the closed loop only\n");
+        return 2;
+    }
     const char *host = argv[2];
     int port = atoi(argv[3]), connections = atoi(argv[4]), depth = atoi(argv[5]);
     double seconds = atof(argv[6]), warmup = atof(argv[7]);
     const char *method = argv[8], *token = NULL;
-    if (protocol == HRPC) {
+    if (protocol != REDIS) {
         size_t request_length;
         unsigned char *request = from_hex(argc > 9 ? argv[9] : "", &request_length);
         token = argc > 10 ? read_token(argv[10]) : NULL;
-        hrpc_call(&request_template, method, request, request_length, NULL, 0);
-        message_offset = request_template.used - 10 - request_length;
+        if (protocol == GRPC) {
+            grpc_prepare(host, argv[3], method, request, request_length, token);
+            token = NULL; /* sent with every call, not on a call of its own */
+        } else {
+            hrpc_call(&request_template, method, request, request_length, NULL, 0);
+            message_offset = request_template.used - 10 - request_length;
+        }
         free(request);
     } else {
         char header[32];
@@ -410,17 +531,17 @@ int main(int argc, char **argv) {
         c->fd = open_connection(host, port, method, token);
         c->index = i;
         c->next_stream = 3;
+        if (protocol == GRPC) grpc_start(c);
         if (fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK) < 0) die("fcntl");
         struct epoll_event event = {.events = EPOLLIN, .data.ptr = c};
         if (epoll_ctl(poll, EPOLL_CTL_ADD, c->fd, &event) < 0) die("epoll_ctl");
         if (rate > 0) continue;
         for (int k = 0; k < depth; k++) queue_request(c);
+        if (protocol == GRPC) grpc_receive(c, NULL, 0);
         flush(c);
     }
 
     double start = now(), measure_from = start + warmup, end = measure_from + seconds;
-    long long counted = 0;
-    int measuring = 0;
     struct epoll_event events[256];
     burst_period = burst * connections / (rate > 0 ? rate : 1), connection_count = connections, depth_limit = depth;
     schedule_start = start, window_start = measure_from, window_end = end;
@@ -449,6 +570,12 @@ int main(int argc, char **argv) {
             }
             if (n < 0 && errno == EAGAIN) continue;
             if (n < 0) die("read");
+            if (protocol == GRPC) {
+                grpc_receive(c, c->in.bytes, (size_t)n);
+                flush(c);
+                watch_output(poll, c);
+                continue;
+            }
             c->in.used += n;
             size_t offset = 0, length;
             uint32_t stream = 0;

@@ -29,3 +29,28 @@ stop_simulator() {
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
 }
+
+# bench_lamp BIN ENDPOINT TOKEN_FILE WORK_DIR
+#   Adds a home "Bench" and pairs a simulated lamp into it (On, and Brightness at 50), then prints
+#   the hex bytes of a ReadCharacteristic request for its Brightness: home_id (field 1) and
+#   characteristic_id (field 2), 16 bytes each. A write's request is the same followed by
+#   value (field 3) = { signed_value (field 2): 50 }: append 1a021032. Stop the lamp with
+#   stop_simulator WORK_DIR.
+bench_lamp() {
+    local bin=$1 endpoint=$2 token=$3 work=$4 home accessory
+    home=$("$bin/rpc-client" home add Bench --endpoint "$endpoint" --token-file "$token" --json |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+    accessory=$(
+        pair_accessory "$bin" "$endpoint" "$token" Bench "$work" "{\"name\": \"Lamp\",
+            \"services\": [{\"type\": \"00000043-0000-1000-8000-0026BB765291\", \"characteristics\": [
+            {\"type\": \"00000025-0000-1000-8000-0026BB765291\"},
+            {\"type\": \"00000008-0000-1000-8000-0026BB765291\", \"value\": {\"signedValue\": \"50\"}}]}]}"
+    )
+    python3 - "$home" "$accessory" <<'PY'
+import base64, json, sys
+home = base64.b64decode(sys.argv[1])
+accessory = json.loads(sys.argv[2])["accessories"][0]
+brightness = next(c for c in accessory["services"][0]["characteristics"] if c["type"].startswith("00000008"))
+print((b"\x0a\x10" + home + b"\x12\x10" + base64.b64decode(brightness["id"])).hex())
+PY
+}

@@ -27,23 +27,34 @@ redis_benchmark_rate() {  # test connections depth requests-per-second-guess
     done | median
 }
 
-# cload (bench/cload/cload.c): a C client that speaks both protocols through one code path, so that
-# neither server is limited by its client (loadgen spends more per call on our protocol than on
-# RESP, and saturates its core first). Built with gcc into bench/cload/.build.
+# cload (bench/cload/cload.c): a C client that speaks our protocol, RESP and gRPC through one code
+# path, so that no server is limited by its client (loadgen spends more per call on our protocol
+# than on RESP, and saturates its core first). Built with gcc and libnghttp2 (gRPC's HTTP/2) into
+# bench/cload/.build.
 build_cload() {
-    command -v gcc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc >/dev/null
+    local package
+    for package in gcc libnghttp2-dev; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package" >/dev/null
+    done
     mkdir -p bench/cload/.build
-    gcc -O2 -Wall -Wextra -Werror -o bench/cload/.build/cload bench/cload/cload.c
+    gcc -O2 -Wall -Wextra -Werror -o bench/cload/.build/cload bench/cload/cload.c -lnghttp2
     CLOAD="$PWD/bench/cload/.build/cload"
 }
 
-cload_rate() {  # hrpc|redis port connections depth (method request-hex [token-file] | redis arguments)
+# One cload run of SECONDS_PER_RUN after a second's warm-up, on CPU 1; prints its calls/s.
+#   cload_once CONNECTIONS DEPTH PROTOCOL PORT ARGUMENTS...  (method request-hex [token-file] | redis arguments)
+cload_once() {
+    local connections=$1 depth=$2 protocol=$3 port=$4
+    shift 4
+    taskset -c 1 "$CLOAD" "$protocol" 127.0.0.1 "$port" "$connections" "$depth" "$SECONDS_PER_RUN" 1 "$@" \
+        || { echo "cload failed" >&2; exit 1; }
+}
+
+cload_rate() {  # hrpc|redis|grpc port connections depth (method request-hex [token-file] | redis arguments)
     local protocol=$1 port=$2 connections=$3 depth=$4
     shift 4
-    for _ in $(seq "$REPEATS"); do
-        taskset -c 1 "$CLOAD" "$protocol" 127.0.0.1 "$port" "$connections" "$depth" "$SECONDS_PER_RUN" 1 "$@" \
-            || { echo "cload failed" >&2; exit 1; }
-    done | median
+    for _ in $(seq "$REPEATS"); do cload_once "$connections" "$depth" "$protocol" "$port" "$@"; done | median
 }
 
 # Alternating pairs: a run's rate moves with the machine from one second to the next (±50% here),
@@ -52,14 +63,18 @@ cload_rate() {  # hrpc|redis port connections depth (method request-hex [token-f
 # same shape and length, and prints pair_summary's line.
 #   cload_pairs CONNECTIONS DEPTH HRPC-PORT "METHOD REQUEST-HEX [TOKEN-FILE]" REDIS-PORT "REDIS ARGUMENTS"
 cload_pairs() {
-    local connections=$1 depth=$2 homed_port=$3 homed_call=$4 redis_port=$5 redis_call=$6 ours theirs
+    cload_pairs_of "$1" "$2" "hrpc $3 $4" "redis $5 $6"
+}
+
+# The same for any two servers: each side is "PROTOCOL PORT ARGUMENTS..." as cload_once takes them.
+#   cload_pairs_of CONNECTIONS DEPTH "OURS" "THEIRS"
+cload_pairs_of() {
+    local connections=$1 depth=$2 ours_call=$3 theirs_call=$4 ours theirs
     for _ in $(seq "${PAIRS:-8}"); do
         # shellcheck disable=SC2086  # the call's words are separate arguments
-        ours=$(taskset -c 1 "$CLOAD" hrpc 127.0.0.1 "$homed_port" "$connections" "$depth" "$SECONDS_PER_RUN" 1 $homed_call) \
-            || { echo "cload failed" >&2; exit 1; }
+        ours=$(cload_once "$connections" "$depth" $ours_call) || exit 1
         # shellcheck disable=SC2086
-        theirs=$(taskset -c 1 "$CLOAD" redis 127.0.0.1 "$redis_port" "$connections" "$depth" "$SECONDS_PER_RUN" 1 $redis_call) \
-            || { echo "cload failed" >&2; exit 1; }
+        theirs=$(cload_once "$connections" "$depth" $theirs_call) || exit 1
         echo "$ours $theirs"
     done | pair_summary
 }

@@ -14,14 +14,19 @@ let characteristicTypes = ["25", "08", "13", "2F", "23"].map { "000000\($0)-0000
 
 func bulb(_ number: Int) -> AccessoryDescription {
     AccessoryDescription(
-        name: "Lamp \(number)", category: 5, manufacturer: "Acme", model: "Bulb",
+        name: "Lamp \(number)",
+        category: 5,
+        manufacturer: "Acme",
+        model: "Bulb",
         services: [
             ServiceDescription(
                 type: lightbulb,
                 characteristics: zip(characteristicTypes, initialValues(number)).map {
                     CharacteristicDescription(type: $0, value: $1)
-                })
-        ])
+                }
+            )
+        ]
+    )
 }
 
 /// On, Brightness, Hue, Saturation, Name.
@@ -94,9 +99,14 @@ func benchCache() throws {
     }
     print(
         String(
-            format: "cache write (checks, cache, event, row queued): %.0f writes/s", Double(order.count) / seconds(elapsed)))
+            format: "cache write (checks, cache, event, row queued): %.0f writes/s",
+            Double(order.count) / seconds(elapsed)
+        )
+    )
     elapsed = clock.measure { store.waitForCommits() }
-    print(String(format: "  then the in-memory storage caught up in %.2f s (checksum %lld)", seconds(elapsed), checksum))
+    print(
+        String(format: "  then the in-memory storage caught up in %.2f s (checksum %lld)", seconds(elapsed), checksum)
+    )
 }
 
 /// Durable writes with `writers` always waiting: each acknowledged write is replaced by a new one.
@@ -149,9 +159,16 @@ func benchCommit(writers: Int, duration: Duration, path: String) throws {
     let p99 = latencies.isEmpty ? 0 : seconds(latencies[latencies.count * 99 / 100]) * 1000
     print(
         String(
-            format: "%4d writers: %8.0f durable writes/s, %6.0f commits/s, %6.1f writes/commit, p50 %.2f ms, p99 %.2f ms",
-            writers, Double(acknowledged) / elapsed, Double(commits) / elapsed,
-            Double(acknowledged) / Double(max(commits, 1)), p50, p99))
+            format:
+                "%4d writers: %8.0f durable writes/s, %6.0f commits/s, %6.1f writes/commit, p50 %.2f ms, p99 %.2f ms",
+            writers,
+            Double(acknowledged) / elapsed,
+            Double(commits) / elapsed,
+            Double(acknowledged) / Double(max(commits, 1)),
+            p50,
+            p99
+        )
+    )
 }
 
 func fileSize(_ path: String) -> Int {
@@ -178,7 +195,14 @@ case "build" where arguments.count >= 3:
         _ = try populate(store, owner: store.owner!.id, accessories: count)
         if let failure = store.waitForCommits() { throw failure }
     }
-    print(String(format: "built %d accessories in %.1f s; %.1f MB on disk", count, seconds(elapsed), Double(fileSize(path)) / 1e6))
+    print(
+        String(
+            format: "built %d accessories in %.1f s; %.1f MB on disk",
+            count,
+            seconds(elapsed),
+            Double(fileSize(path)) / 1e6
+        )
+    )
 case "load" where arguments.count >= 3:
     let path = arguments[2]
     let before = residentMegabytes()
@@ -187,10 +211,20 @@ case "load" where arguments.count >= 3:
     let elapsed = try clock.measure { store = try HomeStore.open(.file(path: path)) }
     print(
         String(
-            format: "loaded %d homes, %d accessories, %d characteristics in %.2f s; file %.1f MB; RSS %.0f MB (%.0f MB before)",
-            store!.counts.homes, store!.counts.accessories, store!.counts.characteristics, seconds(elapsed),
-            Double(fileSize(path)) / 1e6, residentMegabytes(), before))
+            format:
+                "loaded %d homes, %d accessories, %d characteristics in %.2f s; file %.1f MB; RSS %.0f MB (%.0f MB before)",
+            store!.counts.homes,
+            store!.counts.accessories,
+            store!.counts.characteristics,
+            seconds(elapsed),
+            Double(fileSize(path)) / 1e6,
+            residentMegabytes(),
+            before
+        )
+    )
 default:
-    print("usage: core-bench cache [--characteristics N] | commit [--seconds S] | build PATH [--accessories N] | load PATH")
+    print(
+        "usage: core-bench cache [--characteristics N] | commit [--seconds S] | build PATH [--accessories N] | load PATH"
+    )
     exit(64)
 }
