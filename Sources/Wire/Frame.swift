@@ -42,6 +42,8 @@ public struct CallStart: Hashable, Sendable {
     public var timeoutMilliseconds: UInt32
     /// Key/value pairs in the order sent; keys may repeat. Well-known keys are in docs/PROTOCOL.md.
     public var metadata: [MetadataEntry]
+    /// Received only: as ``CallOptions/exceedsMetadataLimit``.
+    public var exceedsMetadataLimit = false
 
     public init(method: String, timeoutMilliseconds: UInt32 = 0, metadata: [MetadataEntry] = []) {
         self.method = method
@@ -52,11 +54,16 @@ public struct CallStart: Hashable, Sendable {
     /// A CALL_START of `method` with `options`.
     public init(method: String, _ options: CallOptions) {
         self.init(method: method, timeoutMilliseconds: options.timeoutMilliseconds, metadata: options.metadata)
+        exceedsMetadataLimit = options.exceedsMetadataLimit
     }
 
     /// Everything but the method.
     public var options: CallOptions {
-        CallOptions(timeoutMilliseconds: timeoutMilliseconds, metadata: metadata)
+        CallOptions(
+            timeoutMilliseconds: timeoutMilliseconds,
+            metadata: metadata,
+            exceedsMetadataLimit: exceedsMetadataLimit
+        )
     }
 }
 
@@ -67,10 +74,19 @@ public struct CallOptions: Hashable, Sendable {
     public var timeoutMilliseconds: UInt32
     /// Key/value pairs in the order sent; keys may repeat.
     public var metadata: [MetadataEntry]
+    /// Set by the decoder when the frame carried more than ``WireLimits/maxMetadataSize``:
+    /// ``metadata`` then holds only the entries within it, and a server refuses the call.
+    public var exceedsMetadataLimit: Bool
 
-    public init(timeoutMilliseconds: UInt32 = 0, metadata: [MetadataEntry] = []) {
+    public init(timeoutMilliseconds: UInt32 = 0, metadata: [MetadataEntry] = [], exceedsMetadataLimit: Bool = false) {
         self.timeoutMilliseconds = timeoutMilliseconds
         self.metadata = metadata
+        self.exceedsMetadataLimit = exceedsMetadataLimit
+    }
+
+    /// What `metadata` counts towards ``WireLimits/maxMetadataSize``.
+    public static func metadataSize(keyLength: Int, valueLength: Int) -> Int {
+        keyLength + valueLength + WireLimits.metadataEntryOverhead
     }
 }
 

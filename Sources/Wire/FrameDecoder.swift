@@ -284,14 +284,30 @@ public struct FrameDecoder: Sendable {
         let count = Int(try reader.readUInt16(in: buffer))
         var metadata: [MetadataEntry] = []
         // Most calls carry none: even reserving no room costs a call into the array's slow path.
-        if count > 0 { metadata.reserveCapacity(min(count, reader.remaining / 3)) }
+        if count > 0 {
+            let mostKept = WireLimits.maxMetadataSize / WireLimits.metadataEntryOverhead
+            metadata.reserveCapacity(min(count, reader.remaining / 3, mostKept))
+        }
+        // Every entry is read (and its key checked as UTF-8: the frame must be valid whatever its
+        // size), but only those within the limit are kept: the call is refused anyway.
+        var size = 0
         for _ in 0..<count {
-            let key = try reader.readString(Int(try reader.readUInt8(in: buffer)), in: buffer)
-            let value = try reader.readBytes(Int(try reader.readUInt16(in: buffer)), in: buffer)
-            metadata.append(MetadataEntry(key: key, value: value))
+            let keyLength = Int(try reader.readUInt8(in: buffer))
+            let key = try reader.readString(keyLength, in: buffer)
+            let valueLength = Int(try reader.readUInt16(in: buffer))
+            size += CallOptions.metadataSize(keyLength: keyLength, valueLength: valueLength)
+            guard size <= WireLimits.maxMetadataSize else {
+                try reader.skip(valueLength)
+                continue
+            }
+            metadata.append(MetadataEntry(key: key, value: try reader.readBytes(valueLength, in: buffer)))
         }
         try reader.expectEnd()
-        return CallOptions(timeoutMilliseconds: timeout, metadata: metadata)
+        return CallOptions(
+            timeoutMilliseconds: timeout,
+            metadata: metadata,
+            exceedsMetadataLimit: size > WireLimits.maxMetadataSize
+        )
     }
 
     private func expectLength(_ length: Int, of header: FrameHeader) throws(WireError) {

@@ -44,6 +44,10 @@ struct PayloadReader {
         return Array(bytes[start..<start + count])
     }
 
+    mutating func skip(_ count: Int) throws(WireError) {
+        _ = try take(count)
+    }
+
     mutating func readRest(in bytes: [UInt8]) -> [UInt8] {
         defer { index = end }
         return Array(bytes[index..<end])

@@ -14,6 +14,13 @@ public enum WireLimits {
     public static let maxMetadataKeyLength = Int(UInt8.max)
     /// Longest metadata value (u16 length prefix).
     public static let maxMetadataValueLength = Int(UInt16.max)
+    /// The most metadata a server takes on one call, with each entry counted as its key, its value
+    /// and ``metadataEntryOverhead`` bytes (HTTP/2's accounting for header lists; gRPC's usual limit
+    /// is of this size). A larger call is refused instead of held: 65,535 one-byte entries fill a
+    /// 320 KiB frame but took 4.7 MB as entries, for each of a connection's open calls.
+    public static let maxMetadataSize = 16_384
+    /// What each metadata entry counts towards ``maxMetadataSize`` beyond its key and value.
+    public static let metadataEntryOverhead = 32
     /// Longest status or GOAWAY message in UTF-8 bytes; longer messages are cut at a character boundary.
     public static let maxStatusMessageLength = Int(UInt16.max)
 }

@@ -113,6 +113,31 @@ import Wire
         try test.shutDown()
     }
 
+    /// A call carrying more metadata than the limit is refused with RESOURCE_EXHAUSTED (the peer
+    /// could otherwise make each of its open calls hold 65,535 entries), and the connection goes on.
+    @Test func aCallWithTooMuchMetadataIsRefusedAndTheConnectionServes() throws {
+        let test = try TestServer()
+        let peer = try RawPeer.connect(to: test.endpoint, loop: test.loop)
+        let entries = [MetadataEntry](repeating: MetadataEntry(key: "k", value: [1]), count: 600)
+        peer.send(
+            RawPeer.handshake()
+                + RawPeer.encoded(
+                    .callStart(StreamID(1), CallStart(method: TestServer.echo, metadata: entries)),
+                    .message(StreamID(1), payload: [1], endStream: true),
+                    .callStart(StreamID(3), CallStart(method: TestServer.echo, metadata: Array(entries.prefix(400)))),
+                    .message(StreamID(3), payload: [3], endStream: true)
+                )
+        )
+        test.loop.run(until: { (peer.callEnd(1) != nil && peer.callEnd(3) != nil) || peer.isClosed })
+        #expect(peer.callEnd(1)?.code == .resourceExhausted)
+        #expect(peer.callEnd(1)?.message.hasPrefix("metadata larger than 16384 bytes") == true)
+        #expect(peer.callEnd(1)?.isRetryable == false)
+        #expect(peer.callEnd(3)?.code == .ok)
+        #expect(peer.goAway == nil)
+        peer.close()
+        try test.shutDown()
+    }
+
     @Test func anyReceivedByteIsLiveness() {
         var machine = ConnectionStateMachine<Void>(
             configuration: .init(keepaliveIntervalMilliseconds: 100, keepaliveTimeoutMilliseconds: 50),

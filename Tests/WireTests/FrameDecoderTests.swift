@@ -102,6 +102,67 @@ import Wire
         #expect(try decodeAll(bytes, maxFrameSize: 16_384) { 4096 } == [frame])
     }
 
+    /// Entries of `size` bytes as counted against the metadata limit: 32 of overhead, a 4-byte
+    /// key and the rest value.
+    static func metadata(count: Int, size: Int) -> [MetadataEntry] {
+        (0..<count).map { _ in MetadataEntry(key: "k-0", value: [UInt8](repeating: 7, count: size - 32 - 3)) }
+    }
+
+    @Test func keepsMetadataUpToTheLimitAndFlagsMore() throws {
+        let atLimit = Self.metadata(count: WireLimits.maxMetadataSize / 128, size: 128)
+        let whole = Frame.callStart(StreamID(1), CallStart(method: "a/B", metadata: atLimit))
+        #expect(try decodeAll(encoded(whole)) { 4096 } == [whole])
+
+        let over = Frame.callStart(
+            StreamID(3),
+            CallStart(method: "a/B", metadata: atLimit + Self.metadata(count: 3, size: 40))
+        )
+        let decoded = try decodeAll(encoded(over)) { 4096 }
+        guard case .callStart(_, let call) = decoded.first else {
+            Issue.record("no CALL_START")
+            return
+        }
+        let isFlagged = call.exceedsMetadataLimit
+        #expect(isFlagged)
+        #expect(call.metadata.count == atLimit.count)
+        #expect(call.metadata.elementsEqual(atLimit))
+    }
+
+    /// 65,535 empty entries, a 192 KiB frame: only what fits the limit is kept (the server refuses
+    /// the call), not 65,535 entries for every open call.
+    @Test func manyTinyEntriesKeepOnlyWhatFitsTheLimit() throws {
+        let entries = [MetadataEntry](
+            repeating: MetadataEntry(key: "", value: []),
+            count: WireLimits.maxMetadataEntries
+        )
+        let frame = Frame.callStart(StreamID(1), CallStart(method: "a/B", metadata: entries))
+        let decoded = try decodeAll(encoded(frame)) { 65_536 }
+        guard case .callStart(_, let call) = decoded.first else {
+            Issue.record("no CALL_START")
+            return
+        }
+        let isFlagged = call.exceedsMetadataLimit
+        #expect(isFlagged)
+        #expect(call.metadata.count == WireLimits.maxMetadataSize / WireLimits.metadataEntryOverhead)
+        #expect(call.metadata.capacity < 1_000)
+    }
+
+    /// A key past the limit is still checked: the frame must be valid whatever its size.
+    @Test func aKeyPastTheLimitMustStillBeUTF8() throws {
+        var bytes = encoded(
+            .callStart(
+                StreamID(1),
+                CallStart(
+                    method: "a/B",
+                    metadata: Self.metadata(count: 200, size: 128) + [MetadataEntry(key: "ab", value: [])]
+                )
+            )
+        )
+        // The last entry: key length 2, "ab", value length 0. Make its key invalid UTF-8.
+        bytes[bytes.count - 4] = 0xFF
+        #expect(throws: WireError.self) { try decodeAll(bytes) { bytes.count } }
+    }
+
     @Test func errorIsSticky() throws {
         var decoder = FrameDecoder(expectsPreface: false)
         decoder.append(contentsOf: [0, 0, 0, 0, 0xEE, 0, 0, 0, 0, 0])

@@ -210,6 +210,13 @@ final class ServerConnection: ConnectionDelegate {
             refuse(streamID, CallStatus(code: .unimplemented, message: message))
             return
         }
+        guard !options.exceedsMetadataLimit else {
+            let message =
+                "metadata larger than \(WireLimits.maxMetadataSize) bytes (each entry counts its key, its value and "
+                + "\(WireLimits.metadataEntryOverhead) bytes)"
+            refuse(streamID, CallStatus(code: .resourceExhausted, message: message))
+            return
+        }
         if server.authenticator != nil, principal == nil, server.requiresAuthentication[method.index] {
             guard let token = Self.bearerToken(in: options.metadata),
                 let authenticated = server.authenticator?.principal(forToken: token)
