@@ -26,4 +26,51 @@ import Testing
         store.waitForCommits()
         #expect(acknowledged.count == 1 && acknowledged[0] == nil)
     }
+
+    /// Records `keys` with outcomes of `outcomeSize` bytes, a millisecond apart (records of the same
+    /// millisecond may load in any order), in one commit.
+    func record(_ keys: [String], outcomeSize: Int, in harness: StoreHarness) {
+        let outcome = [UInt8](repeating: 7, count: outcomeSize)
+        _ = harness.store.write { () throws(HomeServiceError) in
+            for key in keys {
+                harness.clock.advance(by: 1)
+                try harness.store.recordIdempotency(for: harness.owner, key: key, requestDigest: [1], outcome: outcome)
+            }
+        }
+        harness.store.waitForCommits()
+    }
+
+    /// The keys of `keys` the store still remembers for the owner.
+    func remembered(_ keys: [String], in harness: StoreHarness) -> [String] {
+        keys.filter { harness.store.idempotencyRecord(for: harness.owner, key: $0) != nil }
+    }
+
+    /// Outcomes are whole answers, some large: an account's records are held to a number of bytes,
+    /// the oldest forgotten first, and a restart keeps the same ones.
+    @Test(arguments: StoreKind.allCases)
+    func anAccountsRecordsAreHeldToTheirBytes(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let keys = (0..<20).map { "key-\($0)" }
+        let megabyte = 1 << 20
+        record(keys, outcomeSize: megabyte, in: harness)
+        // 16 MiB is 16 outcomes of 1 MiB without their keys and digests: 15 fit.
+        let kept = Array(keys.suffix(15))
+        #expect(HomeStore.idempotencyBytesPerAccount == 16 * megabyte)
+        #expect(remembered(keys, in: harness) == kept)
+        try harness.reopen()
+        #expect(remembered(keys, in: harness) == kept)
+        // After the restart the budget still counts what was loaded.
+        record(["key-20"], outcomeSize: megabyte, in: harness)
+        #expect(remembered(keys + ["key-20"], in: harness) == Array(kept.dropFirst()) + ["key-20"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func anAccountsRecordsAreHeldToTheirCount(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let keys = (0...HomeStore.idempotencyKeysPerAccount).map { "key-\($0)" }
+        record(keys, outcomeSize: 1, in: harness)
+        #expect(remembered(keys, in: harness) == Array(keys.dropFirst()))
+        try harness.reopen()
+        #expect(remembered(keys, in: harness) == Array(keys.dropFirst()))
+    }
 }

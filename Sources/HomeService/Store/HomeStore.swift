@@ -94,6 +94,8 @@ public final class HomeStore {
     /// oldest first (HomeStore+Idempotency.swift).
     var idempotency: [IdempotencyKey: IdempotencyRecord] = [:]
     var idempotencyOrder: [AccountID: FrontDroppingArray<IdempotencyKey>] = [:]
+    /// What each account's records count towards ``idempotencyBytesPerAccount``.
+    var idempotencyBytes: [AccountID: Int] = [:]
     /// One copy of each type UUID, however many objects carry it.
     let strings = StringInterner()
     /// One copy of each characteristic type, properties and metadata combination.
@@ -185,7 +187,7 @@ public final class HomeStore {
         // kinds that lost their last characteristic in a commit that did not delete them.
         store.mutationDepth += 1
         for account in Array(store.idempotencyOrder.keys) {
-            store.forgetIdempotencyKeys(of: account, keepingRoomForOne: false)
+            store.forgetIdempotencyKeys(of: account)
         }
         for number in store.characteristicKinds.removeUnused() { store.touch(.characteristicKind(number: number)) }
         store.endMutation()

@@ -168,6 +168,7 @@ struct StoreLoader {
             let key = HomeStore.IdempotencyKey(account: record.account, key: record.key)
             store.idempotency[key] = record
             store.idempotencyOrder[record.account, default: FrontDroppingArray()].append(key)
+            store.idempotencyBytes[record.account, default: 0] += record.byteCount
         }
     }
 
