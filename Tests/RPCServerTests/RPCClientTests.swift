@@ -68,6 +68,21 @@ import Wire
         server.shutDown()
     }
 
+    /// One answer is one frame: a client takes answers of a few megabytes (a whole home can be
+    /// that large), not only up to the 1 MiB a peer that announces nothing gets.
+    @Test func anAnswerOfSeveralMegabytesArrives() async throws {
+        let server = try BackgroundServer()
+        let client = try await RPCClient.connect(to: server.endpoint)
+        let size = 4 << 20
+        let answer = try await client.unary(
+            TestServer.large,
+            request: withUnsafeBytes(of: UInt32(size).bigEndian) { Array($0) }
+        )
+        #expect(answer.count == size && answer.allSatisfy { $0 == 0x4C })
+        await client.close()
+        server.shutDown()
+    }
+
     @Test func taskCancellationCancelsTheCallOnTheServer() async throws {
         let server = try BackgroundServer()
         let client = try await RPCClient.connect(to: server.endpoint)

@@ -16,6 +16,8 @@ final class TestServer {
     static let delayed = "test.v1.Test/Delayed"
     static let count = "test.v1.Test/Count"
     static let bulk = "test.v1.Test/Bulk"
+    /// Answers with as many bytes as its request's big-endian UInt32 says.
+    static let large = "test.v1.Test/Large"
 
     let loop: EventLoop
     let server: RPCServer
@@ -44,6 +46,10 @@ final class TestServer {
         registry.register(Self.echo, kind: .unary) { call, request in call.respond(Array(request)) }
         registry.register(Self.reverse, kind: .unary) { call, request in
             call.respond(length: request.count) { output in for byte in request.reversed() { output.append(byte) } }
+        }
+        registry.register(Self.large, kind: .unary) { call, request in
+            let size = Int(UInt32(bigEndian: request.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }))
+            call.respond([UInt8](repeating: 0x4C, count: size))
         }
         registry.register(Self.hang, kind: .unary) { call, _ in hangHook(call) }
         registry.register(Self.delayed, kind: .unary) { call, request in delayHook(call, Array(request)) }
