@@ -38,17 +38,24 @@ public final class HomeAPI {
     ///   - loop: the store's loop, for the accessory commands' deadlines.
     ///   - maxPendingEventsPerSubscription: how many layout events may wait for one subscriber
     ///     before it is resynchronised instead (docs/API.md, "Slow subscribers").
+    ///   - maxUnreadStateBytesPerConnection: how many bytes of home states (snapshots and resyncs)
+    ///     one connection's subscriptions may hold unread; the stream that would pass it ends.
     ///   - accessories: the accessory face's timeouts and bounds.
     public init(
         store: HomeStore,
         loop: EventLoop,
         maxPendingEventsPerSubscription: Int = 4096,
+        maxUnreadStateBytesPerConnection: Int = 16 << 20,
         accessories: AccessoryLinkConfiguration = AccessoryLinkConfiguration()
     ) {
         self.store = store
         let links = AccessoryLinks(store: store, loop: loop, configuration: accessories)
         self.links = links
-        let hub = SubscriptionHub(api: self, maxPendingLayoutEvents: maxPendingEventsPerSubscription)
+        let hub = SubscriptionHub(
+            api: self,
+            maxPendingLayoutEvents: maxPendingEventsPerSubscription,
+            maxUnreadStateBytesPerConnection: maxUnreadStateBytesPerConnection
+        )
         subscriptions = hub
         let scheduler = TriggerScheduler(api: self, loop: loop)
         self.scheduler = scheduler

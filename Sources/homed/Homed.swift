@@ -63,6 +63,14 @@ struct Homed: ParsableCommand {
     )
     var maxPendingEventsPerSubscription = 4096
 
+    @Option(
+        help: """
+            Bytes of home states (snapshots, resyncs) one connection's subscriptions may hold unread; \
+            the stream that would pass it ends with RESOURCE_EXHAUSTED.
+            """
+    )
+    var maxUnreadStateBytes = 16 << 20
+
     @Option(help: "Changes kept per home for subscribers that resume; older resume points get a Resync.")
     var maxEventsPerHome = 10_000
 
@@ -119,6 +127,9 @@ struct Homed: ParsableCommand {
         }
         guard accessoryTimeout > 0, maxAdvertisedAccessories > 0 else {
             throw ValidationError("--accessory-timeout and --max-advertised-accessories must be positive")
+        }
+        guard maxUnreadStateBytes > 0 else {
+            throw ValidationError("--max-unread-state-bytes must be positive")
         }
         guard maxPendingEventsPerSubscription > 0 else {
             throw ValidationError("--max-pending-events-per-subscription must be positive")
@@ -242,6 +253,7 @@ struct Homed: ParsableCommand {
             store: homeStore,
             loop: loop,
             maxPendingEventsPerSubscription: maxPendingEventsPerSubscription,
+            maxUnreadStateBytesPerConnection: maxUnreadStateBytes,
             accessories: accessories
         )
         api.register(in: &registry)

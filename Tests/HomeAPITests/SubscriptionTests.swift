@@ -436,6 +436,63 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         await raw.close()
         await setup.close()
     }
+
+    /// A Subscribe request of a few bytes asks for a whole home, which a stream without credit holds:
+    /// a connection's streams may hold only so many bytes of home states unread, and the stream that
+    /// would pass it ends with RESOURCE_EXHAUSTED. The bound is per connection.
+    @Test func aConnectionsStreamsHoldBoundedHomeStatesUnread() async throws {
+        let setup = try await Setup(arguments: ["--max-unread-state-bytes", "3000"])
+        let authorization = MetadataEntry(key: "authorization", value: Array("Bearer \(setup.server.ownerToken)".utf8))
+        var homeRequest = Home_V1_GetHomeRequest()
+        homeRequest.homeID = setup.home.id.data
+        // Rooms until the home's state is more than half the bound, and still within it.
+        let reader = try await RPCClient.connect(to: setup.server.endpoint)
+        var stateSize = 0
+        var rooms = 0
+        while stateSize < 1_600 {
+            rooms += 1
+            _ = try await setup.home.addRoom(named: "Room \(rooms)")
+            let answer = try await reader.unary(
+                "home.v1.HomeService/GetHome",
+                request: try homeRequest.serializedBytes(),
+                metadata: [authorization]
+            )
+            stateSize = answer.count
+        }
+        #expect(stateSize < 2_900)
+        await reader.close()
+
+        var request = Home_V1_SubscribeRequest()
+        request.homeIds = [setup.home.id.data]
+        request.snapshot = true
+        var noCredit = ClientConnection.Configuration()
+        noCredit.initialStreamCredit = 0
+        for _ in 1...2 {
+            // Two connections: each takes one stream's state, and refuses the second.
+            let raw = try await RPCClient.connect(to: setup.server.endpoint, configuration: noCredit)
+            let first = raw.serverStream(
+                "home.v1.HomeService/Subscribe",
+                request: try request.serializedBytes(),
+                metadata: [authorization]
+            )
+            let second = raw.serverStream(
+                "home.v1.HomeService/Subscribe",
+                request: try request.serializedBytes(),
+                metadata: [authorization]
+            )
+            var messages = second.makeAsyncIterator()
+            do {
+                _ = try await messages.next()
+                Issue.record("the second stream's state fits a bound it should pass")
+            } catch let error as RPCError {
+                #expect(error.code == .resourceExhausted)
+                #expect(error.message.contains("bytes of home states unread"))
+            }
+            _ = first
+            await raw.close()
+        }
+        await setup.close()
+    }
 }
 
 /// What a subscriber keeps of a home, rebuilt from a snapshot and events, compared with GetHome.

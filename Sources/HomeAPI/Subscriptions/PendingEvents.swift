@@ -30,6 +30,8 @@ struct PendingEvents {
     private var valueSlots: [CharacteristicID: Int] = [:]
     private(set) var layoutCount = 0
     private(set) var count = 0
+    /// Bytes of the prepared messages waiting (whole homes: the large part of what waits).
+    private(set) var encodedByteCount = 0
 
     init(maxLayoutEvents: Int) {
         precondition(maxLayoutEvents > 0, "a subscriber must be able to wait for one event")
@@ -69,6 +71,7 @@ struct PendingEvents {
     /// always get through).
     mutating func append(encoded bytes: [UInt8]) {
         insert(.encoded(bytes))
+        encodedByteCount += bytes.count
     }
 
     /// Takes the oldest entry.
@@ -78,6 +81,7 @@ struct PendingEvents {
             guard let entry = slots[head] else { continue }
             slots[head] = nil
             count -= 1
+            if case .encoded(let bytes) = entry { encodedByteCount -= bytes.count }
             if let characteristic = Self.characteristic(of: entry) {
                 valueSlots[characteristic] = nil
             } else {

@@ -36,6 +36,9 @@ final class SubscriptionHub {
     private unowned let api: HomeAPI
     private var store: HomeStore { api.store }
     let maxPendingLayoutEvents: Int
+    /// Bytes of home states (snapshots and resyncs) one connection's streams may hold unread: a
+    /// request of a few bytes asks for a whole home, and a stream without credit keeps it.
+    let maxUnreadStateBytesPerConnection: Int
     /// Every open stream, by serial number (never reused, so a late callback cannot reach another).
     private var subscriptions: [Int: Subscription] = [:]
     private var nextSerial = 0
@@ -44,12 +47,15 @@ final class SubscriptionHub {
     /// The streams of every home of their account: they also look at homes they do not follow yet,
     /// for the account's new homes.
     private var followersOfEveryHome: [Int: Subscription] = [:]
+    /// The streams of each connection, for ``maxUnreadStateBytesPerConnection``.
+    private var streamsOfSession: [SessionID: Set<Int>] = [:]
     /// The latest value change as sent to subscribers (see ``encoded(_:skipped:for:)``).
     private var lastSharedValue: (home: HomeID, revision: UInt64, bytes: [UInt8])?
 
-    init(api: HomeAPI, maxPendingLayoutEvents: Int) {
+    init(api: HomeAPI, maxPendingLayoutEvents: Int, maxUnreadStateBytesPerConnection: Int) {
         self.api = api
         self.maxPendingLayoutEvents = maxPendingLayoutEvents
+        self.maxUnreadStateBytesPerConnection = maxUnreadStateBytesPerConnection
     }
 
     // MARK: Opening
@@ -60,6 +66,7 @@ final class SubscriptionHub {
         subscription.serial = nextSerial
         let id = subscription.serial
         subscriptions[id] = subscription
+        streamsOfSession[subscription.caller.session, default: []].insert(id)
         if subscription.followsEveryHome { followersOfEveryHome[id] = subscription }
         // Callbacks find the subscription by id: a weak reference would give it a side table, and
         // every retain on the delivery path would take the slow path (seen in profiles). The hub
@@ -105,7 +112,18 @@ final class SubscriptionHub {
                 self.end(subscription, CallStatus(code: .internal, message: "the store stopped: \(failure)"))
                 return
             }
-            if let prepared { subscription.pending.append(encoded: prepared) }
+            if let prepared {
+                let unread = unreadStateBytes(of: subscription.caller.session) + prepared.count
+                guard unread <= maxUnreadStateBytesPerConnection else {
+                    let message =
+                        "this connection's subscriptions would hold \(unread) bytes of home states unread "
+                        + "(the most is \(maxUnreadStateBytesPerConnection)): read them, or follow fewer homes "
+                        + "on one connection"
+                    self.end(subscription, CallStatus(code: .resourceExhausted, message: message))
+                    return
+                }
+                subscription.pending.append(encoded: prepared)
+            }
             subscription.homes[home] = .live(after: after)
             self.replay(home, after: after, homeRemoval: homeRemoval, in: subscription)
             self.flush(subscription)
@@ -308,9 +326,17 @@ final class SubscriptionHub {
         subscription.call.finish(status)
     }
 
+    /// Bytes of home states waiting in the streams of `session`.
+    private func unreadStateBytes(of session: SessionID) -> Int {
+        streamsOfSession[session]?.reduce(0) { $0 + (subscriptions[$1]?.pending.encodedByteCount ?? 0) } ?? 0
+    }
+
     private func forget(_ subscription: Subscription) {
         subscription.isClosed = true
         subscription.pending.removeAll()
+        let session = subscription.caller.session
+        streamsOfSession[session]?.remove(subscription.serial)
+        if streamsOfSession[session]?.isEmpty == true { streamsOfSession[session] = nil }
         subscriptions[subscription.serial] = nil
         followersOfEveryHome[subscription.serial] = nil
         for home in subscription.homes.keys { unindex(subscription, from: home) }
