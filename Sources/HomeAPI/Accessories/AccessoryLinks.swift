@@ -21,6 +21,10 @@ final class AccessoryLinks {
 
         let stream: BoundedStream
         var state: State
+        /// While advertising: the browser's `found` event for it, encoded once. Every browser stream
+        /// queues this one buffer: encoded per stream, 100 streams that do not read of one connection
+        /// held 100 copies of every advertisement (each up to a frame).
+        var foundEvent: [UInt8] = []
 
         init(_ stream: BoundedStream, _ state: State) {
             self.stream = stream
@@ -138,7 +142,8 @@ final class AccessoryLinks {
         link.send(.advertised(advertisedMessage))
         var event = Home_V1_BrowseEvent()
         event.found = LinkEncoding.discovered(description)
-        tellBrowsers(event)
+        link.foundEvent = LinkEncoding.bytes(event)
+        tellBrowsers(link.foundEvent)
     }
 
     /// Streams the browser's events to a controller: every accessory advertised now, then changes.
@@ -149,16 +154,18 @@ final class AccessoryLinks {
         browsers[key] = stream
         call.onCancel = { [weak self] in self?.browsers[key] = nil }
         for id in advertisedOrder {
-            guard case .advertising(let description, _) = advertised[id]?.state else { continue }
-            var event = Home_V1_BrowseEvent()
-            event.found = LinkEncoding.discovered(description)
-            stream.send(LinkEncoding.bytes(event))
+            guard let link = advertised[id], case .advertising = link.state else { continue }
+            stream.send(link.foundEvent)
         }
     }
 
     private func tellBrowsers(_ event: Home_V1_BrowseEvent) {
         guard !browsers.isEmpty else { return }
-        let bytes = LinkEncoding.bytes(event)
+        tellBrowsers(LinkEncoding.bytes(event))
+    }
+
+    /// Queues one encoded event on every browser stream (the same buffer, not a copy each).
+    private func tellBrowsers(_ bytes: [UInt8]) {
         for (key, stream) in browsers where !stream.send(bytes) {
             browsers[key] = nil
             stream.finish(
