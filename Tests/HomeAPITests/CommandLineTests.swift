@@ -155,6 +155,22 @@ import Testing
         let characteristic = String(light.split(separator: " ").last!)
         #expect(try cli(server, "characteristic", "write", "--home", "My Home", characteristic, "true").status == 0)
         #expect(logged().contains("write   \(characteristic) = true"))
+        // An action: add-action prints the id that set-action takes.
+        #expect(try cli(server, "action-set", "add", "--home", "My Home", "Lights On").status == 0)
+        let action = try cli(
+            server,
+            "action-set",
+            "add-action",
+            "--home",
+            "My Home",
+            "Lights On",
+            characteristic,
+            "true"
+        )
+        #expect(action.status == 0 && action.output.hasPrefix("added action "), "\(action.errors)")
+        let actionID = String(action.output.split(separator: " ")[2])
+        let changed = try cli(server, "action-set", "set-action", "--home", "My Home", "Lights On", actionID, "false")
+        #expect(changed.status == 0, "\(changed.errors)")
         try await eventually { logged().contains("paired: credential saved") }
         #expect(FileManager.default.fileExists(atPath: state))
 

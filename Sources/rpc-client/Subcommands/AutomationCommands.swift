@@ -180,13 +180,21 @@ struct ActionSetCommand: AsyncParsableCommand {
             guard let id = UUID(uuidString: characteristic) else {
                 throw ValidationError("the characteristic id must be a UUID")
             }
-            try await connection.withHomeClient { client in
+            let actionID = UUID()
+            let updated = try await connection.withHomeClient { client in
                 let found = try await Resolve.home(home, client)
-                _ = try await client.home(found.id.uuid).addAction(
+                return try await client.home(found.id.uuid).addAction(
                     writing: CharacteristicCommand.Write.parse(value),
                     to: id,
-                    in: try ActionSetCommand.actionSet(actionSet, in: found).id.uuid
+                    in: try ActionSetCommand.actionSet(actionSet, in: found).id.uuid,
+                    actionID: actionID
                 )
+            }
+            // The new action's id is what set-action and remove-action take.
+            if connection.json {
+                try Output.json(updated)
+            } else {
+                print("added action \(actionID.uuidString) to action set \"\(updated.name)\"")
             }
         }
     }
