@@ -2,9 +2,11 @@
 # homed against what users would pick instead: the same home store behind grpc-swift-2
 # (bench/grpc: SwiftNIO's HTTP/2 transport, one event-loop thread), side by side on loopback in
 # alternating pairs, with one client for both (cload: our protocol, and gRPC over HTTP/2 through
-# libnghttp2, with one loop). Two calls with the same request bytes on both servers: the health
-# check (the protocol and runtime alone) and a cached ReadCharacteristic (the same store call behind
-# both: membership, readable, blocked, the cache); 1 and 50 connections, depth 1 and 16. Both
+# libnghttp2, with one loop). Three calls with the same request shape on both servers: the health
+# check (the protocol and runtime alone), a cached ReadCharacteristic (the same store call behind
+# both: membership, readable, blocked, the cache) and a durable write, UpdateActionTargetValue (the
+# same store calls, answered once the group commit is fsynced: no accessory in the way, unlike
+# WriteCharacteristic); 1 and 50 connections, depth 1 and 16. Both
 # servers are pinned to CPU 0 with all their threads (homed: its loop and the store's writer; the
 # gRPC server: NIO's loop and Swift's executor threads), the client and homed's lamp to CPU 1.
 # Prints bench/RESULTS.md's table; run from the repository root:  bench/grpc-vs-homed.sh > /tmp/grpc.md
@@ -45,21 +47,38 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 HOMED_READ=$(bench_lamp "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed/homed-owner.token" "$WORK/homed")
-read -r _ home characteristic <"$WORK/grpc/ready"
+# homed's action set: "Scene" writes the lamp's Brightness.
+rc() { "$BIN/rpc-client" "$@" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed/homed-owner.token"; }
+rc action-set add --home Bench Scene >/dev/null
+scene=$(rc action-set add-action --home Bench Scene "$(python3 -c 'import sys, uuid; print(uuid.UUID(hex=sys.argv[1][-32:]))' "$HOMED_READ")" 50 --json)
+read -r set action < <(python3 -c '
+import base64, json, sys
+s = json.loads(sys.argv[1])
+print(base64.b64decode(s["id"]).hex(), base64.b64decode(s["actions"][0]["id"]).hex())' "$scene")
+# UpdateActionTargetValue: home_id (1), action_set_id (2), action_id (3), target_value (4) =
+# { signed_value (2): 50 }.
+HOMED_WRITE="${HOMED_READ:0:36}1210${set}1a10${action}22021032"
+read -r _ home characteristic set action <"$WORK/grpc/ready"
 GRPC_READ="0a10${home}1210${characteristic}"
+GRPC_WRITE="0a10${home}1210${set}1a10${action}22021032"
 # An explicitly empty service name (field 1, length 0): the health request with one byte string for
 # both, which cload needs before the token file.
 HEALTH=0a00
 
 echo "| call | shape | homed median calls/s | gRPC median calls/s | ratio of medians | ratio of sums | pair ratios | pairs ≥ 1 |"
 echo "|---|---|---:|---:|---:|---:|---|---:|"
-for call in health read; do
-    if [ "$call" = health ]; then
-        name="health check" ours="home.v1.Health/Check $HEALTH" theirs="home.v1.Health/Check $HEALTH"
-    else
-        name="cached read" ours="home.v1.HomeService/ReadCharacteristic $HOMED_READ"
-        theirs="home.v1.HomeService/ReadCharacteristic $GRPC_READ"
-    fi
+for call in health read write; do
+    case $call in
+        health) name="health check" ours="home.v1.Health/Check $HEALTH" theirs="home.v1.Health/Check $HEALTH" ;;
+        read)
+            name="cached read" ours="home.v1.HomeService/ReadCharacteristic $HOMED_READ"
+            theirs="home.v1.HomeService/ReadCharacteristic $GRPC_READ"
+            ;;
+        write)
+            name="durable write" ours="home.v1.HomeService/UpdateActionTargetValue $HOMED_WRITE"
+            theirs="home.v1.HomeService/UpdateActionTargetValue $GRPC_WRITE"
+            ;;
+    esac
     for shape in "1 1" "1 16" "50 1" "50 16"; do
         read -r connections depth <<<"$shape"
         read -r a b medians sums low high up < <(

@@ -1,6 +1,6 @@
 import Foundation
-import HomeProto
-import HomeService
+public import HomeProto
+public import HomeService
 
 /// Reading request fields into domain values; each failure names its field.
 enum ProtoDecoding {
@@ -23,23 +23,7 @@ enum ProtoDecoding {
     ) throws(APIFailure)
         -> CharacteristicValue
     {
-        switch message.kind {
-        case .boolValue(let value): return .bool(value)
-        case .signedValue(let value): return .int(value)
-        case .unsignedValue(let value):
-            guard let signed = Int64(exactly: value) else {
-                throw .invalid(
-                    field,
-                    "\(field) \(value) is above the largest value any format takes",
-                    .valueHigherThanMaximum
-                )
-            }
-            return .int(signed)
-        case .floatValue(let value): return .float(value)
-        case .stringValue(let value): return .string(value)
-        case .dataValue(let value): return .data([UInt8](value))
-        case nil: throw .invalid(field, "\(field) has no value set", .missingParameter)
-        }
+        try CharacteristicValue(message, field: field)
     }
 
     static func recurrence(_ message: Home_V1_Recurrence, _ field: String) throws(APIFailure) -> TriggerRecurrence {
@@ -156,5 +140,30 @@ enum ProtoDecoding {
             services: services,
             bridgedAccessories: bridged
         )
+    }
+}
+
+// Public, for servers that embed the store behind another protocol (bench/grpc).
+extension CharacteristicValue {
+    /// The value a request carries in `field`.
+    /// - Throws: 45 for an unsigned value past `Int64`; 27 when no value is set.
+    public init(_ message: Home_V1_CharacteristicValue, field: String) throws(APIFailure) {
+        switch message.kind {
+        case .boolValue(let value): self = .bool(value)
+        case .signedValue(let value): self = .int(value)
+        case .unsignedValue(let value):
+            guard let signed = Int64(exactly: value) else {
+                throw .invalid(
+                    field,
+                    "\(field) \(value) is above the largest value any format takes",
+                    .valueHigherThanMaximum
+                )
+            }
+            self = .int(signed)
+        case .floatValue(let value): self = .float(value)
+        case .stringValue(let value): self = .string(value)
+        case .dataValue(let value): self = .data([UInt8](value))
+        case nil: throw .invalid(field, "\(field) has no value set", .missingParameter)
+        }
     }
 }

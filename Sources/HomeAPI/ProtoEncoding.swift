@@ -143,20 +143,7 @@ enum ProtoEncoding {
     }
 
     static func actionSet(_ actionSet: ActionSet) -> Home_V1_ActionSet {
-        var message = Home_V1_ActionSet()
-        message.id = data(actionSet.id)
-        message.name = actionSet.name
-        message.type = actionSetType(actionSet.kind)
-        message.actions = actionSet.actions.map { action in
-            var entry = Home_V1_CharacteristicWriteAction()
-            entry.id = data(action.id)
-            entry.characteristicID = data(action.characteristic)
-            entry.targetValue = value(action.targetValue)
-            return entry
-        }
-        message.executing = actionSet.isExecuting
-        if let last = actionSet.lastExecutionDate { message.lastExecutionMs = last }
-        return message
+        Home_V1_ActionSet(actionSet)
     }
 
     static func recurrence(_ recurrence: TriggerRecurrence) -> Home_V1_Recurrence {
@@ -267,6 +254,25 @@ extension Home_V1_CharacteristicValue {
         case .string(let string): stringValue = string
         case .data(let bytes): dataValue = Data(bytes)
         }
+    }
+}
+
+extension Home_V1_ActionSet {
+    /// The message for an action set with its actions.
+    public init(_ actionSet: ActionSet) {
+        self.init()
+        id = ProtoEncoding.data(actionSet.id)
+        name = actionSet.name
+        type = ProtoEncoding.actionSetType(actionSet.kind)
+        actions = actionSet.actions.map { action in
+            var entry = Home_V1_CharacteristicWriteAction()
+            entry.id = ProtoEncoding.data(action.id)
+            entry.characteristicID = ProtoEncoding.data(action.characteristic)
+            entry.targetValue = Home_V1_CharacteristicValue(action.targetValue)
+            return entry
+        }
+        executing = actionSet.isExecuting
+        if let last = actionSet.lastExecutionDate { lastExecutionMs = last }
     }
 }
 

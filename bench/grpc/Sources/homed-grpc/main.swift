@@ -3,15 +3,18 @@
 //   homed-grpc PORT DIRECTORY
 //
 // Opens a new store in DIRECTORY (an SQLite file, as homed's), writes the owner's token to
-// DIRECTORY/owner.token, adds a home with one lamp (On, Brightness 50) and serves, on
-// 127.0.0.1:PORT over gRPC's HTTP/2 without TLS, the two methods the comparison calls with homed's
-// own names and messages:
+// DIRECTORY/owner.token, adds a home with one lamp (On, Brightness 50) and an action set "Scene"
+// that writes Brightness, and serves, on 127.0.0.1:PORT over gRPC's HTTP/2 without TLS, the methods
+// the comparison calls with homed's own names and messages:
 //
-//   home.v1.Health/Check                     SERVING, after the bearer token is checked
-//   home.v1.HomeService/ReadCharacteristic   the cached value, through the same store call as
-//                                            homed's (membership, readable, blocked, the cache)
+//   home.v1.Health/Check                          SERVING, after the bearer token is checked
+//   home.v1.HomeService/ReadCharacteristic        the cached value, through the same store call as
+//                                                 homed's (membership, readable, blocked, the cache)
+//   home.v1.HomeService/UpdateActionTargetValue   a durable write through the same store calls as
+//                                                 homed's, answered once its commit is fsynced (the
+//                                                 store's group commit, as in homed)
 //
-// Once serving it prints one line: `ready HOME-ID-HEX CHARACTERISTIC-ID-HEX` (Brightness). This is
+// Once serving it prints one line: `ready HOME CHARACTERISTIC ACTION-SET ACTION`, ids in hex. This is
 // what a team would build instead of homed's own protocol and loop: grpc-swift-2's documented
 // server (NIO's HTTP/2 transport, one event-loop thread) with the store behind a mutex, since
 // gRPC's handlers run on Swift's concurrent executor. gRPC carries no per-connection principal, so
@@ -78,6 +81,40 @@ struct BenchService: RegistrableRPCService {
         ) { state, account, request in
             try Self.read(request, by: account, in: state.store)
         }
+        router.registerHandler(
+            forMethod: MethodDescriptor(
+                fullyQualifiedService: "home.v1.HomeService",
+                method: "UpdateActionTargetValue"
+            ),
+            deserializer: ProtobufDeserializer<Home_V1_UpdateActionTargetValueRequest>(),
+            serializer: ProtobufSerializer<Home_V1_UpdateActionTargetValueResponse>()
+        ) { [state] streamingRequest, _ in
+            let request = try await ServerRequest(stream: streamingRequest)
+            let response = try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<Home_V1_UpdateActionTargetValueResponse, any Error>) in
+                state.locked.withLock { state in
+                    let store = state.store
+                    do {
+                        let account = try state.account(request.metadata)
+                        let (answer, ticket) = store.write {
+                            () throws(RPCError) -> Home_V1_UpdateActionTargetValueResponse in
+                            try Self.updateTarget(request.message, by: account, in: store)
+                        }
+                        // Answered once durable, as homed answers a mutation.
+                        store.whenCommitted(ticket) { failure in
+                            if let failure {
+                                continuation.resume(throwing: RPCError(code: .dataLoss, message: "\(failure)"))
+                            } else {
+                                continuation.resume(with: answer.mapError { $0 as any Error })
+                            }
+                        }
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+            return StreamingServerResponse(single: ServerResponse(message: response))
+        }
     }
 
     /// Registers a unary method whose `body` runs under the lock with the caller's account.
@@ -125,6 +162,34 @@ struct BenchService: RegistrableRPCService {
         }
         return Home_V1_ReadCharacteristicResponse(reading)
     }
+
+    static func updateTarget(
+        _ request: Home_V1_UpdateActionTargetValueRequest,
+        by account: AccountID,
+        in store: HomeStore
+    ) throws(RPCError) -> Home_V1_UpdateActionTargetValueResponse {
+        guard let actionSet = UniqueIdentifier(bytes: request.actionSetID),
+            let action = UniqueIdentifier(bytes: request.actionID)
+        else { throw RPCError(code: .invalidArgument, message: "ids are 16 bytes") }
+        do {
+            let value = try CharacteristicValue(request.targetValue, field: "target_value")
+            try store.updateTargetValue(of: ActionID(action), in: ActionSetID(actionSet), to: value, as: account)
+            var response = Home_V1_UpdateActionTargetValueResponse()
+            response.actionSet = Home_V1_ActionSet(try store.actionSet(ActionSetID(actionSet), as: account))
+            return response
+        } catch {
+            throw RPCError(code: .failedPrecondition, message: "\(error)")
+        }
+    }
+}
+
+/// Where the writer thread's commit reports go once the state exists (the store is opened first).
+final class CommitRelay: Sendable {
+    let target = Mutex<SharedState?>(nil)
+
+    func handle(_ report: CommitReport) {
+        target.withLock { $0 }?.locked.withLock { $0.store.handle(report) }
+    }
 }
 
 func hex(_ id: UniqueIdentifier) -> String { id.bytes.map { String(format: "%02x", $0) }.joined() }
@@ -135,7 +200,8 @@ guard arguments.count == 3, let port = Int(arguments[1]) else {
     exit(2)
 }
 let directory = arguments[2]
-let store = try HomeStore.open(.file(path: directory + "/home.sqlite"))
+let relay = CommitRelay()
+let store = try HomeStore.open(.file(path: directory + "/home.sqlite")) { report in relay.handle(report) }
 guard let token = store.newOwnerToken, let owner = store.owner?.id else {
     FileHandle.standardError.write(Data("homed-grpc: \(directory) must not hold a store yet\n".utf8))
     exit(2)
@@ -159,7 +225,12 @@ let lamp = AccessoryDescription(
 )
 let accessory = try store.addAccessory(lamp, to: home.id, as: owner)[0]
 let brightness = try store.service(accessory.services[0], as: owner).characteristics[1]
+let scene = try store.addActionSet(named: "Scene", to: home.id, as: owner)
+let action = CharacteristicWriteAction(characteristic: brightness, targetValue: .int(50))
+try store.addAction(action, to: scene.id, as: owner)
 if let failure = store.waitForCommits() { throw failure }
+let shared = SharedState(ServedState(store: store))
+relay.target.withLock { $0 = shared }
 
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let server = GRPCServer(
@@ -168,10 +239,12 @@ let server = GRPCServer(
         transportSecurity: .plaintext,
         eventLoopGroup: group
     ),
-    services: [BenchService(state: SharedState(ServedState(store: store)))]
+    services: [BenchService(state: shared)]
 )
 try await withThrowingDiscardingTaskGroup { tasks in
     tasks.addTask { try await server.serve() }
     guard try await server.listeningAddress != nil else { return }
-    FileHandle.standardOutput.write(Data("ready \(hex(home.id.raw)) \(hex(brightness.raw))\n".utf8))
+    FileHandle.standardOutput.write(
+        Data("ready \(hex(home.id.raw)) \(hex(brightness.raw)) \(hex(scene.id.raw)) \(hex(action.id.raw))\n".utf8)
+    )
 }
