@@ -13,7 +13,9 @@
 #
 #   bench/characteristic-vs-redis.sh --pairs   # only cload, in alternating pairs (PAIRS, default 8,
 #                                              # of SECONDS_PER_RUN, default 4 here): a run against
-#                                              # homed, then one against Redis, same machine for both
+#                                              # homed, then one against Redis, same machine for both;
+#                                              # adds the durable store write without the accessory
+#                                              # (UpdateActionTargetValue) against SET always
 set -euo pipefail
 PAIRS_ONLY=false
 [ "${1:-}" = "--pairs" ] && PAIRS_ONLY=true && SECONDS_PER_RUN="${SECONDS_PER_RUN:-4}"
@@ -46,6 +48,7 @@ HOMED_PID=$!
 sleep 1
 READ_HEX=$(bench_lamp "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$WORK")
 WRITE_HEX=${READ_HEX}1a021032
+STORE_WRITE_HEX=$(bench_scene "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$READ_HEX")
 
 homed_rate() {  # method request-hex connections depth
     loadgen_rate --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token" \
@@ -68,15 +71,24 @@ homed_cload_rate() {  # method request-hex connections depth
 if $PAIRS_ONLY; then
     echo "| workload | shape | homed median calls/s | redis median ops/s | ratio of medians | ratio of sums | pair ratios | pairs ≥ 1 |"
     echo "|---|---|---:|---:|---:|---:|---|---:|"
-    for workload in read always; do
-        if [ "$workload" = read ]; then
-            start_redis --appendonly no
-            name="cached read vs GET" method=ReadCharacteristic hex=$READ_HEX redis_call="GET key:__rand_int__"
-        else
-            start_redis --appendonly yes --appendfsync always
-            name="durable write vs SET (appendfsync always)" method=WriteCharacteristic hex=$WRITE_HEX
-            redis_call="SET key:__rand_int__ xxx"
-        fi
+    for workload in read always store; do
+        case $workload in
+            read)
+                start_redis --appendonly no
+                name="cached read vs GET" method=ReadCharacteristic hex=$READ_HEX redis_call="GET key:__rand_int__"
+                ;;
+            always)
+                start_redis --appendonly yes --appendfsync always
+                name="durable write vs SET (appendfsync always)" method=WriteCharacteristic hex=$WRITE_HEX
+                redis_call="SET key:__rand_int__ xxx"
+                ;;
+            store)
+                # The same durable path without the accessory's round trip: an action's target value.
+                start_redis --appendonly yes --appendfsync always
+                name="durable store write (UpdateActionTargetValue) vs SET (always)"
+                method=UpdateActionTargetValue hex=$STORE_WRITE_HEX redis_call="SET key:__rand_int__ xxx"
+                ;;
+        esac
         for shape in "1 1" "1 16" "50 1" "50 16"; do
             read -r connections depth <<<"$shape"
             read -r ours theirs medians sums low high up < <(

@@ -47,17 +47,7 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 HOMED_READ=$(bench_lamp "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed/homed-owner.token" "$WORK/homed")
-# homed's action set: "Scene" writes the lamp's Brightness.
-rc() { "$BIN/rpc-client" "$@" --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed/homed-owner.token"; }
-rc action-set add --home Bench Scene >/dev/null
-scene=$(rc action-set add-action --home Bench Scene "$(python3 -c 'import sys, uuid; print(uuid.UUID(hex=sys.argv[1][-32:]))' "$HOMED_READ")" 50 --json)
-read -r set action < <(python3 -c '
-import base64, json, sys
-s = json.loads(sys.argv[1])
-print(base64.b64decode(s["id"]).hex(), base64.b64decode(s["actions"][0]["id"]).hex())' "$scene")
-# UpdateActionTargetValue: home_id (1), action_set_id (2), action_id (3), target_value (4) =
-# { signed_value (2): 50 }.
-HOMED_WRITE="${HOMED_READ:0:36}1210${set}1a10${action}22021032"
+HOMED_WRITE=$(bench_scene "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed/homed-owner.token" "$HOMED_READ")
 read -r _ home characteristic set action <"$WORK/grpc/ready"
 GRPC_READ="0a10${home}1210${characteristic}"
 GRPC_WRITE="0a10${home}1210${set}1a10${action}22021032"

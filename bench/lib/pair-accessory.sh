@@ -54,3 +54,22 @@ brightness = next(c for c in accessory["services"][0]["characteristics"] if c["t
 print((b"\x0a\x10" + home + b"\x12\x10" + base64.b64decode(brightness["id"])).hex())
 PY
 }
+
+# bench_scene BIN ENDPOINT TOKEN_FILE READ_HEX
+#   Adds an action set "Scene" to the home "Bench" that writes 50 to the characteristic of READ_HEX
+#   (bench_lamp's request), and prints the hex bytes of an UpdateActionTargetValue request for that
+#   action: home_id (1), action_set_id (2), action_id (3), target_value (4) = { signed_value (2): 50 }.
+#   A durable write through the store with no accessory in the way.
+bench_scene() {
+    local bin=$1 endpoint=$2 token=$3 read=$4 scene
+    "$bin/rpc-client" action-set add --home Bench Scene --endpoint "$endpoint" --token-file "$token" >/dev/null
+    scene=$("$bin/rpc-client" action-set add-action --home Bench Scene \
+        "$(python3 -c 'import sys, uuid; print(uuid.UUID(hex=sys.argv[1][-32:]))' "$read")" 50 \
+        --endpoint "$endpoint" --token-file "$token" --json)
+    python3 - "$read" "$scene" <<'PY'
+import base64, json, sys
+scene = json.loads(sys.argv[2])
+set_id, action_id = (base64.b64decode(x).hex() for x in (scene["id"], scene["actions"][0]["id"]))
+print(sys.argv[1][:36] + "1210" + set_id + "1a10" + action_id + "22021032")
+PY
+}
