@@ -108,20 +108,22 @@ import Wire
         (0..<count).map { _ in MetadataEntry(key: "k-0", value: [UInt8](repeating: 7, count: size - 32 - 3)) }
     }
 
+    /// The CALL_START of `metadata` as decoded, whole.
+    static func decodedCallStart(_ metadata: [MetadataEntry]) throws -> CallStart {
+        let frame = Frame.callStart(StreamID(1), CallStart(method: "a/B", metadata: metadata))
+        let bytes = encoded(frame)
+        guard case .callStart(_, let call) = try decodeAll(bytes, chunkSizes: { bytes.count }).first else {
+            throw WireError.truncatedFrame(bufferedBytes: bytes.count)
+        }
+        return call
+    }
+
     @Test func keepsMetadataUpToTheLimitAndFlagsMore() throws {
         let atLimit = Self.metadata(count: WireLimits.maxMetadataSize / 128, size: 128)
         let whole = Frame.callStart(StreamID(1), CallStart(method: "a/B", metadata: atLimit))
         #expect(try decodeAll(encoded(whole)) { 4096 } == [whole])
 
-        let over = Frame.callStart(
-            StreamID(3),
-            CallStart(method: "a/B", metadata: atLimit + Self.metadata(count: 3, size: 40))
-        )
-        let decoded = try decodeAll(encoded(over)) { 4096 }
-        guard case .callStart(_, let call) = decoded.first else {
-            Issue.record("no CALL_START")
-            return
-        }
+        let call = try Self.decodedCallStart(atLimit + Self.metadata(count: 3, size: 40))
         let isFlagged = call.exceedsMetadataLimit
         #expect(isFlagged)
         #expect(call.metadata.count == atLimit.count)
@@ -135,12 +137,7 @@ import Wire
             repeating: MetadataEntry(key: "", value: []),
             count: WireLimits.maxMetadataEntries
         )
-        let frame = Frame.callStart(StreamID(1), CallStart(method: "a/B", metadata: entries))
-        let decoded = try decodeAll(encoded(frame)) { 65_536 }
-        guard case .callStart(_, let call) = decoded.first else {
-            Issue.record("no CALL_START")
-            return
-        }
+        let call = try Self.decodedCallStart(entries)
         let isFlagged = call.exceedsMetadataLimit
         #expect(isFlagged)
         #expect(call.metadata.count == WireLimits.maxMetadataSize / WireLimits.metadataEntryOverhead)

@@ -157,8 +157,7 @@ struct BenchService: RegistrableRPCService {
                 memo: &memo
             )
         } catch {
-            let code: RPCError.Code = error.code == .notFound ? .notFound : .failedPrecondition
-            throw RPCError(code: code, message: "\(error)")
+            throw rpcError(error)
         }
         return Home_V1_ReadCharacteristicResponse(reading)
     }
@@ -171,15 +170,28 @@ struct BenchService: RegistrableRPCService {
         guard let actionSet = UniqueIdentifier(bytes: request.actionSetID),
             let action = UniqueIdentifier(bytes: request.actionID)
         else { throw RPCError(code: .invalidArgument, message: "ids are 16 bytes") }
+        let value: CharacteristicValue
         do {
-            let value = try CharacteristicValue(request.targetValue, field: "target_value")
+            value = try CharacteristicValue(request.targetValue, field: "target_value")
+        } catch {
+            throw rpcError(error.error)
+        }
+        do {
             try store.updateTargetValue(of: ActionID(action), in: ActionSetID(actionSet), to: value, as: account)
             var response = Home_V1_UpdateActionTargetValueResponse()
             response.actionSet = Home_V1_ActionSet(try store.actionSet(ActionSetID(actionSet), as: account))
             return response
         } catch {
-            throw RPCError(code: .failedPrecondition, message: "\(error)")
+            throw rpcError(error)
         }
+    }
+
+    /// A domain failure as gRPC status, through homed's own table of HomeKit codes to status codes
+    /// (the numbers are gRPC's on both sides).
+    static func rpcError(_ error: HomeServiceError) -> RPCError {
+        let status = HomeKitStatus.statusCode(for: error.code)
+        let code = Status.Code(rawValue: Int(status.rawValue)).flatMap { RPCError.Code($0) } ?? .unknown
+        return RPCError(code: code, message: "\(error)")
     }
 }
 
