@@ -42,8 +42,28 @@ public final class Database {
     }
 
     deinit {
+        sqlite3_finalize(beginStatement)
+        sqlite3_finalize(commitStatement)
         // close_v2 defers the close until every statement is finalized, so order does not matter.
         sqlite3_close_v2(handle)
+    }
+
+    /// BEGIN IMMEDIATE and COMMIT, compiled on first use: the store's writer runs both for every
+    /// commit, and `sqlite3_exec` compiled them again each time. Raw handles, not ``Statement``s,
+    /// which would retain this connection.
+    private var beginStatement: OpaquePointer?
+    private var commitStatement: OpaquePointer?
+
+    /// Runs a statement without parameters or rows, compiled once into `cached`.
+    private func runCompiledOnce(_ sql: String, _ cached: inout OpaquePointer?) throws(SQLiteError) {
+        if cached == nil {
+            let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &cached, nil)
+            guard result == SQLITE_OK, cached != nil else { throw error(sql: sql, fallback: result) }
+        }
+        let result = sqlite3_step(cached)
+        let failure = result == SQLITE_DONE ? nil : error(sql: sql, fallback: result)
+        sqlite3_reset(cached)
+        if let failure { throw failure }
     }
 
     /// Runs one or more statements that return no rows (schema changes, pragmas without results).
@@ -69,10 +89,10 @@ public final class Database {
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it (or the commit) throws.
     public func transaction(_ body: () throws -> Void) throws {
-        try execute("BEGIN IMMEDIATE")
+        try runCompiledOnce("BEGIN IMMEDIATE", &beginStatement)
         do {
             try body()
-            try execute("COMMIT")
+            try runCompiledOnce("COMMIT", &commitStatement)
         } catch {
             // A failed COMMIT may leave the transaction open; ROLLBACK then closes it. If the
             // transaction is already gone, ROLLBACK fails harmlessly.

@@ -128,6 +128,35 @@ private struct Abort: Error {}
         }
     }
 
+    /// BEGIN and COMMIT are compiled once and reused: a COMMIT that fails (a deferred constraint)
+    /// rolls the transaction back and reports why, and the next transactions begin and commit again.
+    @Test(arguments: Backend.allCases)
+    func aFailedCommitRollsBackAndLaterTransactionsCommit(backend: Backend) throws {
+        try withDatabase(backend) { database in
+            try database.execute("PRAGMA foreign_keys = ON")
+            try database.execute("CREATE TABLE home (id INTEGER PRIMARY KEY)")
+            try database.execute(
+                "CREATE TABLE room (home INTEGER REFERENCES home (id) DEFERRABLE INITIALLY DEFERRED)"
+            )
+            let room = try database.prepare("INSERT INTO room VALUES (?)")
+            for round in 0..<3 {
+                do {
+                    try database.transaction { try room.run([.integer(99)]) }
+                    Issue.record("expected the commit to fail")
+                } catch let error as SQLiteError {
+                    #expect(error.code == 19)  // SQLITE_CONSTRAINT
+                    #expect(error.description.contains("COMMIT"))
+                }
+                try database.transaction {
+                    try database.prepare("INSERT INTO home VALUES (?)").run([.integer(Int64(round))])
+                    try room.run([.integer(Int64(round))])
+                }
+            }
+            #expect(try database.scalar("SELECT count(*) FROM room") == .integer(3))
+            #expect(try database.scalar("SELECT count(*) FROM room WHERE home = 99") == .integer(0))
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func wrongParameterCountAndBadSQLAreClearErrors(backend: Backend) throws {
         try withDatabase(backend) { database in
