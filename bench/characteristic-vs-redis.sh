@@ -6,7 +6,9 @@
 # Each ratio compares two columns of one client: loadgen speaks our protocol and RESP with the same
 # loop, pipelining and timing code; cload (bench/cload/cload.c) is a C client with one code path for
 # both protocols, cheap enough that the servers, not it, saturate. redis-benchmark is a reference.
-# (The written accessory is `rpc-client accessory simulate`, not pinned: it runs where it can.)
+# The written accessory is paired by `rpc-client accessory simulate`, then served by `cload accessory`
+# (bench/lib/pair-accessory.sh, lean_accessory) on CPU 1 with the load: it answers each command at
+# once, so that the rate is homed's, not the Swift simulator's.
 # Run from the repository root:  bench/characteristic-vs-redis.sh > /tmp/characteristic.md
 #
 # Environment: SECONDS_PER_RUN (default 5), REPEATS (default 3; the median is reported).
@@ -49,6 +51,7 @@ sleep 1
 READ_HEX=$(bench_lamp "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$WORK")
 WRITE_HEX=${READ_HEX}1a021032
 STORE_WRITE_HEX=$(bench_scene "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$READ_HEX")
+lean_accessory 127.0.0.1 "$HOMED_PORT" "$WORK"
 
 homed_rate() {  # method request-hex connections depth
     loadgen_rate --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token" \

@@ -10,6 +10,7 @@
  *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc  HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
  *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP ARG...  (e.g. GET key)
  *   cload grpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
+ *   cload accessory HOST PORT ATTACH-REQUEST-HEX
  *
  * gRPC runs the closed loop only. Its calls are HTTP/2 streams of one connection each (a POST to
  * /METHOD with the length-prefixed request, the token as `authorization: Bearer` on every call, as
@@ -77,6 +78,7 @@ struct connection {
 };
 
 static enum protocol protocol;
+static uint32_t server_max_streams = 100; /* the server's MAX_CONCURRENT_STREAMS, from its SETTINGS */
 static struct buffer request_template; /* one request; for HRPC its stream ids are patched */
 static size_t message_offset;          /* HRPC: where the MESSAGE frame starts in the template */
 static long long errors;
@@ -396,9 +398,11 @@ static int open_connection(const char *host, int port, const char *method, const
         unsigned char header[10];
         read_exactly(fd, header, 8); /* preface */
         read_exactly(fd, header, 10); /* SETTINGS */
-        unsigned char skip[256];
-        if (get32(header) > sizeof skip || header[4] != 0x01) die("server settings");
-        read_exactly(fd, skip, get32(header));
+        unsigned char settings[256];
+        if (get32(header) > sizeof settings || header[4] != 0x01) die("server settings");
+        read_exactly(fd, settings, get32(header));
+        for (size_t at = 0; at + 6 <= get32(header); at += 6)
+            if ((settings[at] << 8 | settings[at + 1]) == 3) server_max_streams = get32(settings + at + 2);
         if (token) { /* the authenticating call's reply, whatever its answer to the empty request */
             for (;;) {
                 read_exactly(fd, header, 10);
@@ -466,10 +470,175 @@ static int pooled_percentiles(const char *path) {
     return 0;
 }
 
+/* Protobuf: reads a varint at *at (below end); returns 0 when it does not fit. */
+static int read_varint(const unsigned char **at, const unsigned char *end, uint64_t *value) {
+    *value = 0;
+    for (int shift = 0; *at < end && shift < 64; shift += 7) {
+        unsigned char byte = *(*at)++;
+        *value |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) return 1;
+    }
+    return 0;
+}
+
+/* The command id of a LinkMessage that carries a Command (field 4, whose field 1 is the id), or 0
+ * for the link's other messages (Attached). Exits on a message it cannot read. */
+static uint64_t command_id(const unsigned char *message, size_t length) {
+    const unsigned char *at = message, *end = message + length;
+    uint64_t key, value, id = 0;
+    while (at < end) {
+        if (!read_varint(&at, end, &key)) break;
+        if ((key & 7) == 0) {
+            if (!read_varint(&at, end, &value)) break;
+            continue;
+        }
+        if ((key & 7) != 2 || !read_varint(&at, end, &value) || value > (uint64_t)(end - at)) break;
+        if (key >> 3 == 4) { /* Command: its field 1 */
+            const unsigned char *field = at, *command_end = at + value;
+            uint64_t inner;
+            while (field < command_end && read_varint(&field, command_end, &inner)) {
+                if (inner == 0x08) return read_varint(&field, command_end, &id) ? id : 0;
+                if ((inner & 7) == 0) {
+                    if (!read_varint(&field, command_end, &inner)) break;
+                } else if ((inner & 7) == 2) {
+                    if (!read_varint(&field, command_end, &inner) || inner > (uint64_t)(command_end - field)) break;
+                    field += inner;
+                } else {
+                    break;
+                }
+            }
+            fprintf(stderr, "a command without an id\n");
+            exit(2);
+        }
+        at += value;
+    }
+    if (at != end) {
+        fprintf(stderr, "a link message that does not decode\n");
+        exit(2);
+    }
+    return 0;
+}
+
+/*
+ * cload accessory HOST PORT ATTACH-REQUEST-HEX: a paired accessory as cheap as cload's controllers,
+ * for the forwarded write benchmarks (the Swift simulator spends several times a write's server
+ * work per command, and shares the client's core). It attaches with the AttachRequest given (the
+ * accessory id and the credential a simulator was paired with), prints "attached", then answers
+ * every command at once with success (AnswerCommand, hap_status 0), with at most the server's
+ * MAX_CONCURRENT_STREAMS - 1 answers in flight, granting the link's credit as it reads commands and
+ * answering PINGs. Runs until killed; exits 1 if the link ends or an answer is refused.
+ */
+static int run_accessory(const char *host, int port, const char *attach_hex) {
+    int fd = open_connection(host, port, NULL, NULL);
+    size_t attach_length;
+    unsigned char *attach = from_hex(attach_hex, &attach_length);
+    struct buffer in = {0}, out = {0}, answer = {0};
+    hrpc_call(&out, "home.v1.AccessoryLink/Attach", attach, attach_length, NULL, 1);
+    free(attach);
+    hrpc_call(&answer, "home.v1.AccessoryLink/AnswerCommand", NULL, 0, NULL, 0);
+    size_t answer_message = answer.used - 10; /* the empty request's MESSAGE header */
+    answer.used = answer_message;             /* the CALL_START; each answer adds its own MESSAGE */
+    uint64_t *queued = NULL;
+    size_t queued_count = 0, queued_capacity = 0, queued_first = 0;
+    uint32_t next_stream = 3, in_flight = 0, max_in_flight = server_max_streams > 1 ? server_max_streams - 1 : 1;
+    for (;;) {
+        if (out.used > 0) {
+            for (size_t sent = 0; sent < out.used;) {
+                ssize_t n = write(fd, out.bytes + sent, out.used - sent);
+                if (n < 0) die("write");
+                sent += (size_t)n;
+            }
+            out.used = 0;
+        }
+        reserve(&in, 65536);
+        ssize_t n = read(fd, in.bytes + in.used, in.capacity - in.used);
+        if (n == 0) {
+            fprintf(stderr, "the server closed the accessory's connection\n");
+            return 1;
+        }
+        if (n < 0) die("read");
+        in.used += (size_t)n;
+        size_t offset = 0;
+        uint32_t commands = 0;
+        while (in.used - offset >= 10) {
+            unsigned char *frame = in.bytes + offset;
+            size_t length = get32(frame);
+            if (in.used - offset < 10 + length) break;
+            unsigned char type = frame[4];
+            uint32_t stream = get32(frame + 6);
+            if (type == 0x03 && stream == 1) {
+                uint64_t id = command_id(frame + 10, length);
+                if (id == 0) {
+                    printf("attached\n");
+                    fflush(stdout);
+                } else {
+                    if (queued_first + queued_count == queued_capacity) {
+                        if (queued_first > 0) {
+                            memmove(queued, queued + queued_first, queued_count * sizeof *queued);
+                            queued_first = 0;
+                        } else {
+                            queued_capacity = queued_capacity ? 2 * queued_capacity : 1024;
+                            queued = realloc(queued, queued_capacity * sizeof *queued);
+                            if (!queued) die("realloc");
+                        }
+                    }
+                    queued[queued_first + queued_count++] = id;
+                }
+                commands++;
+            } else if (type == 0x04 && stream == 1) {
+                fprintf(stderr, "the link ended (status %d)\n", length >= 2 ? frame[10] << 8 | frame[11] : -1);
+                return 1;
+            } else if (type == 0x04) {
+                if (length < 2 || frame[10] != 0 || frame[11] != 0) {
+                    fprintf(stderr, "an answer was refused (status %d)\n", length >= 2 ? frame[10] << 8 | frame[11] : -1);
+                    return 1;
+                }
+                in_flight--;
+            } else if (type == 0x07) {
+                frame_header(&out, (uint32_t)length, 0x08, 0, 0);
+                append(&out, frame + 10, length);
+            } else if (type == 0x09) {
+                fprintf(stderr, "the server sent GOAWAY\n");
+                return 1;
+            }
+            offset += 10 + length;
+        }
+        memmove(in.bytes, in.bytes + offset, in.used - offset);
+        in.used -= offset;
+        if (commands > 0) {
+            unsigned char increment[4];
+            put32(increment, commands);
+            frame_header(&out, 4, 0x06, 0, 1);
+            append(&out, increment, 4);
+        }
+        while (queued_count > 0 && in_flight < max_in_flight) {
+            uint64_t id = queued[queued_first++];
+            queued_count--;
+            unsigned char request[11] = {0x08};
+            size_t request_length = 1;
+            do {
+                request[request_length++] = (unsigned char)(id & 0x7f) | (id > 0x7f ? 0x80 : 0);
+                id >>= 7;
+            } while (id > 0);
+            size_t at = out.used;
+            append(&out, answer.bytes, answer.used);
+            put32(out.bytes + at + 6, next_stream);
+            frame_header(&out, (uint32_t)request_length, 0x03, 0x01, next_stream);
+            append(&out, request, request_length);
+            next_stream += 2;
+            in_flight++;
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     double rate = 0;
     const char *histogram_path = NULL;
     if (argc == 3 && strcmp(argv[1], "--percentiles") == 0) return pooled_percentiles(argv[2]);
+    if (argc == 5 && strcmp(argv[1], "accessory") == 0) {
+        protocol = HRPC;
+        return run_accessory(argv[2], atoi(argv[3]), argv[4]);
+    }
     if (argc > 2 && strcmp(argv[1], "--rate") == 0) {
         rate = atof(argv[2]);
         argv += 2, argc -= 2;
@@ -488,6 +657,7 @@ int main(int argc, char **argv) {
                         "       cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS "
                         "DEPTH SECONDS WARMUP ARG...\n"
                         "       cload grpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]\n"
+                        "       cload accessory HOST PORT ATTACH-REQUEST-HEX\n"
                         "       cload --percentiles FILE\n");
         return 2;
     }
