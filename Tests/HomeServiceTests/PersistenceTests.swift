@@ -277,14 +277,17 @@ import Testing
         }
     }
 
-    /// In-memory storage that counts its commits and can be made to fail them.
+    /// In-memory storage that counts its commits, keeps the last one's changes, and can be made to
+    /// fail them.
     final class InstrumentedStorage: StoreBackend, @unchecked Sendable {
         let inner = InMemoryStorage()
         let failing = Mutex(false)
         let commits = Mutex(0)
+        let lastCommit = Mutex<[StoreChange]>([])
 
         func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
             commits.withLock { $0 += 1 }
+            lastCommit.withLock { $0 = changes }
             if failing.withLock({ $0 }) { throw .database("disk I/O error (simulated)") }
             return try inner.apply(changes)
         }
@@ -326,6 +329,50 @@ import Testing
         #expect(store.waitForCommits() == nil)
         #expect(storage.commits.withLock { $0 } == before + 2)
         #expect(try storage.rowCount(of: StoreSchema.room) == 3)
+    }
+
+    /// Rows that several mutations of one batch touch go to the writer once each, as they are when
+    /// the batch is submitted: ten renames of a room are one row with the last name (and ten
+    /// events); a room added, renamed and removed in the batch is one delete. A reopen loads the same.
+    @Test func aRowTouchedByManyMutationsOfABatchIsWrittenOnceAsItEnds() throws {
+        let storage = InstrumentedStorage()
+        let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })
+        try StoreLoader(store: store, backend: storage).load()
+        _ = store.createOwner()
+        let owner = store.owner!.id
+        let home = try store.addHome(named: "Home", as: owner)
+        let kitchen = try store.addRoom(named: "Kitchen", to: home.id, as: owner)
+        #expect(store.waitForCommits() == nil)
+        store.onCommitWaiting = {}
+
+        for round in 1...10 { try store.renameRoom(kitchen.id, to: "Kitchen \(round)", as: owner) }
+        let hall = try store.addRoom(named: "Hall", to: home.id, as: owner)
+        try store.renameRoom(hall.id, to: "Long Hall", as: owner)
+        try store.removeRoom(hall.id, as: owner)
+        store.startQueuedCommits()
+        #expect(store.waitForCommits() == nil)
+
+        let changes = storage.lastCommit.withLock { $0 }
+        var roomUpserts: [[SQLValue]] = []
+        var roomDeletes: [[SQLValue]] = []
+        var events = 0
+        for change in changes {
+            switch change {
+            case .upsert(let table, let row) where table.name == StoreSchema.room.name: roomUpserts.append(row)
+            case .delete(let table, let key) where table.name == StoreSchema.room.name: roomDeletes.append(key)
+            case .event: events += 1
+            default: break
+            }
+        }
+        #expect(roomUpserts.count == 1)
+        #expect(roomUpserts.first?.first == .blob(kitchen.id.raw.bytes))
+        #expect(roomUpserts.first?.contains(.text("Kitchen 10")) == true)
+        #expect(roomDeletes == [[.blob(hall.id.raw.bytes)]])
+        #expect(events == 13)
+        let reopened = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })
+        try StoreLoader(store: reopened, backend: storage).load()
+        #expect(StoreSnapshot(reopened) == StoreSnapshot(store))
+        #expect(try reopened.room(kitchen.id, as: owner).name == "Kitchen 10")
     }
 
     /// A value written again before its commit is written once, with its last value; an earlier one

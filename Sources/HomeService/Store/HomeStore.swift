@@ -106,7 +106,9 @@ public final class HomeStore {
     // MARK: Commit plumbing
 
     private let writer: StoreWriter
-    /// Rows touched by the mutation in progress, in first-touch order.
+    /// Rows touched since the batch last took them, in first-touch order: by the mutation in
+    /// progress, and with ``onCommitWaiting`` set by every mutation of the batch (see
+    /// ``appendTouchedRows()``).
     private var dirty: [RecordKey] = []
     private var dirtySet: Set<RecordKey> = []
     private var pendingChanges: [HomeChange] = []
@@ -318,7 +320,7 @@ public final class HomeStore {
         if let failure { throw HomeServiceError(.genericError, failure.description) }
     }
 
-    /// Marks a row for writing (or deleting, if its object is gone when the mutation ends).
+    /// Marks a row for writing (or deleting, if its object is gone when its batch goes to the writer).
     func touch(_ key: RecordKey) {
         if dirtySet.insert(key).inserted { dirty.append(key) }
     }
@@ -366,12 +368,11 @@ public final class HomeStore {
         return nextSequence
     }
 
-    /// Turns the touched rows and new events into row changes of the batch (``endMutation()`` calls
-    /// it), and hands the batch to the writer at once unless ``onCommitWaiting`` is set.
+    /// Turns the new events into row changes of the batch (``endMutation()`` calls it), and hands
+    /// the batch to the writer at once, with the touched rows, unless ``onCommitWaiting`` is set.
     private func submitPending() {
         guard !dirty.isEmpty || !pendingChanges.isEmpty else { return }
         let number = nextBatch
-        for key in dirty { batch.append(storeChange(for: key)) }
         // A mutation's events are nearly always of one home: a set only when there are more.
         var eventHome: HomeID?
         var otherHomes: Set<HomeID> = []
@@ -388,8 +389,6 @@ public final class HomeStore {
         if let eventHome { trimEvents(of: eventHome) }
         for homeID in otherHomes { trimEvents(of: homeID) }
         for change in pendingChanges { unpublished.append((number, change)) }
-        dirty.removeAllKeepingModestCapacity()
-        dirtySet.removeAllKeepingModestCapacity()
         pendingChanges.removeAllKeepingModestCapacity()
         guard let onCommitWaiting else {
             submitBatch(startingCommit: true)
@@ -415,9 +414,23 @@ public final class HomeStore {
         batch.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(through)))
     }
 
+    /// Adds a row change for each touched row, built from the row's state now, and forgets the
+    /// touches. Called as the batch goes to the writer, so a row that many mutations of the batch
+    /// touched (an action set whose actions a script updates one call at a time, 24 times in a
+    /// commit of a loaded server) is encoded and written once, as it is after the last of them:
+    /// the batch commits whole or not at all, and no table refers to another, so only the final
+    /// state of each row matters.
+    private func appendTouchedRows() {
+        guard !dirty.isEmpty else { return }
+        for key in dirty { batch.append(storeChange(for: key)) }
+        dirty.removeAllKeepingModestCapacity()
+        dirtySet.removeAllKeepingModestCapacity()
+    }
+
     /// Hands the batch to the writer, which numbers it ``nextBatch``, as tickets and idempotency
     /// records already named it.
     private func submitBatch(startingCommit: Bool) {
+        appendTouchedRows()
         guard !batch.isEmpty else {
             if startingCommit { writer.startCommit() }
             return
