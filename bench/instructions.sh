@@ -6,7 +6,8 @@
 # is divided by it (every thread of the server counts; connection setup is amortised). Then a
 # durable WriteCharacteristic at 50 × 16, forwarded to a simulated accessory (another process, not
 # counted): its instructions on the event-loop thread, and on every thread (with the store's writer,
-# whose share per write depends on how many writes each group commit takes).
+# whose share per write depends on how many writes each group commit takes); and the same for a
+# durable write that stays in the store (UpdateActionTargetValue: no accessory in the way).
 #
 #   bench/instructions.sh            # the table, both servers
 #   bench/instructions.sh --check    # homed only; fails if a count is above bench/instruction-budget.txt
@@ -14,7 +15,7 @@
 # valgrind 3.19 cannot read a release homed's debug info, so a stripped copy is measured. With
 # PROFILE_DIR=dir, only the debug info is stripped (function names stay) and the dumps are kept there
 # for `callgrind_annotate` (homed.callgrind.1-01 to .5-01 for the event-loop thread, -02... for the
-# others: Check 1 × 1, 50 × 16, then the read's, then the write's).
+# others: Check 1 × 1, 50 × 16, then the read's, the write's, the store write's).
 set -euo pipefail
 . "$(dirname "$0")/lib/pair-accessory.sh"
 cd "$(dirname "$0")/.."
@@ -110,6 +111,13 @@ read -r measured[write-loop-50x16] write_total < <(
     COUNT_LOOP_THREAD=yes SETTLE_SECONDS=3 homed_count "$WRITES_50X16" 50 16 home.v1.HomeService/WriteCharacteristic "${READ_HEX}1a021032"
 )
 measured[write-total-50x16]=$write_total
+# A durable write through the store without the accessory: an action's target value (the checks,
+# the action set's row, an event, its share of a group commit).
+STORE_WRITE_HEX=$(bench_scene "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$READ_HEX")
+read -r measured[store-write-loop-50x16] store_write_total < <(
+    COUNT_LOOP_THREAD=yes homed_count "$WRITES_50X16" 50 16 home.v1.HomeService/UpdateActionTargetValue "$STORE_WRITE_HEX"
+)
+measured[store-write-total-50x16]=$store_write_total
 
 if $CHECK; then
     status=0
@@ -124,6 +132,9 @@ if $CHECK; then
             echo "$name: $value instructions per call (budget $budget)"
         fi
     done <bench/instruction-budget.txt
+    for name in "${!measured[@]}"; do
+        grep -q "^$name " bench/instruction-budget.txt || echo "$name: ${measured[$name]} instructions per call (no budget)"
+    done
     exit $status
 fi
 
@@ -137,3 +148,5 @@ echo "| 50 × 16 | ${measured[health-50x16]} | ${measured[read-50x16]} | $redis_
 echo
 echo "Durable WriteCharacteristic at 50 × 16, forwarded to a simulated accessory: ${measured[write-loop-50x16]}" \
     "instructions per write on the event-loop thread, $write_total on every thread."
+echo "Durable UpdateActionTargetValue at 50 × 16 (the store's write without an accessory):" \
+    "${measured[store-write-loop-50x16]} on the event-loop thread, $store_write_total on every thread."
