@@ -299,17 +299,22 @@ import Testing
         func rowCount(of table: StoreTable) throws(StoreError) -> Int { try inner.rowCount(of: table) }
 
         func makeReader() throws(StoreError) -> any TableReader { inner }
+
+        /// A store on a new instrumented storage, loaded, with its owner.
+        static func storeWithOwner() throws -> (InstrumentedStorage, HomeStore, AccountID) {
+            let storage = InstrumentedStorage()
+            let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })
+            try StoreLoader(store: store, backend: storage).load()
+            _ = store.createOwner()
+            return (storage, store, store.owner!.id)
+        }
     }
 
     /// With `onCommitWaiting` set (a server starts commits when its loop is about to poll), batches
     /// wait for ``HomeStore/startQueuedCommits()`` and share the commit it starts; waiting for
     /// commits starts them too, so a shutdown never strands one.
     @Test func batchesWaitForTheirCommitToBeStartedAndShareIt() throws {
-        let storage = InstrumentedStorage()
-        let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })
-        try StoreLoader(store: store, backend: storage).load()
-        _ = store.createOwner()
-        let owner = store.owner!.id
+        let (storage, store, owner) = try InstrumentedStorage.storeWithOwner()
         #expect(store.waitForCommits() == nil)
         let before = storage.commits.withLock { $0 }
         var requests = 0
@@ -335,11 +340,7 @@ import Testing
     /// the batch is submitted: ten renames of a room are one row with the last name (and ten
     /// events); a room added, renamed and removed in the batch is one delete. A reopen loads the same.
     @Test func aRowTouchedByManyMutationsOfABatchIsWrittenOnceAsItEnds() throws {
-        let storage = InstrumentedStorage()
-        let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })
-        try StoreLoader(store: store, backend: storage).load()
-        _ = store.createOwner()
-        let owner = store.owner!.id
+        let (storage, store, owner) = try InstrumentedStorage.storeWithOwner()
         let home = try store.addHome(named: "Home", as: owner)
         let kitchen = try store.addRoom(named: "Kitchen", to: home.id, as: owner)
         #expect(store.waitForCommits() == nil)
@@ -421,11 +422,7 @@ import Testing
     }
 
     @Test func afterAFailedCommitNothingIsAcknowledgedAndNoChangeIsAccepted() throws {
-        let storage = InstrumentedStorage()
-        let store = HomeStore(backend: storage, configuration: HomeStore.Configuration(), onCommit: { _ in })
-        try StoreLoader(store: store, backend: storage).load()
-        _ = store.createOwner()
-        let owner = store.owner!.id
+        let (storage, store, owner) = try InstrumentedStorage.storeWithOwner()
         let home = try store.addHome(named: "Home", as: owner)
         #expect(store.waitForCommits() == nil)
 
