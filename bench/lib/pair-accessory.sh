@@ -83,6 +83,8 @@ PY
 #   the load client). stop_simulator WORK_DIR stops it.
 lean_accessory() {
     local host=$1 port=$2 work=$3 attach
+    # The simulator saves its credential once the pairing reaches it, just after AddAccessory answers.
+    for _ in $(seq 100); do grep -q '"credential"' "$work/simulator.json" 2>/dev/null && break; sleep 0.05; done
     stop_simulator "$work"
     attach=$(python3 - "$work/simulator.json" <<'PY'
 import base64, json, sys
