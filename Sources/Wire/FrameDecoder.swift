@@ -167,10 +167,28 @@ public struct FrameDecoder: Sendable {
 
     /// The next frame's header, once the whole frame is buffered.
     private func completeHeader() throws(WireError) -> FrameHeader? {
-        guard bufferedByteCount >= FrameHeader.length else { return nil }
+        guard bufferedByteCount >= FrameHeader.length else {
+            try refuseOversizedLength()
+            return nil
+        }
         let header = try decodeHeader(at: readIndex)
         guard bufferedByteCount >= FrameHeader.length + Int(header.payloadLength) else { return nil }
         return header
+    }
+
+    /// Refuses a partial header whose length is already over the limit, instead of waiting for the
+    /// rest of it: a peer that sends only a second preface (8 bytes), or only a huge length, would
+    /// otherwise hold its connection until a timeout. A start of the magic waits for the whole of
+    /// it, so that the error is the same however the bytes arrive.
+    private func refuseOversizedLength() throws(WireError) {
+        guard bufferedByteCount >= 4 else { return }
+        let length = buffer[readIndex..<readIndex + 4].reduce(0) { $0 << 8 | Int($1) }
+        guard length > maxFrameSize else { return }
+        let magicBytes = min(bufferedByteCount, Preface.magic.count)
+        guard buffer[readIndex..<readIndex + magicBytes].elementsEqual(Preface.magic.prefix(magicBytes)) else {
+            throw .frameTooLarge(limit: maxFrameSize, actual: length)
+        }
+        if magicBytes == Preface.magic.count { throw .secondPreface }
     }
 
     /// Where the payload of the frame at `readIndex` lies in the buffer.

@@ -42,6 +42,17 @@ import Wire
             expectsPreface: true,
             error: .secondPreface
         ),
+        Case(
+            name: "the preface again, alone (refused without waiting for a whole header)",
+            bytes: Preface.magic + [0, 1] + Preface.magic + [0, 1],
+            expectsPreface: true,
+            error: .secondPreface
+        ),
+        Case(
+            name: "only the length of a frame over the limit",
+            bytes: [0xFF, 0xFF, 0xFF, 0xFF],
+            error: .frameTooLarge(limit: WireLimits.defaultMaxFrameSize, actual: 0xFFFF_FFFF)
+        ),
         Case(name: "version 2", bytes: Preface.magic + [0, 2], expectsPreface: true, error: .unsupportedVersion(2)),
         Case(name: "version 0", bytes: Preface.magic + [0, 0], expectsPreface: true, error: .unsupportedVersion(0)),
         Case(
@@ -173,6 +184,17 @@ import Wire
         decoder.append(contentsOf: Self.frame(3, stream: 1, payload: [1, 2, 3]).dropLast())
         #expect(try decoder.nextFrame() == nil)
         #expect(throws: WireError.truncatedFrame(bufferedBytes: 12)) { try decoder.finish() }
+    }
+
+    /// The start of a second preface waits for the rest of the magic: the error must not depend on
+    /// how the bytes are cut.
+    @Test func aPartialSecondMagicWaitsForTheRest() throws {
+        var decoder = FrameDecoder()
+        decoder.append(contentsOf: Preface.magic + [0, 1] + Preface.magic.prefix(4))
+        #expect(try decoder.nextFrame() == .preface(Preface(version: 1)))
+        #expect(try decoder.nextFrame() == nil)
+        decoder.append(contentsOf: Preface.magic.dropFirst(4))
+        #expect(throws: WireError.secondPreface) { try decoder.nextFrame() }
     }
 
     @Test func truncatedPrefaceAtEndOfInput() throws {
