@@ -168,7 +168,8 @@ public struct FrameDecoder: Sendable {
     /// The next frame's header, once the whole frame is buffered.
     private func completeHeader() throws(WireError) -> FrameHeader? {
         guard bufferedByteCount >= FrameHeader.length else {
-            try refuseOversizedLength()
+            // Nearly always nothing is buffered here (every frame read was taken): no call then.
+            if bufferedByteCount >= 4 { try refuseOversizedLength() }
             return nil
         }
         let header = try decodeHeader(at: readIndex)
@@ -180,8 +181,8 @@ public struct FrameDecoder: Sendable {
     /// rest of it: a peer that sends only a second preface (8 bytes), or only a huge length, would
     /// otherwise hold its connection until a timeout. A start of the magic waits for the whole of
     /// it, so that the error is the same however the bytes arrive.
+    @inline(never)
     private func refuseOversizedLength() throws(WireError) {
-        guard bufferedByteCount >= 4 else { return }
         let length = buffer[readIndex..<readIndex + 4].reduce(0) { $0 << 8 | Int($1) }
         guard length > maxFrameSize else { return }
         let magicBytes = min(bufferedByteCount, Preface.magic.count)
