@@ -169,7 +169,7 @@ public struct FrameDecoder: Sendable {
     private func completeHeader() throws(WireError) -> FrameHeader? {
         guard bufferedByteCount >= FrameHeader.length else {
             // Nearly always nothing is buffered here (every frame read was taken): no call then.
-            if bufferedByteCount >= 4 { try refuseOversizedLength() }
+            if bufferedByteCount >= 4, let error = oversizedLengthError() { throw error }
             return nil
         }
         let header = try decodeHeader(at: readIndex)
@@ -177,19 +177,21 @@ public struct FrameDecoder: Sendable {
         return header
     }
 
-    /// Refuses a partial header whose length is already over the limit, instead of waiting for the
-    /// rest of it: a peer that sends only a second preface (8 bytes), or only a huge length, would
-    /// otherwise hold its connection until a timeout. A start of the magic waits for the whole of
-    /// it, so that the error is the same however the bytes arrive.
+    /// The error for a frame at `readIndex` whose length (its first 4 bytes) is over the limit,
+    /// named for what it is: a second preface when those bytes start the magic. `nil` when the
+    /// length fits, and while a start of the magic waits for the rest of it, so that the error is
+    /// the same however the bytes arrive. Checked on a partial header too: a peer that sends only a
+    /// second preface (8 bytes), or only a huge length, would otherwise hold its connection until
+    /// a timeout.
     @inline(never)
-    private func refuseOversizedLength() throws(WireError) {
+    private func oversizedLengthError() -> WireError? {
         let length = buffer[readIndex..<readIndex + 4].reduce(0) { $0 << 8 | Int($1) }
-        guard length > maxFrameSize else { return }
+        guard length > maxFrameSize else { return nil }
         let magicBytes = min(bufferedByteCount, Preface.magic.count)
         guard buffer[readIndex..<readIndex + magicBytes].elementsEqual(Preface.magic.prefix(magicBytes)) else {
-            throw .frameTooLarge(limit: maxFrameSize, actual: length)
+            return .frameTooLarge(limit: maxFrameSize, actual: length)
         }
-        if magicBytes == Preface.magic.count { throw .secondPreface }
+        return magicBytes == Preface.magic.count ? .secondPreface : nil
     }
 
     /// Where the payload of the frame at `readIndex` lies in the buffer.
@@ -198,7 +200,7 @@ public struct FrameDecoder: Sendable {
         return start..<start + Int(header.payloadLength)
     }
 
-    /// Validates everything the header alone can tell.
+    /// Validates everything the header alone can tell (the frame at `readIndex`, which `index` is).
     private func decodeHeader(at index: Int) throws(WireError) -> FrameHeader {
         // The ten bytes as two bounds-checked loads of the buffer's bytes (a word and a half-word)
         // instead of ten checked subscripts. Any bit pattern is a valid integer, so the loads are
@@ -208,9 +210,8 @@ public struct FrameDecoder: Sendable {
         let last2 = UInt16(bigEndian: bytes.unsafeLoadUnaligned(fromByteOffset: index + 8, as: UInt16.self))
         let length = Int(first8 >> 32)
         guard length <= maxFrameSize else {
-            // The magic read as a length is far above any limit: name the real fault.
-            if buffer[index..<(index + Preface.magic.count)].elementsEqual(Preface.magic) { throw .secondPreface }
-            throw .frameTooLarge(limit: maxFrameSize, actual: length)
+            // The whole header is buffered, so the magic is decided either way.
+            throw oversizedLengthError() ?? .frameTooLarge(limit: maxFrameSize, actual: length)
         }
         let typeByte = UInt8(truncatingIfNeeded: first8 >> 24)
         guard let type = FrameType(rawValue: typeByte) else { throw .unknownFrameType(typeByte) }
