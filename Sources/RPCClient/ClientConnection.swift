@@ -12,9 +12,9 @@ public final class ClientConnection: ConnectionDelegate {
     public struct Configuration: Sendable {
         /// Largest frame payload this client accepts. One answer is one frame and a whole home is one
         /// answer (about 900 bytes a lamp): at the protocol's 1 MiB default a home of 1,200 lamps
-        /// could not be read; 4 MiB (gRPC's usual limit for a message) takes about 4,500, and still
-        /// fits a server's 8 MiB of unsent output. The buffer grows only when such a frame comes.
-        public var maxFrameSize = 4 << 20
+        /// could not be read. The protocol's largest, 16 MiB, takes about 18,000, past a server's
+        /// default limit of 10,000 accessories a home. The buffer grows only when such a frame comes.
+        public var maxFrameSize = WireLimits.maximumMaxFrameSize
         /// Messages the server may send on a stream before the client grants more.
         public var initialStreamCredit: UInt32 = 64
         /// Cap on unsent bytes before writes fail.

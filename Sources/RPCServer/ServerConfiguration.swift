@@ -7,7 +7,8 @@ public struct ServerConfiguration: Sendable {
     public var maxFrameSize = WireLimits.defaultMaxFrameSize
     /// Open connections beyond which new ones get a GOAWAY (RESOURCE_EXHAUSTED) and are closed.
     public var maxConnections = 10_000
-    /// Hard cap on a connection's unsent bytes; exceeding it closes the connection.
+    /// Hard cap on a connection's unsent bytes, beyond one frame of the peer's MAX_FRAME_SIZE (room for
+    /// one whole answer of the largest size it accepts); exceeding it closes the connection.
     public var maxPendingWriteBytes = 8 << 20
     /// Above this many unsent bytes a connection stops reading and streams stop being writable.
     public var outboundHighWatermark = 1 << 20

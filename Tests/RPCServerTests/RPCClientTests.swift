@@ -68,17 +68,26 @@ import Wire
         server.shutDown()
     }
 
-    /// One answer is one frame: a client takes answers of a few megabytes (a whole home can be
-    /// that large), not only up to the 1 MiB a peer that announces nothing gets.
-    @Test func anAnswerOfSeveralMegabytesArrives() async throws {
+    /// One answer is one frame: a client takes answers up to the protocol's largest frame, 16 MiB (a
+    /// whole home at the server's limit of 10,000 lamps is about 9 MB), past the server's 8 MiB
+    /// ceiling of other unsent output. One byte more is refused, and the connection goes on.
+    @Test func anAnswerOfTheLargestFrameArrivesAndOneByteMoreIsRefused() async throws {
         let server = try BackgroundServer()
         let client = try await RPCClient.connect(to: server.endpoint)
-        let size = 4 << 20
-        let answer = try await client.unary(
-            TestServer.large,
-            request: withUnsafeBytes(of: UInt32(size).bigEndian) { Array($0) }
-        )
+        func large(_ size: Int) async throws(RPCError) -> [UInt8] {
+            try await client.unary(TestServer.large, request: withUnsafeBytes(of: UInt32(size).bigEndian) { Array($0) })
+        }
+        let size = WireLimits.maximumMaxFrameSize
+        let answer = try await large(size)
         #expect(answer.count == size && answer.allSatisfy { $0 == 0x4C })
+        do {
+            _ = try await large(size + 1)
+            Issue.record("expected RESOURCE_EXHAUSTED")
+        } catch {
+            #expect(error.code == .resourceExhausted)
+            #expect(error.message == "response of \(size + 1) bytes exceeds the peer's max frame size \(size)")
+        }
+        #expect(try await client.unary(TestServer.echo, request: [5]) == [5])
         await client.close()
         server.shutDown()
     }

@@ -68,6 +68,14 @@ final class ServerConnection: ConnectionDelegate {
 
     var peerMaxFrameSize: Int { machine.peerSettings.maxFrameSize }
 
+    /// The unsent-output ceiling is the configured one plus one of the largest frames the peer
+    /// accepts: a whole home is one answer, and a client that announced room for it must be able
+    /// to receive it on a connection whose output is otherwise within the ceiling (a 9 MB home
+    /// would pass 8 MiB on its own). So a peer that stops reading still costs a bounded amount.
+    private func fitOutputCeilingToPeerFrames() {
+        connection.maxPendingWriteBytes = server.configuration.maxPendingWriteBytes + peerMaxFrameSize
+    }
+
     /// Whether more output may be produced now: the unsent bytes are under the high watermark.
     var isWritable: Bool {
         closing == nil && connection.pendingWriteByteCount + outbound.count < server.configuration.outboundHighWatermark
@@ -99,6 +107,7 @@ final class ServerConnection: ConnectionDelegate {
                     }
                     guard let frame = try decoder.nextFrame() else { break }
                     perform(machine.frameReceived(frame, now: now))
+                    if case .settings = frame { fitOutputCeilingToPeerFrames() }
                 }
             } catch {
                 perform(machine.decodingFailed(error))

@@ -38,9 +38,10 @@ enum frame_type {
 #define SETTING_MAX_FRAME_SIZE 1
 #define SETTING_INITIAL_STREAM_CREDIT 2
 /* The largest frame payload this client accepts (what it announces). One answer is one frame and a
- * whole home one answer, about 900 bytes a lamp: 4 MiB takes a home of about 4,500 (the protocol's
- * 1 MiB default, about 1,100), and fits a server's 8 MiB of unsent output. */
-#define OWN_MAX_FRAME (4u << 20)
+ * whole home one answer, about 900 bytes a lamp: the protocol's largest, 16 MiB, takes a home of
+ * about 18,000 (its 1 MiB default, about 1,100), past the server's default of 10,000 accessories a
+ * home. The input buffer grows only when such a frame comes. */
+#define OWN_MAX_FRAME (16u << 20)
 #define DEFAULT_PEER_MAX_FRAME (1u << 20)
 #define HANDSHAKE_TIMEOUT_MS 10000
 /* A unary call waits this long past its deadline for the server's DEADLINE_EXCEEDED. */
