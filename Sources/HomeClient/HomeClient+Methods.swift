@@ -16,7 +16,8 @@ extension HomeClient {
             .homes
     }
 
-    /// Adds a home administered by the caller (their first becomes primary).
+    /// Adds a home administered by the caller (their first becomes primary). Answers with the home
+    /// without its contents, as ``listHomes()`` does.
     public func addHome(named name: String) async throws(HomeClientError) -> Home {
         var request = Home_V1_AddHomeRequest()
         request.name = name
@@ -120,6 +121,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("RemoveHome", request, Home_V1_RemoveHomeResponse.self).removed
     }
 
+    /// Renames the home; answers with it without its contents, as ``HomeClient/listHomes()`` does.
     @discardableResult
     public func rename(to name: String) async throws(HomeClientError) -> Home {
         var request = Home_V1_RenameHomeRequest()

@@ -112,6 +112,7 @@ public nonisolated struct Home_V1_AddHomeResponse: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The home without its contents, as ListHomes gives it (GetHome has them).
   public var home: Home_V1_Home {
     get {_home ?? Home_V1_Home()}
     set {_home = newValue}
@@ -174,6 +175,7 @@ public nonisolated struct Home_V1_RenameHomeResponse: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The home without its contents, as ListHomes gives it (GetHome has them).
   public var home: Home_V1_Home {
     get {_home ?? Home_V1_Home()}
     set {_home = newValue}

@@ -28,8 +28,9 @@ extension HomeStore {
     public static let idempotencyKeysPerAccount = 10_000
     /// Bytes of records (key, request digest and outcome) remembered per account; past it the
     /// oldest are forgotten first. An outcome is the whole answer, and some answers are large
-    /// (`RenameHome` answers with the whole home, 89 KB for a home of 100 lamps): without it,
-    /// 10,000 such renames kept 0.9 GB, in memory and in the store, for a day.
+    /// (`AddAccessory` of a bridge answers with every accessory behind it, about 600 bytes a lamp):
+    /// without it, 10,000 answers of 90 KB would be kept, 0.9 GB in memory and in the store, for a
+    /// day.
     public static let idempotencyBytesPerAccount = 16 << 20
 
     struct IdempotencyKey: Hashable {

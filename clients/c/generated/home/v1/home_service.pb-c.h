@@ -192,6 +192,9 @@ struct  Home__V1__AddHomeRequest
 struct  Home__V1__AddHomeResponse
 {
   ProtobufCMessage base;
+  /*
+   * The home without its contents, as ListHomes gives it (GetHome has them).
+   */
   Home__V1__Home *home;
 };
 #define HOME__V1__ADD_HOME_RESPONSE__INIT \
@@ -242,6 +245,9 @@ struct  Home__V1__RenameHomeRequest
 struct  Home__V1__RenameHomeResponse
 {
   ProtobufCMessage base;
+  /*
+   * The home without its contents, as ListHomes gives it (GetHome has them).
+   */
   Home__V1__Home *home;
 };
 #define HOME__V1__RENAME_HOME_RESPONSE__INIT \
