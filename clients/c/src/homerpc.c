@@ -48,6 +48,14 @@ enum frame_type {
 #define DEADLINE_GRACE_MS 1000
 /* Bytes read ahead while a send waits for room: past this the server is not reading at all. */
 #define MAX_READ_AHEAD (16u << 20)
+/* How long a send waits while the server takes none of its bytes: then it is not reading, and the
+ * connection breaks instead of the caller waiting for ever (a server sending PINGs it never reads
+ * the PONGs of would otherwise hold it past every deadline). The fuzzer's peer never reads at all. */
+#ifdef HOMERPC_FUZZ
+#define SEND_STALL_MS 0
+#else
+#define SEND_STALL_MS 10000
+#endif
 
 static const unsigned char preface[8] = {'H', 'R', 'P', 'C', '\r', '\n', 0x00, 0x01};
 
@@ -271,19 +279,27 @@ static int read_available(homerpc_client *client) {
 /* Writes all of `bytes`, reading ahead meanwhile so that a server waiting for us to read cannot
  * deadlock the write. */
 static int send_all(homerpc_client *client, const unsigned char *bytes, size_t length) {
+    long long stalled_until = -1;
     while (length > 0 && !client->broken) {
         ssize_t n = send(client->fd, bytes, length, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             bytes += n;
             length -= (size_t)n;
+            stalled_until = -1;
             continue;
         }
         if (n < 0 && errno != EAGAIN && errno != EINTR) {
             break_connection(client, "write failed: %s", strerror(errno));
             break;
         }
+        if (stalled_until < 0) stalled_until = now_ms() + SEND_STALL_MS;
+        long long left = stalled_until - now_ms();
+        if (left <= 0) {
+            break_connection(client, "the server read nothing for %d ms", SEND_STALL_MS);
+            break;
+        }
         struct pollfd p = {.fd = client->fd, .events = POLLOUT | POLLIN};
-        if (poll(&p, 1, -1) < 0 && errno != EINTR) {
+        if (poll(&p, 1, (int)left) < 0 && errno != EINTR) {
             break_connection(client, "poll failed: %s", strerror(errno));
             break;
         }

@@ -13,11 +13,16 @@
  * that a client that polls keeps its connection through a longer silence, and one that does not
  * loses it. Each check prints what failed; the exit status is 1 if any did. test.sh starts a homed.
  */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "home/v1/accessory_link.pb-c.h"
@@ -134,6 +139,52 @@ static void test_connection_failures(void) {
     CHECK(homerpc_connect("unix:/nonexistent/homed.sock", NULL, &status) == NULL, "connected to a missing socket");
     CHECK(status.code == HOMERPC_UNAVAILABLE, "missing socket: %s", homerpc_code_name(status.code));
     homerpc_status_reset(&status);
+}
+
+/* A server that stops reading: after the handshake it sends 8 MB of PINGs and reads nothing more.
+ * The client's PONGs fill the socket; its send must give up (SEND_STALL_MS, 10 s) and fail the call
+ * instead of waiting for ever, past the call's deadline. */
+static void test_server_that_stops_reading(void) {
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    int small = 4096;
+    setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &small, sizeof small); /* inherited: few PONGs fit */
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof address;
+    if (listener < 0 || bind(listener, (struct sockaddr *)&address, sizeof address) != 0 || listen(listener, 1) != 0 ||
+        getsockname(listener, (struct sockaddr *)&address, &length) != 0) {
+        CHECK(0, "cannot listen: %s", strerror(errno));
+        return;
+    }
+    pid_t server = fork();
+    if (server == 0) {
+        int peer = accept(listener, NULL, NULL);
+        static const unsigned char hello[] = {'H', 'R', 'P', 'C', '\r', '\n', 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+        static unsigned char pings[18 * 4096];
+        for (size_t i = 0; i < sizeof pings; i += 18) memcpy(pings + i, (unsigned char[10]){0, 0, 0, 8, 7}, 10);
+        if (write(peer, hello, sizeof hello) != (ssize_t)sizeof hello) _exit(1);
+        for (int i = 0; i < 112; i++) /* 8 MB: more PONGs than the sockets hold, less than read-ahead */
+            if (write(peer, pings, sizeof pings) != (ssize_t)sizeof pings) _exit(1);
+        alarm(70); /* gone by itself should the test die first */
+        pause();
+        _exit(0);
+    }
+    close(listener);
+    char endpoint[32];
+    snprintf(endpoint, sizeof endpoint, "127.0.0.1:%d", ntohs(address.sin_port));
+    alarm(60); /* a hang fails the test instead of holding CI */
+    homerpc_client *client = connect_or_exit(endpoint, NULL);
+    homerpc_status status = {0};
+    Home__V1__HealthCheckRequest request = HOME__V1__HEALTH_CHECK_REQUEST__INIT;
+    ProtobufCMessage *response = NULL;
+    int code = homerpc_call(client, "home.v1.Health/Check", &request.base, &home__v1__health_check_response__descriptor,
+                            &response, 2000, NULL, &status);
+    CHECK(code == HOMERPC_UNAVAILABLE && strstr(status.message, "read nothing"), "a server that stops reading: %s %s",
+          homerpc_code_name(code), status.message);
+    alarm(0);
+    homerpc_status_reset(&status);
+    homerpc_close(client);
+    kill(server, SIGKILL);
+    waitpid(server, NULL, 0);
 }
 
 static void test_authentication(const char *endpoint) {
@@ -398,6 +449,7 @@ int main(int argc, char **argv) {
     read_token(argv[2]);
     snprintf(name_suffix, sizeof name_suffix, "%d", (int)getpid());
     test_connection_failures();
+    test_server_that_stops_reading();
     test_authentication(endpoint);
 
     homerpc_client *owner = connect_or_exit(endpoint, token);
