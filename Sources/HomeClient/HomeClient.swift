@@ -14,7 +14,8 @@ import Wire
 /// ```
 ///
 /// It connects on the first call and again after the connection drops (the call that was in
-/// flight fails; new calls reconnect). Every mutation carries a fresh idempotency key and is retried
+/// flight fails; new calls reconnect). A server that has not completed the handshake within 10 s
+/// fails the connecting call with UNAVAILABLE. Every mutation carries a fresh idempotency key and is retried
 /// with that same key when the connection failed or the server was draining, so a retried change
 /// is applied once. Calls may run concurrently.
 public actor HomeClient {

@@ -19,6 +19,10 @@ public final class ClientConnection: ConnectionDelegate {
         public var initialStreamCredit: UInt32 = 64
         /// Cap on unsent bytes before writes fail.
         public var maxPendingWriteBytes = 64 << 20
+        /// How long connecting may take, the server's preface and SETTINGS included: a listener that
+        /// accepts and never answers (a hung server, another service on the port) fails the connect
+        /// instead of holding it for ever.
+        public var handshakeTimeout: Duration = .seconds(10)
 
         public init() {}
     }
@@ -73,14 +77,41 @@ public final class ClientConnection: ConnectionDelegate {
         configuration: Configuration = Configuration(),
         completion: @escaping (Result<ClientConnection, RPCError>) -> Void
     ) throws(UVError) {
-        try Connection.connect(to: endpoint, on: loop) { result in
-            switch result {
-            case .failure(let error):
-                completion(.failure(RPCError(code: .unavailable, message: "connect to \(endpoint) failed: \(error)")))
-            case .success(let connection):
-                let client = ClientConnection(connection: connection, configuration: configuration)
-                client.start(completion)
+        // `completion` runs once: with the connection, the connect's failure, or the timeout's.
+        let timer = LoopTimer(loop: loop)
+        var finished = false
+        var client: ClientConnection?
+        let finish = { (result: Result<ClientConnection, RPCError>) in
+            guard !finished else { return }
+            finished = true
+            timer.close()
+            completion(result)
+        }
+        let timeout = configuration.handshakeTimeout
+        timer.start(after: timeout) {
+            let error = RPCError(
+                code: .unavailable,
+                message: "\(endpoint) did not answer the handshake within \(timeout.wholeMillisecondsRoundedUp) ms"
+            )
+            // A connection already open is closed, which reports the failure; a connect still under
+            // way is dropped when it completes.
+            if let client { client.fail(error) } else { finish(.failure(error)) }
+        }
+        do {
+            try Connection.connect(to: endpoint, on: loop) { result in
+                switch result {
+                case .failure(let error):
+                    finish(.failure(RPCError(code: .unavailable, message: "connect to \(endpoint) failed: \(error)")))
+                case .success(let connection):
+                    guard !finished else { return connection.close() }
+                    let made = ClientConnection(connection: connection, configuration: configuration)
+                    client = made
+                    made.start(finish)
+                }
             }
+        } catch {
+            timer.close()
+            throw error
         }
     }
 

@@ -61,3 +61,51 @@ final class HangCounts: Sendable {
     /// Cancelled by the client or by their deadline.
     let cancelled = Mutex(0)
 }
+
+/// A listener whose loop does not run until it is closed: the kernel completes a client's TCP
+/// handshake (the backlog), and nobody answers the protocol's. Its loop lives on a thread of its own,
+/// as loops are bound to the thread that made them.
+final class SilentListener: Sendable {
+    let endpoint: Endpoint
+    private let release = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    private final class Ignoring: ListenerDelegate {
+        func listener(_ listener: Listener, didAccept connection: Connection) { connection.close() }
+        func listener(_ listener: Listener, didFailToAccept error: UVError) {}
+    }
+
+    init() throws {
+        let ready = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var made: Result<Endpoint, any Error>?
+        let (release, finished) = (self.release, self.finished)
+        Thread {
+            do {
+                let loop = try EventLoop()
+                let listener = try Listener.listen(
+                    on: .tcp(host: "127.0.0.1", port: 0),
+                    loop: loop,
+                    delegate: Ignoring()
+                )
+                made = .success(listener.endpoint)
+                ready.signal()
+                release.wait()
+                listener.close()
+                loop.run()
+                try loop.close()
+            } catch {
+                made = made ?? .failure(error)
+                ready.signal()
+            }
+            finished.signal()
+        }.start()
+        ready.wait()
+        endpoint = try made!.get()
+    }
+
+    /// Closes the listener and waits for its thread to finish.
+    func close() {
+        release.signal()
+        finished.wait()
+    }
+}

@@ -92,6 +92,20 @@ import Wire
         server.shutDown()
     }
 
+    @Test func aServerThatNeverAnswersTheHandshakeFailsTheConnect() async throws {
+        let silent = try SilentListener()
+        var configuration = ClientConnection.Configuration()
+        configuration.handshakeTimeout = .milliseconds(200)
+        do {
+            _ = try await RPCClient.connect(to: silent.endpoint, configuration: configuration)
+            Issue.record("connected to a server that never answered")
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.message == "\(silent.endpoint) did not answer the handshake within 200 ms")
+        }
+        silent.close()
+    }
+
     @Test func taskCancellationCancelsTheCallOnTheServer() async throws {
         let server = try BackgroundServer()
         let client = try await RPCClient.connect(to: server.endpoint)
