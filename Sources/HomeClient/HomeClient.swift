@@ -15,7 +15,8 @@ import Wire
 ///
 /// It connects on the first call and again after the connection drops (the call that was in
 /// flight fails; new calls reconnect). A server that has not completed the handshake within 10 s
-/// fails the connecting call with UNAVAILABLE. Every mutation carries a fresh idempotency key and is retried
+/// fails the connecting call with UNAVAILABLE, and so does one that goes quiet while calls or
+/// streams are open (a PING after 30 s without a byte from it, unanswered for 10 s). Every mutation carries a fresh idempotency key and is retried
 /// with that same key when the connection failed or the server was draining, so a retried change
 /// is applied once. Calls may run concurrently.
 public actor HomeClient {

@@ -23,6 +23,13 @@ public final class ClientConnection: ConnectionDelegate {
         /// accepts and never answers (a hung server, another service on the port) fails the connect
         /// instead of holding it for ever.
         public var handshakeTimeout: Duration = .seconds(10)
+        /// While calls are open, a connection that brought no byte for this long gets a PING; `nil`
+        /// turns the client's keepalive off.
+        public var keepaliveInterval: Duration? = .seconds(30)
+        /// How long after that PING a byte must arrive, or the connection is dead (a server gone
+        /// without closing it, a broken path) and its calls end UNAVAILABLE instead of waiting for
+        /// ever. The server's own keepalive uses the same defaults.
+        public var keepaliveTimeout: Duration = .seconds(10)
 
         public init() {}
     }
@@ -59,6 +66,10 @@ public final class ClientConnection: ConnectionDelegate {
     /// Runs once when the connection has closed, with the reason if it failed.
     public var onClose: ((RPCError?) -> Void)?
     private var closeError: RPCError?
+    /// When a byte last arrived, and when the unanswered keepalive PING left (loop milliseconds).
+    private var lastReceivedAt: UInt64 = 0
+    private var pingSentAt: UInt64?
+    private var keepaliveTimer: LoopTimer?
 
     private init(connection: Connection, configuration: Configuration) {
         self.loop = connection.loop
@@ -249,6 +260,7 @@ public final class ClientConnection: ConnectionDelegate {
     // MARK: ConnectionDelegate
 
     public func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {
+        lastReceivedAt = loop.now
         decoder.append(bytes)
         batch {
             do {
@@ -269,6 +281,8 @@ public final class ClientConnection: ConnectionDelegate {
     }
 
     public func connectionDidClose(_ connection: Connection, error: UVError?) {
+        keepaliveTimer?.close()
+        keepaliveTimer = nil
         let reason =
             closeError
             ?? RPCError(
@@ -290,6 +304,7 @@ public final class ClientConnection: ConnectionDelegate {
             serverSettings = settings
             if isFirst, let onReady {
                 self.onReady = nil
+                startKeepalive()
                 onReady(.success(self))
             }
         case .message(let streamID, let payload, _):
@@ -315,6 +330,44 @@ public final class ClientConnection: ConnectionDelegate {
         case .callStart, .cancel, .credit, .pong:
             break
         }
+    }
+
+    /// Looks at the connection a few times per keepalive period (only while calls are open: an idle
+    /// connection has nothing waiting on it, and the server closes it after its idle timeout).
+    private func startKeepalive() {
+        guard let interval = configuration.keepaliveInterval else { return }
+        let timeout = configuration.keepaliveTimeout
+        let tick = max(.milliseconds(10), min(interval, timeout) / 2)
+        let timer = LoopTimer(loop: loop)
+        timer.start(after: tick, repeating: tick) { [weak self] in
+            self?.checkKeepalive(
+                interval: interval.wholeMillisecondsRoundedUp,
+                timeout: timeout.wholeMillisecondsRoundedUp
+            )
+        }
+        keepaliveTimer = timer
+    }
+
+    private func checkKeepalive(interval: UInt64, timeout: UInt64) {
+        let now = loop.now
+        if let sent = pingSentAt {
+            // Any byte answers, not only the PONG: a server busy sending one large frame is alive.
+            if lastReceivedAt >= sent {
+                pingSentAt = nil
+            } else if now - sent >= timeout {
+                fail(
+                    RPCError(
+                        code: .unavailable,
+                        message: "keepalive timeout: nothing from the server for \(timeout) ms after a PING"
+                    )
+                )
+            }
+            return
+        }
+        guard !calls.isEmpty, now - lastReceivedAt >= interval else { return }
+        pingSentAt = now
+        FrameEncoder.encode(.ping(now), into: &outbound)
+        flushUnlessBatching()
     }
 
     private func handleMessage(_ payload: [UInt8], on streamID: StreamID) {

@@ -109,3 +109,65 @@ final class SilentListener: Sendable {
         finished.wait()
     }
 }
+
+/// A server that completes the handshake and then goes quiet: it reads everything and answers
+/// nothing, PINGs included (a server whose process hangs, or a path that silently drops).
+final class QuietServer: Sendable {
+    let endpoint: Endpoint
+    private let stop: Waker<Bool>
+    private let finished = DispatchSemaphore(value: 0)
+
+    private final class Quiet: ListenerDelegate, ConnectionDelegate {
+        var connections: [Connection] = []
+
+        func listener(_ listener: Listener, didAccept connection: Connection) {
+            connections.append(connection)
+            connection.delegate = self
+            var hello: [UInt8] = []
+            FrameEncoder.encode(.preface(Preface()), into: &hello)
+            FrameEncoder.encode(.settings(Settings()), into: &hello)
+            try? connection.write(hello)
+            try? connection.startReading()
+        }
+        func listener(_ listener: Listener, didFailToAccept error: UVError) {}
+        func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {}
+        func connectionDidClose(_ connection: Connection, error: UVError?) {
+            connections.removeAll { $0 === connection }
+        }
+    }
+
+    init() throws {
+        let ready = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var made: Result<(Endpoint, Waker<Bool>), any Error>?
+        let finished = self.finished
+        Thread {
+            do {
+                let loop = try EventLoop()
+                let quiet = Quiet()
+                let listener = try Listener.listen(on: .tcp(host: "127.0.0.1", port: 0), loop: loop, delegate: quiet)
+                let stop = try Waker<Bool>(loop: loop) { _ in
+                    listener.close()
+                    for connection in quiet.connections { connection.close() }
+                    loop.stop()
+                }
+                made = .success((listener.endpoint, stop))
+                ready.signal()
+                loop.run()
+                stop.close()
+                try loop.close()
+            } catch {
+                made = made ?? .failure(error)
+                ready.signal()
+            }
+            finished.signal()
+        }.start()
+        ready.wait()
+        (endpoint, stop) = try made!.get()
+    }
+
+    /// Closes the server and waits for its thread to finish.
+    func shutDown() {
+        stop.send(true)
+        finished.wait()
+    }
+}

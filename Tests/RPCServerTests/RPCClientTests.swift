@@ -106,6 +106,25 @@ import Wire
         silent.close()
     }
 
+    /// A server gone quiet after the handshake: the client's keepalive PING goes unanswered, and a
+    /// call without deadline ends instead of waiting for ever.
+    @Test func aServerThatGoesQuietEndsCallsByTheClientsKeepalive() async throws {
+        let server = try QuietServer()
+        var configuration = ClientConnection.Configuration()
+        configuration.keepaliveInterval = .milliseconds(200)
+        configuration.keepaliveTimeout = .milliseconds(200)
+        let client = try await RPCClient.connect(to: server.endpoint, configuration: configuration)
+        do {
+            _ = try await client.unary(TestServer.echo, request: [1])
+            Issue.record("a quiet server answered")
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.message == "keepalive timeout: nothing from the server for 200 ms after a PING")
+        }
+        await client.close()
+        server.shutDown()
+    }
+
     @Test func taskCancellationCancelsTheCallOnTheServer() async throws {
         let server = try BackgroundServer()
         let client = try await RPCClient.connect(to: server.endpoint)

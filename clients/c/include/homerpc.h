@@ -117,6 +117,13 @@ int homerpc_call(
  * connects again (as after the server's idle timeout, 300 s without calls by default).
  */
 
+/* The client's own keepalive, checked while it waits inside a call or homerpc_poll(): after
+ * interval_ms without a byte from the server it sends a PING, and if nothing arrives within
+ * timeout_ms the connection breaks (the call or stream ends UNAVAILABLE, "keepalive timeout: ..."):
+ * a server gone without closing the connection, or a broken network path, cannot hold a stream or a
+ * call without deadline for ever. Defaults 30,000 and 10,000 ms; an interval of 0 turns it off. */
+void homerpc_set_keepalive(homerpc_client *client, int interval_ms, int timeout_ms);
+
 /* Reads and handles what arrives for at most wait_ms (0: only what is there now): answers PINGs,
  * keeps stream messages for their streams. Returns 0, or -1 once the connection is broken. */
 int homerpc_poll(homerpc_client *client, int wait_ms);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -56,6 +57,12 @@ enum frame_type {
 #else
 #define SEND_STALL_MS 10000
 #endif
+/* While the client waits inside a call, a connection that brought no byte for the keepalive interval
+ * gets a PING; if still nothing arrives within the keepalive timeout the connection is dead (a server
+ * gone without a FIN, a broken path) and breaks, instead of a stream or a call without deadline
+ * waiting for ever. The server's own keepalive uses the same defaults (homerpc_set_keepalive). */
+#define DEFAULT_KEEPALIVE_INTERVAL_MS 30000
+#define DEFAULT_KEEPALIVE_TIMEOUT_MS 10000
 
 static const unsigned char preface[8] = {'H', 'R', 'P', 'C', '\r', '\n', 0x00, 0x01};
 
@@ -90,6 +97,9 @@ struct homerpc_client {
     char goaway_message[600]; /* why: "server is draining", "idle timeout"... */
     unsigned char *in;
     size_t in_used, in_capacity;
+    long long last_read_ms; /* when a byte last arrived */
+    long long ping_sent_ms; /* when our unanswered keepalive PING left; 0: none out */
+    int keepalive_interval_ms, keepalive_timeout_ms; /* interval 0: no keepalive */
     struct homerpc_stream *calls;
 };
 
@@ -269,6 +279,7 @@ static int read_available(homerpc_client *client) {
     ssize_t n = recv(client->fd, client->in + client->in_used, client->in_capacity - client->in_used, 0);
     if (n > 0) {
         client->in_used += (size_t)n;
+        client->last_read_ms = now_ms();
         return 0;
     }
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
@@ -445,17 +456,40 @@ static void process_frames(homerpc_client *client) {
 
 /* Waits until `done(call)` holds, the connection breaks, or `deadline` (-1: none) passes; returns 0
  * when done, -1 on timeout. */
+/* The keepalive's part of a wait: sends the PING that is due, breaks a connection whose PING went
+ * unanswered, and returns when it next needs to look (a deadline for poll()). */
+static long long keep_alive(homerpc_client *client) {
+    long long now = now_ms();
+    int interval = client->keepalive_interval_ms, timeout = client->keepalive_timeout_ms;
+    if (interval <= 0) return LLONG_MAX;
+    if (client->ping_sent_ms && client->last_read_ms >= client->ping_sent_ms) client->ping_sent_ms = 0;
+    if (client->ping_sent_ms) {
+        if (now - client->ping_sent_ms < timeout) return client->ping_sent_ms + timeout;
+        break_connection(client, "keepalive timeout: nothing from the server for %d ms after a PING", timeout);
+        return -1;
+    }
+    if (now - client->last_read_ms < interval) return client->last_read_ms + interval;
+    static const unsigned char ping[8] = {'k', 'e', 'e', 'p', 'a', 'l', 'i', 'v'};
+    client->ping_sent_ms = now;
+    send_frame(client, FRAME_PING, 0, 0, ping, sizeof ping);
+    return now + timeout;
+}
+
 static int wait_until(homerpc_client *client, struct homerpc_stream *call,
                       int (*done)(const struct homerpc_stream *), long long deadline) {
     for (;;) {
         if (done(call) || client->broken) return 0;
+        long long look_again = keep_alive(client);
+        if (client->broken) return 0;
+        if (look_again == LLONG_MAX) look_again = -1; /* no keepalive: only the deadline wakes us */
+        int deadline_first = deadline >= 0 && (look_again < 0 || deadline < look_again);
         struct pollfd p = {.fd = client->fd, .events = POLLIN};
-        int ready = poll(&p, 1, remaining_ms(deadline));
+        int ready = poll(&p, 1, remaining_ms(deadline_first ? deadline : look_again));
         if (ready < 0 && errno != EINTR) {
             break_connection(client, "poll failed: %s", strerror(errno));
             return 0;
         }
-        if (ready == 0) return -1;
+        if (ready == 0 && deadline >= 0 && now_ms() >= deadline) return -1;
         if (ready > 0 && read_available(client) == 0) process_frames(client);
     }
 }
@@ -552,6 +586,8 @@ static int open_connection(homerpc_client *client, homerpc_status *status) {
     const char *endpoint = client->endpoint;
     client->fd = open_socket(endpoint, status);
     if (client->fd < 0) return -1;
+    client->last_read_ms = now_ms();
+    client->ping_sent_ms = 0;
     /* Our preface and SETTINGS at once (PROTOCOL.md, "Preface"). */
     unsigned char hello[sizeof preface + HEADER_SIZE + 12];
     memcpy(hello, preface, sizeof preface);
@@ -617,6 +653,8 @@ homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc
     }
     client->next_stream_id = 1;
     client->peer_max_frame = DEFAULT_PEER_MAX_FRAME;
+    client->keepalive_interval_ms = DEFAULT_KEEPALIVE_INTERVAL_MS;
+    client->keepalive_timeout_ms = DEFAULT_KEEPALIVE_TIMEOUT_MS;
     if (open_connection(client, status) == 0) return client;
     homerpc_close(client);
     return NULL;
@@ -668,6 +706,11 @@ void homerpc_close(homerpc_client *client) {
     free(client->token);
     free(client->trace_id);
     free(client);
+}
+
+void homerpc_set_keepalive(homerpc_client *client, int interval_ms, int timeout_ms) {
+    client->keepalive_interval_ms = interval_ms > 0 ? interval_ms : 0;
+    client->keepalive_timeout_ms = timeout_ms > 0 ? timeout_ms : DEFAULT_KEEPALIVE_TIMEOUT_MS;
 }
 
 int homerpc_set_trace_id(homerpc_client *client, const char *trace_id) {

@@ -141,50 +141,79 @@ static void test_connection_failures(void) {
     homerpc_status_reset(&status);
 }
 
-/* A server that stops reading: after the handshake it sends 8 MB of PINGs and reads nothing more.
- * The client's PONGs fill the socket; its send must give up (SEND_STALL_MS, 10 s) and fail the call
- * instead of waiting for ever, past the call's deadline. */
-static void test_server_that_stops_reading(void) {
+/* A fake server in a child process: it accepts one connection, sends its preface and an empty
+ * SETTINGS, then does what `behave` says. Fills `endpoint`; returns the child's pid, or -1. */
+static pid_t start_fake_server(void (*behave)(int peer), char *endpoint, size_t size) {
     int listener = socket(AF_INET, SOCK_STREAM, 0);
     int small = 4096;
-    setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &small, sizeof small); /* inherited: few PONGs fit */
+    setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &small, sizeof small); /* inherited: little fits */
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t length = sizeof address;
     if (listener < 0 || bind(listener, (struct sockaddr *)&address, sizeof address) != 0 || listen(listener, 1) != 0 ||
         getsockname(listener, (struct sockaddr *)&address, &length) != 0) {
         CHECK(0, "cannot listen: %s", strerror(errno));
-        return;
+        return -1;
     }
     pid_t server = fork();
     if (server == 0) {
+        alarm(70); /* gone by itself should the test die first */
         int peer = accept(listener, NULL, NULL);
         static const unsigned char hello[] = {'H', 'R', 'P', 'C', '\r', '\n', 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
-        static unsigned char pings[18 * 4096];
-        for (size_t i = 0; i < sizeof pings; i += 18) memcpy(pings + i, (unsigned char[10]){0, 0, 0, 8, 7}, 10);
         if (write(peer, hello, sizeof hello) != (ssize_t)sizeof hello) _exit(1);
-        for (int i = 0; i < 112; i++) /* 8 MB: more PONGs than the sockets hold, less than read-ahead */
-            if (write(peer, pings, sizeof pings) != (ssize_t)sizeof pings) _exit(1);
-        alarm(70); /* gone by itself should the test die first */
-        pause();
+        behave(peer);
         _exit(0);
     }
     close(listener);
+    snprintf(endpoint, size, "127.0.0.1:%d", ntohs(address.sin_port));
+    return server;
+}
+
+/* Sends 8 MB of PINGs (more PONGs than the sockets hold, less than the client reads ahead), then
+ * reads nothing more. */
+static void flood_pings_and_stop_reading(int peer) {
+    static unsigned char pings[18 * 4096];
+    for (size_t i = 0; i < sizeof pings; i += 18) memcpy(pings + i, (unsigned char[10]){0, 0, 0, 8, 7}, 10);
+    for (int i = 0; i < 112; i++)
+        if (write(peer, pings, sizeof pings) != (ssize_t)sizeof pings) _exit(1);
+    pause();
+}
+
+/* Reads everything and answers nothing, PINGs included: a server gone quiet. */
+static void read_and_answer_nothing(int peer) {
+    unsigned char buffer[4096];
+    while (read(peer, buffer, sizeof buffer) > 0) {
+    }
+    pause();
+}
+
+/* A Health/Check without deadline against a fake server: the failure it ends with. */
+static void check_fake_server_fails_call(void (*behave)(int peer), int keepalive_ms, const char *expected) {
     char endpoint[32];
-    snprintf(endpoint, sizeof endpoint, "127.0.0.1:%d", ntohs(address.sin_port));
+    pid_t server = start_fake_server(behave, endpoint, sizeof endpoint);
+    if (server < 0) return;
     alarm(60); /* a hang fails the test instead of holding CI */
     homerpc_client *client = connect_or_exit(endpoint, NULL);
+    if (keepalive_ms) homerpc_set_keepalive(client, keepalive_ms, keepalive_ms);
     homerpc_status status = {0};
     Home__V1__HealthCheckRequest request = HOME__V1__HEALTH_CHECK_REQUEST__INIT;
     ProtobufCMessage *response = NULL;
     int code = homerpc_call(client, "home.v1.Health/Check", &request.base, &home__v1__health_check_response__descriptor,
-                            &response, 2000, NULL, &status);
-    CHECK(code == HOMERPC_UNAVAILABLE && strstr(status.message, "read nothing"), "a server that stops reading: %s %s",
-          homerpc_code_name(code), status.message);
+                            &response, 0, NULL, &status);
+    CHECK(code == HOMERPC_UNAVAILABLE && strstr(status.message, expected), "fake server: %s %s (expected \"%s\")",
+          homerpc_code_name(code), status.message, expected);
     alarm(0);
     homerpc_status_reset(&status);
     homerpc_close(client);
     kill(server, SIGKILL);
     waitpid(server, NULL, 0);
+}
+
+/* A server that stops reading: its PINGs' PONGs fill the socket, and the client's send gives up
+ * (SEND_STALL_MS, 10 s) instead of waiting for ever. A server gone quiet: the client's keepalive
+ * PING goes unanswered, and the call without deadline ends (here after 300 ms + 300 ms). */
+static void test_dead_servers(void) {
+    check_fake_server_fails_call(flood_pings_and_stop_reading, 0, "read nothing for 10000 ms");
+    check_fake_server_fails_call(read_and_answer_nothing, 300, "keepalive timeout");
 }
 
 static void test_authentication(const char *endpoint) {
@@ -449,7 +478,7 @@ int main(int argc, char **argv) {
     read_token(argv[2]);
     snprintf(name_suffix, sizeof name_suffix, "%d", (int)getpid());
     test_connection_failures();
-    test_server_that_stops_reading();
+    test_dead_servers();
     test_authentication(endpoint);
 
     homerpc_client *owner = connect_or_exit(endpoint, token);
