@@ -62,67 +62,25 @@ final class HangCounts: Sendable {
     let cancelled = Mutex(0)
 }
 
-/// A listener whose loop does not run until it is closed: the kernel completes a client's TCP
-/// handshake (the backlog), and nobody answers the protocol's. Its loop lives on a thread of its own,
-/// as loops are bound to the thread that made them.
-final class SilentListener: Sendable {
-    let endpoint: Endpoint
-    private let release = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-
-    private final class Ignoring: ListenerDelegate {
-        func listener(_ listener: Listener, didAccept connection: Connection) { connection.close() }
-        func listener(_ listener: Listener, didFailToAccept error: UVError) {}
-    }
-
-    init() throws {
-        let ready = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var made: Result<Endpoint, any Error>?
-        let (release, finished) = (self.release, self.finished)
-        Thread {
-            do {
-                let loop = try EventLoop()
-                let listener = try Listener.listen(
-                    on: .tcp(host: "127.0.0.1", port: 0),
-                    loop: loop,
-                    delegate: Ignoring()
-                )
-                made = .success(listener.endpoint)
-                ready.signal()
-                release.wait()
-                listener.close()
-                loop.run()
-                try loop.close()
-            } catch {
-                made = made ?? .failure(error)
-                ready.signal()
-            }
-            finished.signal()
-        }.start()
-        ready.wait()
-        endpoint = try made!.get()
-    }
-
-    /// Closes the listener and waits for its thread to finish.
-    func close() {
-        release.signal()
-        finished.wait()
-    }
-}
-
-/// A server that completes the handshake and then goes quiet: it reads everything and answers
-/// nothing, PINGs included (a server whose process hangs, or a path that silently drops).
-final class QuietServer: Sendable {
+/// A server that answers nothing: it accepts connections and, with `handshakes`, sends its preface
+/// and SETTINGS, then reads everything and answers nothing, PINGs included (a server whose process
+/// hangs, or a path that silently drops); without, it does not even answer the handshake (a hung
+/// server, another service on the port). Its loop runs on a thread of its own.
+final class MuteServer: Sendable {
     let endpoint: Endpoint
     private let stop: Waker<Bool>
     private let finished = DispatchSemaphore(value: 0)
 
-    private final class Quiet: ListenerDelegate, ConnectionDelegate {
+    private final class Mute: ListenerDelegate, ConnectionDelegate {
+        let handshakes: Bool
         var connections: [Connection] = []
+
+        init(handshakes: Bool) { self.handshakes = handshakes }
 
         func listener(_ listener: Listener, didAccept connection: Connection) {
             connections.append(connection)
             connection.delegate = self
+            guard handshakes else { return }
             var hello: [UInt8] = []
             FrameEncoder.encode(.preface(Preface()), into: &hello)
             FrameEncoder.encode(.settings(Settings()), into: &hello)
@@ -136,18 +94,18 @@ final class QuietServer: Sendable {
         }
     }
 
-    init() throws {
+    init(handshakes: Bool) throws {
         let ready = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var made: Result<(Endpoint, Waker<Bool>), any Error>?
         let finished = self.finished
         Thread {
             do {
                 let loop = try EventLoop()
-                let quiet = Quiet()
-                let listener = try Listener.listen(on: .tcp(host: "127.0.0.1", port: 0), loop: loop, delegate: quiet)
+                let mute = Mute(handshakes: handshakes)
+                let listener = try Listener.listen(on: .tcp(host: "127.0.0.1", port: 0), loop: loop, delegate: mute)
                 let stop = try Waker<Bool>(loop: loop) { _ in
                     listener.close()
-                    for connection in quiet.connections { connection.close() }
+                    for connection in mute.connections { connection.close() }
                     loop.stop()
                 }
                 made = .success((listener.endpoint, stop))

@@ -93,23 +93,23 @@ import Wire
     }
 
     @Test func aServerThatNeverAnswersTheHandshakeFailsTheConnect() async throws {
-        let silent = try SilentListener()
+        let server = try MuteServer(handshakes: false)
         var configuration = ClientConnection.Configuration()
         configuration.handshakeTimeout = .milliseconds(200)
         do {
-            _ = try await RPCClient.connect(to: silent.endpoint, configuration: configuration)
+            _ = try await RPCClient.connect(to: server.endpoint, configuration: configuration)
             Issue.record("connected to a server that never answered")
         } catch {
             #expect(error.code == .unavailable)
-            #expect(error.message == "\(silent.endpoint) did not answer the handshake within 200 ms")
+            #expect(error.message == "\(server.endpoint) did not answer the handshake within 200 ms")
         }
-        silent.close()
+        server.shutDown()
     }
 
     /// A server gone quiet after the handshake: the client's keepalive PING goes unanswered, and a
     /// call without deadline ends instead of waiting for ever.
     @Test func aServerThatGoesQuietEndsCallsByTheClientsKeepalive() async throws {
-        let server = try QuietServer()
+        let server = try MuteServer(handshakes: true)
         var configuration = ClientConnection.Configuration()
         configuration.keepaliveInterval = .milliseconds(200)
         configuration.keepaliveTimeout = .milliseconds(200)
