@@ -3,7 +3,8 @@ public import RPCServer
 import Wire
 
 /// `home.v1.Health/Check`, after grpc.health.v1: SERVING while the server accepts calls,
-/// NOT_SERVING while it drains; an unknown service name fails with NOT_FOUND.
+/// NOT_SERVING while it drains (or once the server says it cannot serve, as `homed` does after a
+/// failed commit); an unknown service name fails with NOT_FOUND.
 public final class HealthService {
     public static let checkMethod = "home.v1.Health/Check"
 

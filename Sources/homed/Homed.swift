@@ -258,6 +258,15 @@ struct Homed: ParsableCommand {
         )
         api.register(in: &registry)
         health.markServing(servicesIn: registry)
+        // Reads go on from memory, but no change can be made until a restart: say so where an
+        // operator and a probe look.
+        homeStore.onFailure = { failure in
+            logger.error(
+                "store failed: every change is refused until a restart",
+                metadata: ["error": "\(failure)"]
+            )
+            health.markAllNotServing()
+        }
         // The load's scratch memory is free now, and the start-up changes' rows (every accessory
         // marked unreachable) once they are committed: give both back to the system.
         ProcessUsage.returnFreedMemory()
@@ -320,9 +329,8 @@ struct Homed: ParsableCommand {
         loop.run()
         stallWatch?.close()
         for watcher in watchers { watcher.close() }
-        if let failure = homeStore.waitForCommits() {
-            logger.error("store failed", metadata: ["error": "\(failure)"])
-        }
+        // A failure of these last commits is logged by onFailure, as one at run time is.
+        homeStore.waitForCommits()
         commits.close()
         try loop.close()
         logger.info("stopped")

@@ -428,6 +428,8 @@ import Testing
 
         var published: [ChangeKind] = []
         store.changeObserver = { published.append($0.event.kind) }
+        var failures: [StoreError] = []
+        store.onFailure = { failures.append($0) }
         storage.failing.withLock { $0 = true }
         let revision = store.homes[home.id]!.revision
         let (_, ticket) = store.write { () throws(HomeServiceError) in
@@ -442,6 +444,9 @@ import Testing
         #expect(try store.changes(in: home.id, after: revision, as: owner) == .changes([]))
         #expect(!store.isAcceptingChanges)
         #expect(codeThrown { _ = try store.addRoom(named: "Hall", to: home.id, as: owner) } == .genericError)
+        store.waitForCommits()
+        // Told once, when it happened.
+        #expect(failures.count == 1 && failures.first == acknowledgement!!)
         // Reads still work from memory.
         #expect(try store.home(home.id, as: owner).name == "Home")
     }

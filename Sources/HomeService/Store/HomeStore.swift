@@ -132,6 +132,9 @@ public final class HomeStore {
 
     /// Called with every change once it is durable, in revision order per home.
     public var changeObserver: ((HomeChange) -> Void)?
+    /// Called once, with the error, when a commit fails and the store stops taking changes (a server
+    /// says so in its log and its health check: only a restart brings changes back).
+    public var onFailure: ((StoreError) -> Void)?
 
     /// When set, a mutation's batch waits for ``startQueuedCommits()`` instead of waking the writer
     /// thread at once: this is called the first time a batch waits, and the server starts the
@@ -266,7 +269,10 @@ public final class HomeStore {
     public func handle(_ report: CommitReport) {
         guard report.committedThrough > lastCommitted || report.failure != nil else { return }
         lastCommitted = max(lastCommitted, report.committedThrough)
-        if let reportFailure = report.failure, failure == nil { failure = reportFailure }
+        if let reportFailure = report.failure, failure == nil {
+            failure = reportFailure
+            onFailure?(reportFailure)
+        }
         let durable = report.failure == nil
         if durable { durableThrough = max(durableThrough, report.committedThrough) }
         let published = unpublished.removeFirst { $0.batch <= report.committedThrough }
