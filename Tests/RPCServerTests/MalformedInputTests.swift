@@ -215,6 +215,46 @@ import Wire
         try test.shutDown()
     }
 
+    /// A client that asks for more large answers than it reads: the answer that would pass the
+    /// ceiling of unsent output (8 MiB + the client's 16 MiB frames) fails its call; the connection,
+    /// and the answer that fit, go on.
+    @Test func largeAnswersPastTheUnsentCeilingFailTheirCallsNotTheConnection() throws {
+        let test = try TestServer()
+        let frameSize = WireLimits.maximumMaxFrameSize
+        let peer = try RawPeer.connect(to: test.endpoint, loop: test.loop, maxFrameSize: frameSize)
+        peer.stopReading()
+        let size = 12 << 20
+        let streams: [UInt32] = [1, 3, 5, 7]
+        var bytes = RawPeer.handshake(Settings([Setting(.maxFrameSize, UInt32(frameSize))]))
+        for stream in streams {
+            bytes += RawPeer.encoded(
+                .callStart(StreamID(stream), CallStart(method: TestServer.large)),
+                .message(StreamID(stream), payload: bigEndianBytes(UInt32(size)), endStream: true)
+            )
+        }
+        peer.send(bytes)
+        // The four requests arrive in one read: the first answer is still unsent when the others come.
+        let settle = LoopTimer(loop: test.loop)
+        settle.start(after: .milliseconds(300)) { test.loop.stop() }
+        test.loop.runForTest()
+        settle.close()
+        peer.resumeReading()
+        test.loop.run(until: { streams.allSatisfy { peer.callEnd($0) != nil } || peer.isClosed })
+        #expect(peer.goAway == nil && !peer.isClosed)
+        #expect(peer.callEnd(1)?.code == .ok)
+        for stream in streams.dropFirst() {
+            #expect(peer.callEnd(stream)?.code == .resourceExhausted)
+            #expect(peer.callEnd(stream)?.message.hasSuffix("read the answers before asking for more") == true)
+        }
+        let answers = peer.frames.compactMap { frame -> Int? in
+            guard case .message(_, let payload, _) = frame else { return nil }
+            return payload.count
+        }
+        #expect(answers == [size])
+        peer.close()
+        try test.shutDown()
+    }
+
     /// The process's resident set size, from /proc/self/statm.
     func residentBytes() -> Int {
         guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }

@@ -7,15 +7,24 @@ import Wire
 /// the hostile peer of the malformed-input tests.
 final class RawPeer: ConnectionDelegate {
     private(set) var connection: Connection?
-    private var decoder = FrameDecoder(expectsPreface: true)
+    private var decoder: FrameDecoder
     private(set) var frames: [Frame] = []
     private(set) var decodeError: WireError?
     private(set) var isClosed = false
     private(set) var closeError: UVError?
     var reads = true
 
-    static func connect(to endpoint: Endpoint, loop: EventLoop) throws -> RawPeer {
-        let peer = RawPeer()
+    private init(maxFrameSize: Int) {
+        decoder = FrameDecoder(maxFrameSize: maxFrameSize, expectsPreface: true)
+    }
+
+    /// - Parameter maxFrameSize: the largest frame it takes from the server (announce it too).
+    static func connect(
+        to endpoint: Endpoint,
+        loop: EventLoop,
+        maxFrameSize: Int = WireLimits.defaultMaxFrameSize
+    ) throws -> RawPeer {
+        let peer = RawPeer(maxFrameSize: maxFrameSize)
         var failure: UVError?
         try Connection.connect(to: endpoint, on: loop) { result in
             switch result {
@@ -53,6 +62,11 @@ final class RawPeer: ConnectionDelegate {
     func stopReading() {
         reads = false
         connection?.stopReading()
+    }
+
+    func resumeReading() {
+        reads = true
+        #expect(throws: Never.self) { try connection?.startReading() }
     }
 
     /// The GOAWAY the server sent, if any.

@@ -115,8 +115,8 @@ public final class ServerCall {
     public func respond(_ response: [UInt8]) {
         guard !hasEnded else { return }
         precondition(kind == .unary, "respond(_:) is for unary calls; use send(_:) and finish(_:)")
-        if let limit = connection?.peerMaxFrameSize, response.count > limit {
-            fail(Self.tooLarge(response.count, limit: limit))
+        if let refusal = refusal(ofAnswerOf: response.count) {
+            fail(refusal)
             return
         }
         guard let connection = markEnded() else { return }
@@ -130,8 +130,8 @@ public final class ServerCall {
     public func respond(length: Int, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
         guard !hasEnded else { return }
         precondition(kind == .unary, "respond(length:writingWith:) is for unary calls")
-        if let limit = connection?.peerMaxFrameSize, length > limit {
-            fail(Self.tooLarge(length, limit: limit))
+        if let refusal = refusal(ofAnswerOf: length) {
+            fail(refusal)
             return
         }
         guard let connection = markEnded() else { return }
@@ -215,6 +215,23 @@ public final class ServerCall {
     func becameWritable() {
         guard !hasEnded, isWritable else { return }
         onWritable?()
+    }
+
+    /// Why an answer of `size` bytes cannot go, if it cannot: it is larger than the client's frames,
+    /// or the connection's unsent output has no room for it (a client that asked for more large
+    /// answers than it read: this call fails, the connection goes on). An answer within the smallest
+    /// frame a peer may announce is neither, and is not looked at.
+    private func refusal(ofAnswerOf size: Int) -> CallStatus? {
+        guard size > WireLimits.minimumMaxFrameSize, let connection else { return nil }
+        if size > connection.peerMaxFrameSize { return Self.tooLarge(size, limit: connection.peerMaxFrameSize) }
+        guard connection.hasRoom(forAnswerOf: size) else {
+            return CallStatus(
+                code: .resourceExhausted,
+                message: "response of \(size) bytes does not fit the connection's unsent output "
+                    + "(\(connection.unsentByteCount) bytes wait): read the answers before asking for more"
+            )
+        }
+        return nil
     }
 
     private static func tooLarge(_ size: Int, limit: Int) -> CallStatus {

@@ -76,6 +76,19 @@ final class ServerConnection: ConnectionDelegate {
         connection.maxPendingWriteBytes = server.configuration.maxPendingWriteBytes + peerMaxFrameSize
     }
 
+    /// Bytes of output not yet taken by the kernel: queued writes and the batch not yet written.
+    var unsentByteCount: Int { connection.pendingWriteByteCount + outbound.count }
+
+    /// Room kept under the ceiling of unsent output for CALL_ENDs: a call refused for want of room
+    /// must still be able to say so.
+    private static let callEndRoom = 64 << 10
+
+    /// Whether an answer of `size` bytes fits under the ceiling of unsent output, with room left for
+    /// CALL_ENDs (the ceiling closes the connection when passed).
+    func hasRoom(forAnswerOf size: Int) -> Bool {
+        unsentByteCount + size + Self.callEndRoom <= connection.maxPendingWriteBytes
+    }
+
     /// Whether more output may be produced now: the unsent bytes are under the high watermark.
     var isWritable: Bool {
         closing == nil && connection.pendingWriteByteCount + outbound.count < server.configuration.outboundHighWatermark
