@@ -115,7 +115,7 @@ public final class ServerCall {
     public func respond(_ response: [UInt8]) {
         guard !hasEnded else { return }
         precondition(kind == .unary, "respond(_:) is for unary calls; use send(_:) and finish(_:)")
-        if let refusal = refusal(ofAnswerOf: response.count) {
+        if response.count > Self.alwaysFits, let refusal = refusal(ofAnswerOf: response.count) {
             fail(refusal)
             return
         }
@@ -130,7 +130,7 @@ public final class ServerCall {
     public func respond(length: Int, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
         guard !hasEnded else { return }
         precondition(kind == .unary, "respond(length:writingWith:) is for unary calls")
-        if let refusal = refusal(ofAnswerOf: length) {
+        if length > Self.alwaysFits, let refusal = refusal(ofAnswerOf: length) {
             fail(refusal)
             return
         }
@@ -217,12 +217,16 @@ public final class ServerCall {
         onWritable?()
     }
 
+    /// Answers up to this size fit any peer's frames (the smallest MAX_FRAME_SIZE a peer may announce,
+    /// ``WireLimits/minimumMaxFrameSize``) and cannot fill a connection's unsent output: the common
+    /// case skips ``refusal(ofAnswerOf:)`` with one comparison to a constant of this module.
+    private static let alwaysFits = 1 << 14
+
     /// Why an answer of `size` bytes cannot go, if it cannot: it is larger than the client's frames,
     /// or the connection's unsent output has no room for it (a client that asked for more large
-    /// answers than it read: this call fails, the connection goes on). An answer within the smallest
-    /// frame a peer may announce is neither, and is not looked at.
+    /// answers than it read: this call fails, the connection goes on).
     private func refusal(ofAnswerOf size: Int) -> CallStatus? {
-        guard size > WireLimits.minimumMaxFrameSize, let connection else { return nil }
+        guard let connection else { return nil }
         if size > connection.peerMaxFrameSize { return Self.tooLarge(size, limit: connection.peerMaxFrameSize) }
         guard connection.hasRoom(forAnswerOf: size) else {
             return CallStatus(
