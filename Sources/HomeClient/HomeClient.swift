@@ -1,6 +1,6 @@
 import Foundation
 import HomeProto
-import RPCClient
+public import RPCClient
 public import SwiftProtobuf
 public import UV
 import Wire
@@ -26,6 +26,8 @@ public actor HomeClient {
     public let timeout: Duration?
     /// How many times a mutation is retried after a transport failure.
     public let retries: Int
+    /// The connection's settings: its frame size, handshake timeout and keepalive.
+    public let connectionConfiguration: ClientConnection.Configuration
     private var client: RPCClient?
     private var connecting: Task<RPCClient, any Error>?
 
@@ -40,11 +42,19 @@ public actor HomeClient {
     ///   - timeout: each call's deadline (`nil`: none).
     ///   - retries: how often a mutation is retried, with the same idempotency key, after the
     ///     connection failed or the server drained.
-    public init(endpoint: Endpoint, token: String, timeout: Duration? = .seconds(30), retries: Int = 3) {
+    ///   - connection: the connection's settings (the handshake timeout and the keepalive among them).
+    public init(
+        endpoint: Endpoint,
+        token: String,
+        timeout: Duration? = .seconds(30),
+        retries: Int = 3,
+        connection: ClientConnection.Configuration = ClientConnection.Configuration()
+    ) {
         self.endpoint = endpoint
         self.token = token
         self.timeout = timeout
         self.retries = retries
+        connectionConfiguration = connection
     }
 
     /// Closes the connection; a later call opens a new one.
@@ -134,8 +144,8 @@ public actor HomeClient {
         if let connecting {
             task = connecting
         } else {
-            let endpoint = self.endpoint
-            task = Task { try await RPCClient.connect(to: endpoint) }
+            let (endpoint, configuration) = (self.endpoint, connectionConfiguration)
+            task = Task { try await RPCClient.connect(to: endpoint, configuration: configuration) }
             connecting = task
         }
         do {

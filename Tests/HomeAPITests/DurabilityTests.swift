@@ -103,6 +103,39 @@ import Wire
 
     /// Two servers on one store would each acknowledge changes the other never sees: the second is
     /// refused at start, and the lock goes with the first server, also on kill -9.
+    /// A server that freezes (SIGSTOP: its socket open, nothing answered) cannot hold a call without
+    /// deadline: the client's keepalive, configured through `HomeClient`, ends it.
+    @Test func aFrozenServerEndsACallWithoutDeadlineByTheClientsKeepalive() async throws {
+        let server = try await HomedProcess.launch()
+        var connection = ClientConnection.Configuration()
+        connection.keepaliveInterval = .milliseconds(200)
+        connection.keepaliveTimeout = .milliseconds(200)
+        let client = HomeClient(
+            endpoint: server.endpoint,
+            token: server.ownerToken,
+            timeout: nil,
+            retries: 0,
+            connection: connection
+        )
+        _ = try await client.listHomes()
+        kill(server.pid, SIGSTOP)
+        let frozenAt = ContinuousClock.now
+        do {
+            _ = try await client.listHomes()
+            Issue.record("a frozen server answered")
+        } catch {
+            #expect(error.status == .unavailable)
+            #expect(error.message.hasPrefix("keepalive timeout"))
+        }
+        // Not a timing measurement: the default keepalive (30 s + 10 s) would end it too, later.
+        #expect(ContinuousClock.now - frozenAt < .seconds(20), "the configured keepalive was not used")
+        kill(server.pid, SIGCONT)
+        // Thawed, it serves the next call on a new connection.
+        #expect(try await client.listHomes().isEmpty)
+        await client.close()
+        #expect(server.stop() == 0)
+    }
+
     @Test func aSecondServerOnTheSameStoreIsRefused() async throws {
         let server = try await HomedProcess.launch()
         let second = Process()
