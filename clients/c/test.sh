@@ -7,6 +7,12 @@ cd "$(dirname "$0")"
 ROOT="$(cd ../.. && pwd)"
 
 make -s
+# The fuzzer's seeds (fuzz/corpus, with the inputs it once crashed or hung on), replayed under
+# AddressSanitizer and UndefinedBehaviorSanitizer: a regression fails here, not only when someone
+# fuzzes. Linking prints the gold linker's notes about sanitizer symbols: not ours.
+make -s fuzz >/dev/null 2>&1 || { make fuzz >&2; exit 1; }
+timeout 120 build/fuzz-frames -timeout=10 fuzz/corpus/* 2>"${TMPDIR:-/tmp}/fuzz-replay.log" \
+    || { cat "${TMPDIR:-/tmp}/fuzz-replay.log" >&2; echo "the C SDK failed on a fuzzer seed" >&2; exit 1; }
 (cd "$ROOT" && swift build --product homed >/dev/null)
 HOMED="$(cd "$ROOT" && swift build --show-bin-path)/homed"
 
