@@ -1,3 +1,5 @@
+import Wire
+
 /// Whoever a connection authenticated as: a user account, an accessory, or a test's fake. Handlers
 /// receive it with every call and cast it to the type their authenticator produces.
 ///
@@ -13,4 +15,14 @@ public protocol Principal: AnyObject {
 public protocol Authenticator: AnyObject {
     /// The principal `token` belongs to, or `nil` if the token is unknown or revoked.
     func principal(forToken token: String) -> (any Principal)?
+}
+
+extension [MetadataEntry] {
+    /// The token of an `authorization: Bearer <token>` entry: how a call authenticates its connection.
+    var bearerToken: String? {
+        guard let entry = first(where: { $0.key == "authorization" }) else { return nil }
+        let value = String(decoding: entry.value, as: UTF8.self)
+        guard value.hasPrefix("Bearer ") else { return nil }
+        return String(value.dropFirst("Bearer ".count))
+    }
 }

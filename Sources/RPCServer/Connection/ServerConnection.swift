@@ -240,7 +240,7 @@ final class ServerConnection: ConnectionDelegate {
             return
         }
         if server.authenticator != nil, principal == nil, server.requiresAuthentication[method.index] {
-            guard let token = Self.bearerToken(in: options.metadata),
+            guard let token = options.metadata.bearerToken,
                 let authenticated = server.authenticator?.principal(forToken: token)
             else {
                 refuse(
@@ -594,13 +594,5 @@ final class ServerConnection: ConnectionDelegate {
             server.metrics.recordCall(methodIndex: call.methodIndex, code: .cancelled, startedAt: call.startedAt)
             call.cancel()
         }
-    }
-
-    /// The token of an `authorization: Bearer <token>` entry.
-    static func bearerToken(in metadata: [MetadataEntry]) -> String? {
-        guard let entry = metadata.first(where: { $0.key == "authorization" }) else { return nil }
-        let value = String(decoding: entry.value, as: UTF8.self)
-        guard value.hasPrefix("Bearer ") else { return nil }
-        return String(value.dropFirst("Bearer ".count))
     }
 }
