@@ -258,8 +258,8 @@ struct Homed: ParsableCommand {
         )
         api.register(in: &registry)
         health.markServing(servicesIn: registry)
-        // Reads go on from memory, but no change can be made until a restart: say so where an
-        // operator and a probe look.
+        // No change can be made until a restart (and reads that would show the lost one fail): say
+        // so where an operator and a probe look.
         homeStore.onFailure = { failure in
             logger.error(
                 "store failed: every change is refused until a restart",

@@ -63,15 +63,16 @@ final class ServerConnection: ConnectionDelegate {
         let configuration = server.configuration
         machine = ConnectionStateMachine(configuration: configuration.connection, now: connection.loop.now)
         decoder = FrameDecoder(maxFrameSize: configuration.maxFrameSize, expectsPreface: true)
-        connection.maxPendingWriteBytes = configuration.maxPendingWriteBytes
+        fitOutputCeilingToPeerFrames()
     }
 
     var peerMaxFrameSize: Int { machine.peerSettings.maxFrameSize }
 
     /// The unsent-output ceiling is the configured one plus one of the largest frames the peer
-    /// accepts: a whole home is one answer, and a client that announced room for it must be able
-    /// to receive it on a connection whose output is otherwise within the ceiling (a 9 MB home
-    /// would pass 8 MiB on its own). So a peer that stops reading still costs a bounded amount.
+    /// accepts (its default until its SETTINGS come, then after each): a whole home is one answer,
+    /// and a client that announced room for it must be able to receive it on a connection whose
+    /// output is otherwise within the ceiling (a 9 MB home would pass 8 MiB on its own). So a peer
+    /// that stops reading still costs a bounded amount.
     private func fitOutputCeilingToPeerFrames() {
         connection.maxPendingWriteBytes = server.configuration.maxPendingWriteBytes + peerMaxFrameSize
     }
@@ -91,7 +92,7 @@ final class ServerConnection: ConnectionDelegate {
 
     /// Whether more output may be produced now: the unsent bytes are under the high watermark.
     var isWritable: Bool {
-        closing == nil && connection.pendingWriteByteCount + outbound.count < server.configuration.outboundHighWatermark
+        closing == nil && unsentByteCount < server.configuration.outboundHighWatermark
     }
 
     // MARK: ConnectionDelegate
