@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -454,14 +453,13 @@ static void process_frames(homerpc_client *client) {
     client->in_used -= offset;
 }
 
-/* Waits until `done(call)` holds, the connection breaks, or `deadline` (-1: none) passes; returns 0
- * when done, -1 on timeout. */
 /* The keepalive's part of a wait: sends the PING that is due, breaks a connection whose PING went
- * unanswered, and returns when it next needs to look (a deadline for poll()). */
+ * unanswered, and returns when it next needs to look (a deadline for poll(); -1 when the keepalive
+ * is off, or the connection just broke). */
 static long long keep_alive(homerpc_client *client) {
     long long now = now_ms();
     int interval = client->keepalive_interval_ms, timeout = client->keepalive_timeout_ms;
-    if (interval <= 0) return LLONG_MAX;
+    if (interval <= 0) return -1;
     if (client->ping_sent_ms && client->last_read_ms >= client->ping_sent_ms) client->ping_sent_ms = 0;
     if (client->ping_sent_ms) {
         if (now - client->ping_sent_ms < timeout) return client->ping_sent_ms + timeout;
@@ -475,13 +473,14 @@ static long long keep_alive(homerpc_client *client) {
     return now + timeout;
 }
 
+/* Waits until `done(call)` holds, the connection breaks, or `deadline` (-1: none) passes; returns 0
+ * when done, -1 on timeout. */
 static int wait_until(homerpc_client *client, struct homerpc_stream *call,
                       int (*done)(const struct homerpc_stream *), long long deadline) {
     for (;;) {
         if (done(call) || client->broken) return 0;
         long long look_again = keep_alive(client);
         if (client->broken) return 0;
-        if (look_again == LLONG_MAX) look_again = -1; /* no keepalive: only the deadline wakes us */
         int deadline_first = deadline >= 0 && (look_again < 0 || deadline < look_again);
         struct pollfd p = {.fd = client->fd, .events = POLLIN};
         int ready = poll(&p, 1, remaining_ms(deadline_first ? deadline : look_again));
