@@ -57,6 +57,10 @@ public final class Connection {
     public var maxPendingWriteBytes = Connection.defaultMaxPendingWriteBytes
     /// Bytes accepted by ``write(_:)`` that the kernel has not taken yet.
     public private(set) var pendingWriteByteCount = 0
+    /// A count shared with other connections that this one keeps its pending write bytes in too
+    /// (a server's total, to bound what all its peers together can make it hold). Set it before the
+    /// first write: bytes queued earlier would later be taken out of a count they were never in.
+    public var pendingWriteTally: ByteTally?
     public private(set) var isReading = false
     private var closeError: UVError?
     private var closesWhenFlushed = false
@@ -178,11 +182,13 @@ public final class Connection {
             throw error
         }
         pendingWriteByteCount += bytes.count
+        pendingWriteTally?.byteCount += bytes.count
     }
 
     /// Called by libuv when a queued write finished or was cancelled by close.
     func writeCompleted(byteCount: Int, status: Int32) {
         pendingWriteByteCount -= byteCount
+        pendingWriteTally?.byteCount -= byteCount
         guard state == .open else { return }
         if status < 0 {
             close(error: UVError(code: status))
