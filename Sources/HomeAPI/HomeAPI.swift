@@ -40,12 +40,15 @@ public final class HomeAPI {
     ///     before it is resynchronised instead (docs/API.md, "Slow subscribers").
     ///   - maxUnreadStateBytesPerConnection: how many bytes of home states (snapshots and resyncs)
     ///     one connection's subscriptions may hold unread; the stream that would pass it ends.
+    ///   - maxUnreadStateBytesInAll: the same for every connection's subscriptions together (homed
+    ///     gives it the server's budget for buffered bytes).
     ///   - accessories: the accessory face's timeouts and bounds.
     public init(
         store: HomeStore,
         loop: EventLoop,
         maxPendingEventsPerSubscription: Int = 4096,
         maxUnreadStateBytesPerConnection: Int = 16 << 20,
+        maxUnreadStateBytesInAll: Int = 1 << 30,
         accessories: AccessoryLinkConfiguration = AccessoryLinkConfiguration()
     ) {
         self.store = store
@@ -54,7 +57,7 @@ public final class HomeAPI {
         let hub = SubscriptionHub(
             api: self,
             maxPendingLayoutEvents: maxPendingEventsPerSubscription,
-            maxUnreadStateBytesPerConnection: maxUnreadStateBytesPerConnection
+            maxUnreadStateBytes: (perConnection: maxUnreadStateBytesPerConnection, inAll: maxUnreadStateBytesInAll)
         )
         subscriptions = hub
         let scheduler = TriggerScheduler(api: self, loop: loop)

@@ -24,6 +24,8 @@ public final class RPCServer {
     let logger: Logger
     private var listeners: [Listener] = []
     private var connections: [Int: ServerConnection] = [:]
+    /// What every connection holds for its peer, bounded by ``ServerConfiguration/maxBufferedBytes``.
+    let buffers: BufferBudget
     private var nextConnectionID = 0
     private var ticker: LoopTimer?
     public private(set) var isShuttingDown = false
@@ -47,6 +49,7 @@ public final class RPCServer {
         methodNames = registry.namesByIndex
         metrics = ServerMetrics(methodNames: methodNames)
         outputBeforePolling = OutputBeforePolling(loop: loop)
+        buffers = BufferBudget(limit: configuration.maxBufferedBytes)
         requiresAuthentication = methodNames.map { !configuration.unauthenticatedMethods.contains($0) }
         logsEveryCall = logger.logLevel <= .debug
     }
@@ -64,6 +67,10 @@ public final class RPCServer {
 
     /// Connections currently open.
     public var connectionCount: Int { connections.count }
+
+    /// Bytes all connections hold for their peers now: input not yet decoded, output the kernel has
+    /// not taken (bounded by ``ServerConfiguration/maxBufferedBytes``).
+    public var bufferedByteCount: Int { buffers.heldByteCount }
 
     /// Nesting depth of ``batchingOutput(_:)``.
     private var outputBatchDepth = 0
@@ -153,6 +160,11 @@ public final class RPCServer {
     private func tick() {
         let now = loop.now
         for connection in connections.values { connection.tick(now: now) }
+    }
+
+    /// Closes the connections that hold the most until the rest fit the buffer budget.
+    func evictLargestBufferHolders() {
+        buffers.evictLargest(among: connections.values)
     }
 
     func connectionDidClose(_ connection: ServerConnection, reason: CloseReason, error: UVError?) {

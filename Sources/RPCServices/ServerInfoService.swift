@@ -43,6 +43,8 @@ public final class ServerInfoService {
             uniqueKeysWithValues: metrics.refusedByStatus.map { (UInt32($0.key), $0.value) }
         )
         info.draining = server.isShuttingDown
+        info.bufferedBytes = UInt64(max(0, server.bufferedByteCount))
+        info.bufferedBytesLimit = UInt64(server.configuration.maxBufferedBytes)
         let usage = ProcessUsage.current
         info.residentBytes = usage.residentBytes
         info.cpuUserMs = usage.userMilliseconds

@@ -37,6 +37,15 @@ struct Homed: ParsableCommand {
     @Option(help: "Largest frame payload accepted, in bytes (16384...16777216).")
     var maxFrameSize = 1 << 20
 
+    @Option(
+        help: """
+            Most bytes all connections together may hold for their peers (requests not yet decoded, \
+            answers not yet sent); past it the connections holding the most are closed. Also bounds \
+            the home states all subscriptions hold unread.
+            """
+    )
+    var maxBufferedBytes = 1 << 30
+
     @Option(help: "Most calls in flight per connection.")
     var maxConcurrentStreams = 100
 
@@ -119,6 +128,9 @@ struct Homed: ParsableCommand {
         guard (16_384...16_777_216).contains(maxFrameSize) else {
             throw ValidationError("--max-frame-size must be within 16384...16777216")
         }
+        guard maxBufferedBytes > 0 else {
+            throw ValidationError("--max-buffered-bytes must be positive")
+        }
         guard maxConnections > 0, maxConcurrentStreams > 0 else {
             throw ValidationError("--max-connections and --max-concurrent-streams must be positive")
         }
@@ -146,6 +158,7 @@ struct Homed: ParsableCommand {
         var configuration = ServerConfiguration()
         configuration.maxConnections = maxConnections
         configuration.maxFrameSize = maxFrameSize
+        configuration.maxBufferedBytes = maxBufferedBytes
         configuration.connection.maxConcurrentStreams = maxConcurrentStreams
         configuration.connection.keepaliveIntervalMilliseconds =
             keepaliveInterval > 0 ? UInt64(keepaliveInterval) * 1000 : nil
@@ -254,6 +267,7 @@ struct Homed: ParsableCommand {
             loop: loop,
             maxPendingEventsPerSubscription: maxPendingEventsPerSubscription,
             maxUnreadStateBytesPerConnection: maxUnreadStateBytes,
+            maxUnreadStateBytesInAll: maxBufferedBytes,
             accessories: accessories
         )
         api.register(in: &registry)

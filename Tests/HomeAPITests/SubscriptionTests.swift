@@ -443,24 +443,9 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
     @Test func aConnectionsStreamsHoldBoundedHomeStatesUnread() async throws {
         let setup = try await Setup(arguments: ["--max-unread-state-bytes", "3000"])
         let authorization = MetadataEntry(key: "authorization", value: Array("Bearer \(setup.server.ownerToken)".utf8))
-        var homeRequest = Home_V1_GetHomeRequest()
-        homeRequest.homeID = setup.home.id.data
-        // Rooms until the home's state is more than half the bound, and still within it.
-        let reader = try await RPCClient.connect(to: setup.server.endpoint)
-        var stateSize = 0
-        var rooms = 0
-        while stateSize < 1_600 {
-            rooms += 1
-            _ = try await setup.home.addRoom(named: "Room \(rooms)")
-            let answer = try await reader.unary(
-                "home.v1.HomeService/GetHome",
-                request: try homeRequest.serializedBytes(),
-                metadata: [authorization]
-            )
-            stateSize = answer.count
-        }
+        // More than half the bound, and still within it.
+        let stateSize = try await growHomeState(of: setup, past: 1_600)
         #expect(stateSize < 2_900)
-        await reader.close()
 
         var request = Home_V1_SubscribeRequest()
         request.homeIds = [setup.home.id.data]
@@ -492,6 +477,72 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
             await raw.close()
         }
         await setup.close()
+    }
+
+    /// The home states all connections' streams hold unread are bounded too, by the server's budget
+    /// for buffered bytes: a stream whose state would pass it ends with RESOURCE_EXHAUSTED even on a
+    /// connection within its own bound.
+    @Test func allStreamsTogetherHoldBoundedHomeStatesUnread() async throws {
+        let setup = try await Setup(arguments: ["--max-unread-state-bytes", "3000", "--max-buffered-bytes", "4000"])
+        let authorization = MetadataEntry(key: "authorization", value: Array("Bearer \(setup.server.ownerToken)".utf8))
+        // Two states pass 4,000 bytes; each is within a connection's 3,000.
+        let stateSize = try await growHomeState(of: setup, past: 2_050)
+        #expect(stateSize < 2_900)
+        var request = Home_V1_SubscribeRequest()
+        request.homeIds = [setup.home.id.data]
+        request.snapshot = true
+        var noCredit = ClientConnection.Configuration()
+        noCredit.initialStreamCredit = 0
+        let holder = try await RPCClient.connect(to: setup.server.endpoint, configuration: noCredit)
+        let held = holder.serverStream(
+            "home.v1.HomeService/Subscribe",
+            request: try request.serializedBytes(),
+            metadata: [authorization]
+        )
+        // The first state waits unread once the stream has started and the server answers others.
+        _ = try await setup.home.addRoom(named: "After the first stream")
+        // With credit: past the budget the stream ends, within it the state would arrive at once.
+        let other = try await RPCClient.connect(to: setup.server.endpoint)
+        var messages = other.serverStream(
+            "home.v1.HomeService/Subscribe",
+            request: try request.serializedBytes(),
+            metadata: [authorization]
+        ).makeAsyncIterator()
+        do {
+            _ = try await messages.next()
+            Issue.record("the second connection's state fits a budget it should pass")
+        } catch let error as RPCError {
+            #expect(error.code == .resourceExhausted)
+            #expect(error.message.hasPrefix("the server's subscriptions would hold "))
+            #expect(error.message.hasSuffix(" bytes of home states unread (the most is 4000): try again later"))
+        }
+        _ = held
+        await other.close()
+        await holder.close()
+        await setup.close()
+    }
+
+    /// Adds rooms to the setup's home until its state (a GetHome answer) is more than `size` bytes;
+    /// returns the state's size.
+    private func growHomeState(of setup: Setup, past size: Int) async throws -> Int {
+        let authorization = MetadataEntry(key: "authorization", value: Array("Bearer \(setup.server.ownerToken)".utf8))
+        var homeRequest = Home_V1_GetHomeRequest()
+        homeRequest.homeID = setup.home.id.data
+        let reader = try await RPCClient.connect(to: setup.server.endpoint)
+        var stateSize = 0
+        var rooms = 0
+        while stateSize <= size {
+            rooms += 1
+            _ = try await setup.home.addRoom(named: "Room \(rooms)")
+            let answer = try await reader.unary(
+                "home.v1.HomeService/GetHome",
+                request: try homeRequest.serializedBytes(),
+                metadata: [authorization]
+            )
+            stateSize = answer.count
+        }
+        await reader.close()
+        return stateSize
     }
 }
 

@@ -212,6 +212,9 @@ import Wire
         #expect(answer == [3])
         bystander.close()
         peer.close()
+        // The output it never read is dropped with it, and no longer counted.
+        test.loop.run(until: { test.server.connectionCount == 0 })
+        #expect(test.server.bufferedByteCount == 0)
         try test.shutDown()
     }
 
@@ -252,6 +255,64 @@ import Wire
         }
         #expect(answers == [size])
         peer.close()
+        try test.shutDown()
+    }
+
+    /// Peers that each hold part of a frame: once all connections together hold more than the
+    /// server's buffer budget, the one holding the most is closed, the others go on, and the count
+    /// falls back to what the rest hold (to zero once they close).
+    @Test func theServersBufferBudgetClosesTheConnectionsHoldingTheMost() throws {
+        let test = try TestServer { $0.maxBufferedBytes = 2 << 20 }
+        // Each peer sends the start of a frame announcing about 1 MiB: the server buffers what came.
+        // The first two (900 + 1,000 KiB) fit the budget of 2,048 KiB; the third's 500 pass it.
+        let sizes = [900 << 10, 1000 << 10, 500 << 10]
+        let header = Array(
+            RawPeer.encoded(.message(StreamID(1), payload: [UInt8](repeating: 0, count: 1 << 20), endStream: true))
+                .prefix(FrameHeader.length)
+        )
+        var peers: [RawPeer] = []
+        for size in sizes {
+            let peer = try RawPeer.connect(to: test.endpoint, loop: test.loop)
+            peer.send(RawPeer.handshake() + header + [UInt8](repeating: 7, count: size))
+            peers.append(peer)
+            // One peer at a time, so that the one holding the most when the budget passes is known.
+            let sent = peers.count < 3 ? peers.indices.reduce(0) { $0 + header.count + sizes[$1] } : 0
+            if sent > 0 { test.loop.run(until: { test.server.bufferedByteCount == sent }) }
+        }
+        let rest = 2 * header.count + sizes[0] + sizes[2]
+        test.loop.run(until: { peers[1].isClosed && test.server.bufferedByteCount == rest })
+        #expect(!peers[0].isClosed && !peers[2].isClosed)
+        #expect(test.server.metrics.connectionsClosedByReason["buffer_budget_exceeded"] == 1)
+        let bystander = try test.connectClient()
+        var answer: [UInt8]?
+        bystander.unary(TestServer.echo, request: [5]) { answer = try? $0.get() }
+        test.loop.run(until: { answer != nil })
+        #expect(answer == [5])
+        for peer in peers { peer.close() }
+        test.loop.run(until: { test.server.connectionCount == 1 })
+        #expect(test.server.bufferedByteCount == 0)
+        bystander.close()
+        try test.shutDown()
+    }
+
+    /// A large answer that would pass the server's buffer budget fails its call; one that fits goes.
+    @Test func aLargeAnswerPastTheServersBufferBudgetFailsItsCall() throws {
+        let test = try TestServer { $0.maxBufferedBytes = 8 << 20 }
+        let client = try test.connectClient()
+        var results: [Int: Result<[UInt8], RPCError>] = [:]
+        for size in [4 << 20, 12 << 20] {
+            client.unary(TestServer.large, request: bigEndianBytes(UInt32(size))) { results[size] = $0 }
+        }
+        test.loop.run(until: { results.count == 2 })
+        #expect((try? results[4 << 20]?.get())?.count == 4 << 20)
+        guard case .failure(let error) = results[12 << 20] else {
+            Issue.record("the 12 MiB answer passed an 8 MiB budget")
+            return
+        }
+        #expect(error.code == .resourceExhausted)
+        #expect(error.message.hasPrefix("response of 12582912 bytes does not fit the server's buffers ("))
+        #expect(error.message.hasSuffix(" of 8388608 bytes held for its connections): try again later"))
+        client.close()
         try test.shutDown()
     }
 

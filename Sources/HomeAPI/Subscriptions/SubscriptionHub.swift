@@ -36,9 +36,10 @@ final class SubscriptionHub {
     private unowned let api: HomeAPI
     private var store: HomeStore { api.store }
     let maxPendingLayoutEvents: Int
-    /// Bytes of home states (snapshots and resyncs) one connection's streams may hold unread: a
-    /// request of a few bytes asks for a whole home, and a stream without credit keeps it.
-    let maxUnreadStateBytesPerConnection: Int
+    /// Bytes of home states (snapshots and resyncs) one connection's streams, and all streams
+    /// together, may hold unread: a request of a few bytes asks for a whole home, and a stream
+    /// without credit keeps it.
+    let maxUnreadStateBytes: (perConnection: Int, inAll: Int)
     /// Every open stream, by serial number (never reused, so a late callback cannot reach another).
     private var subscriptions: [Int: Subscription] = [:]
     private var nextSerial = 0
@@ -47,15 +48,15 @@ final class SubscriptionHub {
     /// The streams of every home of their account: they also look at homes they do not follow yet,
     /// for the account's new homes.
     private var followersOfEveryHome: [Int: Subscription] = [:]
-    /// The streams of each connection, for ``maxUnreadStateBytesPerConnection``.
+    /// The streams of each connection, for ``maxUnreadStateBytes``.
     private var streamsOfSession: [SessionID: Set<Int>] = [:]
     /// The latest value change as sent to subscribers (see ``encoded(_:skipped:for:)``).
     private var lastSharedValue: (home: HomeID, revision: UInt64, bytes: [UInt8])?
 
-    init(api: HomeAPI, maxPendingLayoutEvents: Int, maxUnreadStateBytesPerConnection: Int) {
+    init(api: HomeAPI, maxPendingLayoutEvents: Int, maxUnreadStateBytes: (perConnection: Int, inAll: Int)) {
         self.api = api
         self.maxPendingLayoutEvents = maxPendingLayoutEvents
-        self.maxUnreadStateBytesPerConnection = maxUnreadStateBytesPerConnection
+        self.maxUnreadStateBytes = maxUnreadStateBytes
     }
 
     // MARK: Opening
@@ -113,13 +114,8 @@ final class SubscriptionHub {
                 return
             }
             if let prepared {
-                let unread = unreadStateBytes(of: subscription.caller.session) + prepared.count
-                guard unread <= maxUnreadStateBytesPerConnection else {
-                    let message =
-                        "this connection's subscriptions would hold \(unread) bytes of home states unread "
-                        + "(the most is \(maxUnreadStateBytesPerConnection)): read them, or follow fewer homes "
-                        + "on one connection"
-                    self.end(subscription, CallStatus(code: .resourceExhausted, message: message))
+                if let refusal = self.refusal(ofState: prepared.count, for: subscription.caller.session) {
+                    self.end(subscription, refusal)
                     return
                 }
                 subscription.pending.append(encoded: prepared)
@@ -326,9 +322,31 @@ final class SubscriptionHub {
         subscription.call.finish(status)
     }
 
-    /// Bytes of home states waiting in the streams of `session`.
-    private func unreadStateBytes(of session: SessionID) -> Int {
-        streamsOfSession[session]?.reduce(0) { $0 + (subscriptions[$1]?.pending.encodedByteCount ?? 0) } ?? 0
+    /// Why a home state of `size` bytes may not wait in a stream of `session`, if it may not: with
+    /// the states already waiting, it would pass the bound of the connection's streams or of all
+    /// streams together. (Summing every stream is work in proportion to them, at a moment that is
+    /// already in proportion to a whole home.)
+    private func refusal(ofState size: Int, for session: SessionID) -> CallStatus? {
+        let connection =
+            size
+            + (streamsOfSession[session]?.reduce(0) { $0 + (subscriptions[$1]?.pending.encodedByteCount ?? 0) } ?? 0)
+        if connection > maxUnreadStateBytes.perConnection {
+            return CallStatus(
+                code: .resourceExhausted,
+                message: "this connection's subscriptions would hold \(connection) bytes of home states unread "
+                    + "(the most is \(maxUnreadStateBytes.perConnection)): read them, or follow fewer homes "
+                    + "on one connection"
+            )
+        }
+        let inAll = subscriptions.values.reduce(size) { $0 + $1.pending.encodedByteCount }
+        if inAll > maxUnreadStateBytes.inAll {
+            return CallStatus(
+                code: .resourceExhausted,
+                message: "the server's subscriptions would hold \(inAll) bytes of home states unread "
+                    + "(the most is \(maxUnreadStateBytes.inAll)): try again later"
+            )
+        }
+        return nil
     }
 
     private func forget(_ subscription: Subscription) {

@@ -66,7 +66,8 @@ public nonisolated struct Home_V1_ServerInfoResponse: @unchecked Sendable {
   }
 
   /// Closed connections by reason: peer_closed, drained, idle_timeout, keepalive_timeout,
-  /// handshake_timeout, protocol_error, protocol_violation, outbound_buffer_full, too_many_connections.
+  /// handshake_timeout, protocol_error, protocol_violation, outbound_buffer_full,
+  /// buffer_budget_exceeded, too_many_connections.
   public var connectionsClosedByReason: Dictionary<String,UInt64> {
     get {_storage._connectionsClosedByReason}
     set {_uniqueStorage()._connectionsClosedByReason = newValue}
@@ -121,6 +122,19 @@ public nonisolated struct Home_V1_ServerInfoResponse: @unchecked Sendable {
   public var hasCommits: Bool {_storage._commits != nil}
   /// Clears the value of `commits`. Subsequent reads from it will return its default value.
   public mutating func clearCommits() {_uniqueStorage()._commits = nil}
+
+  /// Bytes all connections hold for their peers now: input not yet decoded and output the kernel has
+  /// not taken. Past buffered_bytes_limit, the connections holding the most are closed
+  /// (buffer_budget_exceeded), and large answers that would pass it are refused (RESOURCE_EXHAUSTED).
+  public var bufferedBytes: UInt64 {
+    get {_storage._bufferedBytes}
+    set {_uniqueStorage()._bufferedBytes = newValue}
+  }
+
+  public var bufferedBytesLimit: UInt64 {
+    get {_storage._bufferedBytesLimit}
+    set {_uniqueStorage()._bufferedBytesLimit = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -213,7 +227,7 @@ nonisolated extension Home_V1_ServerInfoRequest: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ServerInfoResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0\u{3}buffered_bytes\0\u{3}buffered_bytes_limit\0")
 
   fileprivate class _StorageClass {
     var _version: String = String()
@@ -230,6 +244,8 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
     var _cpuUserMs: UInt64 = 0
     var _cpuSystemMs: UInt64 = 0
     var _commits: Home_V1_StoreCommits? = nil
+    var _bufferedBytes: UInt64 = 0
+    var _bufferedBytesLimit: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -254,6 +270,8 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       _cpuUserMs = source._cpuUserMs
       _cpuSystemMs = source._cpuSystemMs
       _commits = source._commits
+      _bufferedBytes = source._bufferedBytes
+      _bufferedBytesLimit = source._bufferedBytesLimit
     }
   }
 
@@ -286,6 +304,8 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
         case 12: try { try decoder.decodeSingularUInt64Field(value: &_storage._cpuUserMs) }()
         case 13: try { try decoder.decodeSingularUInt64Field(value: &_storage._cpuSystemMs) }()
         case 14: try { try decoder.decodeSingularMessageField(value: &_storage._commits) }()
+        case 15: try { try decoder.decodeSingularUInt64Field(value: &_storage._bufferedBytes) }()
+        case 16: try { try decoder.decodeSingularUInt64Field(value: &_storage._bufferedBytesLimit) }()
         default: break
         }
       }
@@ -340,6 +360,12 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       try { if let v = _storage._commits {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
       } }()
+      if _storage._bufferedBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._bufferedBytes, fieldNumber: 15)
+      }
+      if _storage._bufferedBytesLimit != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._bufferedBytesLimit, fieldNumber: 16)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -363,6 +389,8 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
         if _storage._cpuUserMs != rhs_storage._cpuUserMs {return false}
         if _storage._cpuSystemMs != rhs_storage._cpuSystemMs {return false}
         if _storage._commits != rhs_storage._commits {return false}
+        if _storage._bufferedBytes != rhs_storage._bufferedBytes {return false}
+        if _storage._bufferedBytesLimit != rhs_storage._bufferedBytesLimit {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -223,8 +223,9 @@ public final class ServerCall {
     private static let alwaysFits = 1 << 14
 
     /// Why an answer of `size` bytes cannot go, if it cannot: it is larger than the client's frames,
-    /// or the connection's unsent output has no room for it (a client that asked for more large
-    /// answers than it read: this call fails, the connection goes on).
+    /// the connection's unsent output has no room for it (a client that asked for more large answers
+    /// than it read: this call fails, the connection goes on), or the server's buffers for all its
+    /// connections have none.
     private func refusal(ofAnswerOf size: Int) -> CallStatus? {
         guard let connection else { return nil }
         if size > connection.peerMaxFrameSize { return Self.tooLarge(size, limit: connection.peerMaxFrameSize) }
@@ -233,6 +234,14 @@ public final class ServerCall {
                 code: .resourceExhausted,
                 message: "response of \(size) bytes does not fit the connection's unsent output "
                     + "(\(connection.unsentByteCount) bytes wait): read the answers before asking for more"
+            )
+        }
+        let buffers = connection.server.buffers
+        guard buffers.hasRoom(forAnswerOf: size) else {
+            return CallStatus(
+                code: .resourceExhausted,
+                message: "response of \(size) bytes does not fit the server's buffers "
+                    + "(\(buffers.heldByteCount) of \(buffers.limit) bytes held for its connections): try again later"
             )
         }
         return nil

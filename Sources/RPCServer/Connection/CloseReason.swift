@@ -19,6 +19,8 @@ public enum CloseReason: Hashable, Sendable, CustomStringConvertible {
     case tooManyConnections
     /// The peer does not read and the outbound buffer hit its cap.
     case outboundBufferFull
+    /// All connections together held more than the server's buffer budget, and this one held the most.
+    case bufferBudgetExceeded
     /// The peer closed the connection or sent GOAWAY and finished its calls.
     case peerClosed
 
@@ -29,7 +31,7 @@ public enum CloseReason: Hashable, Sendable, CustomStringConvertible {
         case .protocolError, .protocolViolation: .invalidArgument
         case .handshakeTimeout, .keepaliveTimeout: .deadlineExceeded
         case .idleTimeout, .drained, .peerClosed: .ok
-        case .tooManyConnections, .outboundBufferFull: .resourceExhausted
+        case .tooManyConnections, .outboundBufferFull, .bufferBudgetExceeded: .resourceExhausted
         }
     }
 
@@ -48,6 +50,7 @@ public enum CloseReason: Hashable, Sendable, CustomStringConvertible {
         case .drained: "server is draining"
         case .tooManyConnections: "too many connections"
         case .outboundBufferFull: "outbound buffer full: the peer does not read"
+        case .bufferBudgetExceeded: "the server's buffers are over budget and this connection held the most"
         case .peerClosed: "peer closed"
         }
     }

@@ -23,8 +23,10 @@ final class ServerConnection: ConnectionDelegate {
     let id: Int
     /// The protocol's state, and the open calls by stream id.
     private var machine: ConnectionStateMachine<ServerCall>
-    private var decoder: FrameDecoder
-    private var outbound: [UInt8] = []
+    private(set) var decoder: FrameDecoder
+    private(set) var outbound: [UInt8] = []
+    /// Undecoded input last counted in the server's ``BufferBudget``.
+    private var reportedInputByteCount = 0
     private var deadlineTimers: [StreamID: LoopTimer] = [:]
     private var waitingForWritability: [StreamID: ServerCall] = [:]
     /// Calls started by the read in progress; those whose request is not in the same read get a
@@ -63,37 +65,11 @@ final class ServerConnection: ConnectionDelegate {
         let configuration = server.configuration
         machine = ConnectionStateMachine(configuration: configuration.connection, now: connection.loop.now)
         decoder = FrameDecoder(maxFrameSize: configuration.maxFrameSize, expectsPreface: true)
+        connection.pendingWriteTally = server.buffers.tally
         fitOutputCeilingToPeerFrames()
     }
 
     var peerMaxFrameSize: Int { machine.peerSettings.maxFrameSize }
-
-    /// The unsent-output ceiling is the configured one plus one of the largest frames the peer
-    /// accepts (its default until its SETTINGS come, then after each): a whole home is one answer,
-    /// and a client that announced room for it must be able to receive it on a connection whose
-    /// output is otherwise within the ceiling (a 9 MB home would pass 8 MiB on its own). So a peer
-    /// that stops reading still costs a bounded amount.
-    private func fitOutputCeilingToPeerFrames() {
-        connection.maxPendingWriteBytes = server.configuration.maxPendingWriteBytes + peerMaxFrameSize
-    }
-
-    /// Bytes of output not yet taken by the kernel: queued writes and the batch not yet written.
-    var unsentByteCount: Int { connection.pendingWriteByteCount + outbound.count }
-
-    /// Room kept under the ceiling of unsent output for CALL_ENDs: a call refused for want of room
-    /// must still be able to say so.
-    private static let callEndRoom = 64 << 10
-
-    /// Whether an answer of `size` bytes fits under the ceiling of unsent output, with room left for
-    /// CALL_ENDs (the ceiling closes the connection when passed).
-    func hasRoom(forAnswerOf size: Int) -> Bool {
-        unsentByteCount + size + Self.callEndRoom <= connection.maxPendingWriteBytes
-    }
-
-    /// Whether more output may be produced now: the unsent bytes are under the high watermark.
-    var isWritable: Bool {
-        closing == nil && unsentByteCount < server.configuration.outboundHighWatermark
-    }
 
     // MARK: ConnectionDelegate
 
@@ -131,6 +107,8 @@ final class ServerConnection: ConnectionDelegate {
         if endedDuringRead.calls > 0 { recordCallsEndedDuringRead() }
         // The handlers are done with the requests in the buffer.
         decoder.releaseConsumedBytes()
+        // Usually every frame was whole and the buffer is empty again: nothing to count.
+        if decoder.bufferedByteCount != reportedInputByteCount { countInputHeld() }
         if !awaitingRequest.isEmpty { limitWaitForRequests(now: now) }
         if !isWritable && closing == nil {
             // Backpressure: let the peer's replies drain before reading more of its requests.
@@ -156,7 +134,15 @@ final class ServerConnection: ConnectionDelegate {
         resumeIfWritable()
     }
 
+    /// Brings the server's ``BufferBudget`` up to date with the input this connection holds.
+    private func countInputHeld() {
+        server.buffers.tally.byteCount += decoder.bufferedByteCount - reportedInputByteCount
+        reportedInputByteCount = decoder.bufferedByteCount
+        server.buffers.check(server)
+    }
+
     func connectionDidClose(_ connection: Connection, error: UVError?) {
+        server.buffers.tally.byteCount -= reportedInputByteCount
         cancelAllCalls()
         for timer in deadlineTimers.values { timer.close() }
         deadlineTimers = [:]
@@ -539,6 +525,8 @@ final class ServerConnection: ConnectionDelegate {
             return
         }
         outbound.removeAll(keepingCapacity: outbound.capacity <= 64 * 1024)
+        // Only output the kernel did not take at once is held (and counted by the UV layer).
+        if connection.pendingWriteByteCount > 0 { server.buffers.check(server) }
         resumeIfWritable()
     }
 
@@ -568,6 +556,14 @@ final class ServerConnection: ConnectionDelegate {
             return
         }
         batch { perform(machine.timerFired(now: now)) }
+    }
+
+    /// Closes at once, dropping what the peer has not read: the server's buffers are over budget and
+    /// this connection holds the most (``BufferBudget``).
+    func evict() {
+        closing = closing ?? (.bufferBudgetExceeded, connection.loop.now)
+        cancelAllCalls()
+        connection.close()
     }
 
     private func beginClose(_ reason: CloseReason) {

@@ -96,6 +96,7 @@ extension CloseReason {
         case .drained: "drained"
         case .tooManyConnections: "too_many_connections"
         case .outboundBufferFull: "outbound_buffer_full"
+        case .bufferBudgetExceeded: "buffer_budget_exceeded"
         case .peerClosed: "peer_closed"
         }
     }

@@ -325,7 +325,7 @@ const ProtobufCMessageDescriptor home__v1__server_info_response__refused_by_stat
   (ProtobufCMessageInit) home__v1__server_info_response__refused_by_status_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor home__v1__server_info_response__field_descriptors[14] =
+static const ProtobufCFieldDescriptor home__v1__server_info_response__field_descriptors[16] =
 {
   {
     "version",
@@ -495,8 +495,34 @@ static const ProtobufCFieldDescriptor home__v1__server_info_response__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "buffered_bytes",
+    15,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__ServerInfoResponse, buffered_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "buffered_bytes_limit",
+    16,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__ServerInfoResponse, buffered_bytes_limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__server_info_response__field_indices_by_name[] = {
+  14,   /* field[14] = buffered_bytes */
+  15,   /* field[15] = buffered_bytes_limit */
   6,   /* field[6] = calls_total */
   13,   /* field[13] = commits */
   3,   /* field[3] = connections_accepted */
@@ -515,7 +541,7 @@ static const unsigned home__v1__server_info_response__field_indices_by_name[] = 
 static const ProtobufCIntRange home__v1__server_info_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 14 }
+  { 0, 16 }
 };
 const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor =
 {
@@ -525,7 +551,7 @@ const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor =
   "Home__V1__ServerInfoResponse",
   "home.v1",
   sizeof(Home__V1__ServerInfoResponse),
-  14,
+  16,
   home__v1__server_info_response__field_descriptors,
   home__v1__server_info_response__field_indices_by_name,
   1,  home__v1__server_info_response__number_ranges,

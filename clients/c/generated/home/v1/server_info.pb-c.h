@@ -79,7 +79,8 @@ struct  Home__V1__ServerInfoResponse
   uint64_t connections_rejected;
   /*
    * Closed connections by reason: peer_closed, drained, idle_timeout, keepalive_timeout,
-   * handshake_timeout, protocol_error, protocol_violation, outbound_buffer_full, too_many_connections.
+   * handshake_timeout, protocol_error, protocol_violation, outbound_buffer_full,
+   * buffer_budget_exceeded, too_many_connections.
    */
   size_t n_connections_closed_by_reason;
   Home__V1__ServerInfoResponse__ConnectionsClosedByReasonEntry **connections_closed_by_reason;
@@ -109,10 +110,17 @@ struct  Home__V1__ServerInfoResponse
    * only after the commit that carries it: a commit's time is part of every change's latency.
    */
   Home__V1__StoreCommits *commits;
+  /*
+   * Bytes all connections hold for their peers now: input not yet decoded and output the kernel has
+   * not taken. Past buffered_bytes_limit, the connections holding the most are closed
+   * (buffer_budget_exceeded), and large answers that would pass it are refused (RESOURCE_EXHAUSTED).
+   */
+  uint64_t buffered_bytes;
+  uint64_t buffered_bytes_limit;
 };
 #define HOME__V1__SERVER_INFO_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__server_info_response__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, 0, 0, NULL }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, 0, 0, NULL, 0, 0 }
 
 
 /*
