@@ -69,7 +69,7 @@ public final class RPCServer {
     public var connectionCount: Int { connections.count }
 
     /// Bytes all connections hold for their peers now: input not yet decoded, output the kernel has
-    /// not taken (bounded by ``ServerConfiguration/maxBufferedBytes``).
+    /// not taken, open calls' metadata (bounded by ``ServerConfiguration/maxBufferedBytes``).
     public var bufferedByteCount: Int { buffers.heldByteCount }
 
     /// Nesting depth of ``batchingOutput(_:)``.

@@ -11,7 +11,7 @@ public struct ServerConfiguration: Sendable {
     /// one whole answer of the largest size it accepts); exceeding it closes the connection.
     public var maxPendingWriteBytes = 8 << 20
     /// Most bytes all connections together may hold for their peers (input not yet decoded, output
-    /// not yet taken by the kernel): a large answer that would pass it is refused, and past it the
+    /// not yet taken by the kernel, open calls' metadata): a large answer that would pass it is refused, and past it the
     /// connections holding the most are closed (``BufferBudget``).
     public var maxBufferedBytes = 1 << 30
     /// Above this many unsent bytes a connection stops reading and streams stop being writable.

@@ -88,6 +88,11 @@ public struct CallOptions: Hashable, Sendable {
     public static func metadataSize(keyLength: Int, valueLength: Int) -> Int {
         keyLength + valueLength + WireLimits.metadataEntryOverhead
     }
+
+    /// What all of `metadata` counts towards ``WireLimits/maxMetadataSize``.
+    public var metadataSize: Int {
+        metadata.reduce(0) { $0 + Self.metadataSize(keyLength: $1.key.utf8.count, valueLength: $1.value.count) }
+    }
 }
 
 /// One metadata pair of a call: a UTF-8 key (at most 255 bytes) and opaque bytes (at most 65,535).

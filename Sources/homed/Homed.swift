@@ -40,7 +40,7 @@ struct Homed: ParsableCommand {
     @Option(
         help: """
             Most bytes all connections together may hold for their peers (requests not yet decoded, \
-            answers not yet sent); past it the connections holding the most are closed. Also bounds \
+            answers not yet sent, open calls' large metadata); past it the connections holding the most are closed. Also bounds \
             the home states all subscriptions hold unread.
             """
     )

@@ -295,6 +295,41 @@ import Wire
         try test.shutDown()
     }
 
+    /// Open calls' metadata counts in the budget: answered calls stop counting when they end, and a
+    /// peer holding calls open with large metadata is the one closed once it passes the budget.
+    @Test func openCallsMetadataCountsInTheServersBufferBudget() throws {
+        let test = try TestServer { $0.maxBufferedBytes = 64 << 10 }
+        let metadata = [MetadataEntry(key: "x-padding", value: [UInt8](repeating: 1, count: 4_000))]
+        let client = try test.connectClient()
+        var answered = 0
+        for index in 0..<10 {
+            _ = client.unary(TestServer.echo, request: [UInt8(index)], metadata: metadata) {
+                if (try? $0.get()) == [UInt8(index)] { answered += 1 }
+            }
+        }
+        test.loop.run(until: { answered == 10 })
+        #expect(test.server.bufferedByteCount == 0)
+        // Twenty calls that wait for their requests: about 80 KB of metadata.
+        let peer = try RawPeer.connect(to: test.endpoint, loop: test.loop)
+        var bytes = RawPeer.handshake()
+        for stream in stride(from: UInt32(1), through: 39, by: 2) {
+            bytes += RawPeer.encoded(
+                .callStart(StreamID(stream), CallStart(method: TestServer.hang, metadata: metadata))
+            )
+        }
+        peer.send(bytes)
+        test.loop.run(until: { peer.isClosed })
+        #expect(test.server.metrics.connectionsClosedByReason["buffer_budget_exceeded"] == 1)
+        test.loop.run(until: { test.server.connectionCount == 1 })
+        #expect(test.server.bufferedByteCount == 0)
+        var answer: [UInt8]?
+        _ = client.unary(TestServer.echo, request: [42]) { answer = try? $0.get() }
+        test.loop.run(until: { answer != nil })
+        #expect(answer == [42])
+        client.close()
+        try test.shutDown()
+    }
+
     /// A large answer that would pass the server's buffer budget fails its call; one that fits goes.
     @Test func aLargeAnswerPastTheServersBufferBudgetFailsItsCall() throws {
         let test = try TestServer { $0.maxBufferedBytes = 8 << 20 }

@@ -123,8 +123,8 @@ public nonisolated struct Home_V1_ServerInfoResponse: @unchecked Sendable {
   /// Clears the value of `commits`. Subsequent reads from it will return its default value.
   public mutating func clearCommits() {_uniqueStorage()._commits = nil}
 
-  /// Bytes all connections hold for their peers now: input not yet decoded and output the kernel has
-  /// not taken. Past buffered_bytes_limit, the connections holding the most are closed
+  /// Bytes all connections hold for their peers now: input not yet decoded, output the kernel has
+  /// not taken, and the metadata of open calls that carry 1 KiB or more. Past buffered_bytes_limit, the connections holding the most are closed
   /// (buffer_budget_exceeded), and large answers that would pass it are refused (RESOURCE_EXHAUSTED).
   public var bufferedBytes: UInt64 {
     get {_storage._bufferedBytes}

@@ -47,6 +47,8 @@ public final class ServerCall {
     var connection: ServerConnection?
     /// Whether the request message has yet to arrive (the handler runs once, when it does).
     var isAwaitingRequest = true
+    /// Bytes of this call's metadata counted in the server's ``BufferBudget`` while it is open.
+    var countedMetadataBytes = 0
 
     init(
         streamID: StreamID,

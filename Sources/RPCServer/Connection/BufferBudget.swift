@@ -1,8 +1,9 @@
 import UV
 
 /// What all of a server's connections together hold for their peers: input not yet decoded (up to
-/// a frame each) and output the kernel has not taken (up to 8 MiB plus a frame of the client's size
-/// each). A connection's own limits bound one peer; times 16,384 connections they bound nothing a
+/// a frame each), output the kernel has not taken (up to 8 MiB plus a frame of the client's size
+/// each), and the metadata of open calls (up to 16 KiB each, 100 calls a connection; counted from
+/// 1 KiB). A connection's own limits bound one peer; times 16,384 connections they bound nothing a
 /// real machine has, so a member of a home who opened many connections and read none of them could
 /// exhaust the server's memory. This bounds the sum (``ServerConfiguration/maxBufferedBytes``):
 ///
@@ -15,8 +16,8 @@ import UV
 /// Loop thread only.
 final class BufferBudget {
     let limit: Int
-    /// Queued output, kept by the UV layer (each connection's ``Connection/pendingWriteTally``), and
-    /// undecoded input, reported by each connection after each read.
+    /// Queued output, kept by the UV layer (each connection's ``Connection/pendingWriteTally``);
+    /// undecoded input, reported by each connection after each read; open calls' metadata.
     let tally = ByteTally()
     private var isEvictionScheduled = false
 

@@ -32,7 +32,36 @@ extension ServerConnection {
         closing == nil && unsentByteCount < server.configuration.outboundHighWatermark
     }
 
-    /// Bytes held for the peer: output not yet taken by the kernel and input not yet decoded (what
-    /// the server's ``BufferBudget`` ranks connections by).
-    var heldByteCount: Int { unsentByteCount + decoder.bufferedByteCount }
+    /// Bytes held for the peer: output not yet taken by the kernel, input not yet decoded and the
+    /// counted metadata of open calls (what the server's ``BufferBudget`` ranks connections by).
+    var heldByteCount: Int { unsentByteCount + decoder.bufferedByteCount + countedMetadataByteCount }
+
+    /// Brings the server's ``BufferBudget`` up to date with the input this connection holds.
+    func countInputHeld() {
+        server.buffers.tally.byteCount += decoder.bufferedByteCount - countedInputByteCount
+        countedInputByteCount = decoder.bufferedByteCount
+        server.buffers.check(server)
+    }
+
+    /// Metadata smaller than this is not counted: an authorization header costs a call nothing,
+    /// and uncounted metadata is at most this much per open call.
+    private static let countedMetadataSize = 1 << 10
+
+    /// Counts an opening call's metadata of `size` bytes (``CallOptions/metadataSize``), held as
+    /// long as the call is open: a call may wait for its request, or run for hours (a subscription),
+    /// with up to 16 KiB of it.
+    func countMetadata(_ size: Int, of call: ServerCall) {
+        guard size >= Self.countedMetadataSize else { return }
+        call.countedMetadataBytes = size
+        countedMetadataByteCount += size
+        server.buffers.tally.byteCount += size
+        server.buffers.check(server)
+    }
+
+    /// The call has ended: its metadata no longer counts.
+    func uncountMetadata(of call: ServerCall) {
+        countedMetadataByteCount -= call.countedMetadataBytes
+        server.buffers.tally.byteCount -= call.countedMetadataBytes
+        call.countedMetadataBytes = 0
+    }
 }

@@ -25,8 +25,9 @@ final class ServerConnection: ConnectionDelegate {
     private var machine: ConnectionStateMachine<ServerCall>
     private(set) var decoder: FrameDecoder
     private(set) var outbound: [UInt8] = []
-    /// Undecoded input last counted in the server's ``BufferBudget``.
-    private var reportedInputByteCount = 0
+    /// Undecoded input, and the metadata of open calls, last counted in the server's ``BufferBudget``.
+    var countedInputByteCount = 0
+    var countedMetadataByteCount = 0
     private var deadlineTimers: [StreamID: LoopTimer] = [:]
     private var waitingForWritability: [StreamID: ServerCall] = [:]
     /// Calls started by the read in progress; those whose request is not in the same read get a
@@ -108,7 +109,7 @@ final class ServerConnection: ConnectionDelegate {
         // The handlers are done with the requests in the buffer.
         decoder.releaseConsumedBytes()
         // Usually every frame was whole and the buffer is empty again: nothing to count.
-        if decoder.bufferedByteCount != reportedInputByteCount { countInputHeld() }
+        if decoder.bufferedByteCount != countedInputByteCount { countInputHeld() }
         if !awaitingRequest.isEmpty { limitWaitForRequests(now: now) }
         if !isWritable && closing == nil {
             // Backpressure: let the peer's replies drain before reading more of its requests.
@@ -134,15 +135,8 @@ final class ServerConnection: ConnectionDelegate {
         resumeIfWritable()
     }
 
-    /// Brings the server's ``BufferBudget`` up to date with the input this connection holds.
-    private func countInputHeld() {
-        server.buffers.tally.byteCount += decoder.bufferedByteCount - reportedInputByteCount
-        reportedInputByteCount = decoder.bufferedByteCount
-        server.buffers.check(server)
-    }
-
     func connectionDidClose(_ connection: Connection, error: UVError?) {
-        server.buffers.tally.byteCount -= reportedInputByteCount
+        server.buffers.tally.byteCount -= countedInputByteCount
         cancelAllCalls()
         for timer in deadlineTimers.values { timer.close() }
         deadlineTimers = [:]
@@ -272,6 +266,7 @@ final class ServerConnection: ConnectionDelegate {
                 connection: self
             )
         }
+        if !options.metadata.isEmpty { countMetadata(options.metadataSize, of: call) }
         machine.callOpened(consume call, on: streamID)
         awaitingRequest.append(streamID)
     }
@@ -405,6 +400,7 @@ final class ServerConnection: ConnectionDelegate {
         then next: ConnectionStateMachine<ServerCall>.Action
     ) {
         if server.logsEveryCall || Self.isServerFault(code) { logEnd(of: call, code, message) }
+        if call.countedMetadataBytes > 0 { uncountMetadata(of: call) }
         endedCall = call
         if isHandlingRead && call.startedAt == readStartedAt {
             if endedDuringRead.methodIndex != call.methodIndex || endedDuringRead.code != code {
@@ -588,6 +584,7 @@ final class ServerConnection: ConnectionDelegate {
         let open = machine.removeAllCalls()
         waitingForWritability = [:]
         for call in open {
+            if call.countedMetadataBytes > 0 { uncountMetadata(of: call) }
             server.metrics.recordCall(methodIndex: call.methodIndex, code: .cancelled, startedAt: call.startedAt)
             call.cancel()
         }

@@ -111,8 +111,8 @@ struct  Home__V1__ServerInfoResponse
    */
   Home__V1__StoreCommits *commits;
   /*
-   * Bytes all connections hold for their peers now: input not yet decoded and output the kernel has
-   * not taken. Past buffered_bytes_limit, the connections holding the most are closed
+   * Bytes all connections hold for their peers now: input not yet decoded, output the kernel has
+   * not taken, and the metadata of open calls that carry 1 KiB or more. Past buffered_bytes_limit, the connections holding the most are closed
    * (buffer_budget_exceeded), and large answers that would pass it are refused (RESOURCE_EXHAUSTED).
    */
   uint64_t buffered_bytes;
