@@ -46,6 +46,21 @@ public struct APIMethod: Sendable {
         role: RequiredRole,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> Response
     ) -> APIMethod {
+        encodedRead(name, request, response, role: role) { api, request, caller throws(APIFailure) in
+            let response = try body(api, request, caller)
+            // A proto3 message has no required fields: encoding it cannot fail.
+            return (try? response.encodedBytes()) ?? []
+        }
+    }
+
+    /// A method that only reads, whose answer `body` encodes itself (a whole home, ``HomeEncoder``).
+    static func encodedRead<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ name: String,
+        _ request: Request.Type,
+        _ response: Response.Type,
+        role: RequiredRole,
+        _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
+    ) -> APIMethod {
         APIMethod(
             name: name,
             requestType: Request.protoMessageName,

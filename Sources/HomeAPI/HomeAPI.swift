@@ -120,17 +120,17 @@ public final class HomeAPI {
 
     // MARK: Answering
 
-    func answerRead<Request, Response: SwiftProtobuf.Message>(
+    /// Answers a read with what `body` encodes, at once unless the answer shows changes still being
+    /// committed (the home's revision among them): it waits for them, so that no one sees what a
+    /// crash could take back, nor a revision that could come to mean another change.
+    func answerRead<Request>(
         _ call: ServerCall,
         _ request: Request,
-        _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> Response
+        _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
     ) {
         guard let caller = caller(of: call) else { return }
         let result = Result { () throws(APIFailure) in try body(self, request, caller) }
-        // The answer may show changes still being committed (the home's revision among them): it
-        // waits for them, so that no one sees what a crash could take back, nor a revision that could
-        // come to mean another change. With nothing pending it goes at once.
-        reply(call, with: Outcome(result), after: store.currentTicket)
+        reply(call, with: Outcome(encoded: result), after: store.currentTicket)
     }
 
     func answerMutation<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(

@@ -23,7 +23,7 @@ enum HomeMethods {
             response.homes = api.store.homes(of: caller.account).map { api.homeSummary($0, caller) }
             return response
         },
-        .read(service + "GetHome", Home_V1_GetHomeRequest.self, Home_V1_GetHomeResponse.self, role: .member) {
+        .encodedRead(service + "GetHome", Home_V1_GetHomeRequest.self, Home_V1_GetHomeResponse.self, role: .member) {
             api,
             request,
             caller throws(APIFailure) in
@@ -31,9 +31,8 @@ enum HomeMethods {
             let view = try attempt(object: id.raw) { () throws(HomeServiceError) in
                 try api.store.view(of: id, as: caller.account)
             }
-            var response = Home_V1_GetHomeResponse()
-            response.home = ProtoEncoding.home(view, caller: caller.account)
-            return response
+            // GetHomeResponse: the home is field 1, its only field.
+            return HomeEncoder.encode(view, caller: caller.account, in: [([], 1)])
         },
         .mutation(service + "AddHome", Home_V1_AddHomeRequest.self, Home_V1_AddHomeResponse.self, role: .anyAccount) {
             api,

@@ -201,7 +201,9 @@ enum ProtoEncoding {
         return message
     }
 
-    static func home(_ view: HomeStore.HomeView, caller: AccountID) -> Home_V1_Home {
+    /// A home with everything in it (GetHome); without its accessories, for ``HomeEncoder``, which
+    /// writes them itself.
+    static func home(_ view: HomeStore.HomeView, caller: AccountID, includingAccessories: Bool = true) -> Home_V1_Home {
         var message = home(
             view.home,
             role: view.role,
@@ -210,12 +212,23 @@ enum ProtoEncoding {
             owned: view.home.owner == caller
         )
         // Grouped once: filtering every accessory per room is rooms × accessories.
-        let accessoriesByRoom = Dictionary(grouping: view.accessories, by: \.room).mapValues { $0.map(\.id) }
+        var accessoriesByRoom: [RoomID: [AccessoryID]] = [:]
+        for state in view.accessories {
+            accessoriesByRoom[state.accessory.room, default: []].append(state.accessory.id)
+        }
         message.roomForEntireHome = room(view.rooms[0], accessories: accessoriesByRoom[view.rooms[0].id] ?? [])
         message.rooms = view.rooms.dropFirst().map { room($0, accessories: accessoriesByRoom[$0.id] ?? []) }
         message.zones = view.zones.map(zone)
-        message.accessories = view.accessories.map {
-            accessory($0, services: { view.services[$0] }, characteristics: { view.characteristics[$0] })
+        if includingAccessories {
+            message.accessories = view.accessories.map { state in
+                // Each accessory has a few services, each a few characteristics: searched in place.
+                let characteristics = state.services.flatMap(\.characteristics)
+                return accessory(
+                    state.accessory,
+                    services: { id in state.services.first { $0.service.id == id }?.service },
+                    characteristics: { id in characteristics.first { $0.characteristic.id == id } }
+                )
+            }
         }
         message.serviceGroups = view.serviceGroups.map(serviceGroup)
         message.actionSets = view.actionSets.map(actionSet)

@@ -81,6 +81,14 @@ extension OutputSpan where Element == UInt8 {
         body(&self)
     }
 
+    /// A `string` field, left out when empty (proto3's default).
+    mutating func string(_ field: UInt32, _ string: String) {
+        guard !string.isEmpty else { return }
+        delimited(field, length: string.utf8.count) { writer in
+            for byte in string.utf8 { writer.append(byte) }
+        }
+    }
+
     /// A 16-byte identifier as a `bytes` field.
     mutating func identifier(_ field: UInt32, _ id: UniqueIdentifier) {
         delimited(field, length: 16) { writer in

@@ -55,6 +55,11 @@ extension HomeAPI {
         return ProtoEncoding.home(view, caller: caller.account)
     }
 
+    /// The home as a subscriber sees it, for ``HomeEncoder``, if they may.
+    func homeView(_ id: HomeID, for caller: Caller) -> HomeStore.HomeView? {
+        try? store.view(of: id, as: caller.account)
+    }
+
     static func initiator(_ initiator: Initiator) -> Home_V1_Initiator {
         var message = Home_V1_Initiator()
         switch initiator {

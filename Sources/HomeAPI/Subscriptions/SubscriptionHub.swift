@@ -93,12 +93,12 @@ final class SubscriptionHub {
         if case .after(let revision) = start {
             after = revision
         } else {
-            guard let state = api.homeState(home, for: subscription.caller) else {
+            guard let view = api.homeView(home, for: subscription.caller) else {
                 stopFollowing(home, in: subscription)
                 return
             }
-            after = state.revision
-            prepared = Self.stateEvent(state, start)
+            after = view.home.revision
+            prepared = Self.stateEvent(view, for: subscription.caller.account, start)
         }
         // The state read now may include changes still being committed: send nothing of this home
         // before they are durable, so a revision the subscriber sees can never be taken back.
@@ -165,24 +165,28 @@ final class SubscriptionHub {
         return own?.event.kind == .userAdded
     }
 
-    private static func stateEvent(_ state: Home_V1_Home, _ start: Start) -> [UInt8] {
+    /// The event that starts a home's stream with its whole state: a snapshot, a resync, or the
+    /// home added. Each carries the home as its last field, and the event carries each as its
+    /// payload, its last field (events.proto's numbers), so ``HomeEncoder`` writes them around it.
+    static func stateEvent(_ view: HomeStore.HomeView, for account: AccountID, _ start: Start) -> [UInt8] {
         var event = Home_V1_Event()
-        event.homeID = state.id
-        event.revision = state.revision
+        event.homeID = ProtoEncoding.data(view.home.id)
+        event.revision = view.home.revision
         event.timeMs = HomeStore.wallClock()
+        let payload: HomeEncoder.Carrier
         switch start {
         case .after, .snapshot:
-            event.snapshot = .with { $0.home = state }
+            payload = ([], 10)
         case .resync(let reason):
-            event.resync = .with {
-                $0.reason = reason
-                $0.home = state
-            }
+            payload = ((try? Home_V1_Resync.with { $0.reason = reason }.encodedBytes()) ?? [], 11)
         case .joined(let initiator):
             event.initiator = HomeAPI.initiator(initiator)
-            event.homeAdded = .with { $0.home = state }
+            payload = ([], 103)
         }
-        return (try? event.encodedBytes()) ?? []
+        let eventFields = (try? event.encodedBytes()) ?? []
+        // The payload's field in the event, then the home's in the payload (2 in Resync, else 1).
+        let homeField: UInt32 = payload.field == 11 ? 2 : 1
+        return HomeEncoder.encode(view, caller: account, in: [(eventFields, payload.field), (payload.head, homeField)])
     }
 
     // MARK: Delivering

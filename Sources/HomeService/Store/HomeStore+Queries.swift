@@ -10,13 +10,24 @@ extension HomeStore {
         /// The room for the entire home first, then the others in the order they were added.
         public let rooms: [Room]
         public let zones: [Zone]
-        public let accessories: [Accessory]
-        public let services: [ServiceID: Service]
-        public let characteristics: [CharacteristicID: CharacteristicState]
+        /// In the order they were added, each with its services and their characteristics.
+        public let accessories: [AccessoryState]
         public let serviceGroups: [ServiceGroup]
         public let actionSets: [ActionSet]
         public let triggers: [TimerTrigger]
         public let users: [HomeUser]
+    }
+
+    /// An accessory with its services, in the accessory's order.
+    public struct AccessoryState: Sendable {
+        public let accessory: Accessory
+        public let services: [ServiceState]
+    }
+
+    /// A service with its characteristics, in the service's order.
+    public struct ServiceState: Sendable {
+        public let service: Service
+        public let characteristics: [CharacteristicState]
     }
 
     /// A characteristic with its cached value, as one caller sees it.
@@ -54,17 +65,18 @@ extension HomeStore {
     /// The home with all its objects.
     public func view(of id: HomeID, as account: AccountID) throws(HomeServiceError) -> HomeView {
         let home = try home(id, for: account, .readHome)
-        let accessoryList = home.accessories.compactMap { accessories[$0] }
-        var serviceTable: [ServiceID: Service] = [:]
-        var characteristicTable: [CharacteristicID: CharacteristicState] = [:]
-        for accessory in accessoryList {
-            for serviceID in accessory.services {
-                guard let service = services[serviceID] else { continue }
-                serviceTable[serviceID] = service
-                for characteristicID in service.characteristics {
-                    characteristicTable[characteristicID] = state(of: characteristics[characteristicID]!, for: account)
-                }
+        // Nested in order rather than tables by id: whole homes are read in order (about a third
+        // of a large home's GetHome went into hashing every id into the tables).
+        let accessoryStates = home.accessories.compactMap { id -> AccessoryState? in
+            guard let accessory = accessories[id] else { return nil }
+            let serviceStates = accessory.services.compactMap { serviceID -> ServiceState? in
+                guard let service = self.services[serviceID] else { return nil }
+                return ServiceState(
+                    service: service,
+                    characteristics: service.characteristics.map { state(of: characteristics[$0]!, for: account) }
+                )
             }
+            return AccessoryState(accessory: accessory, services: serviceStates)
         }
         return HomeView(
             home: home,
@@ -72,9 +84,7 @@ extension HomeStore {
             isPrimary: accounts[account]?.primaryHome == id,
             rooms: ([home.roomForEntireHome] + home.rooms).compactMap { rooms[$0] },
             zones: home.zones.compactMap { zones[$0] },
-            accessories: accessoryList,
-            services: serviceTable,
-            characteristics: characteristicTable,
+            accessories: accessoryStates,
             serviceGroups: home.serviceGroups.compactMap { serviceGroups[$0] },
             actionSets: home.actionSets.compactMap { actionSets[$0] },
             triggers: home.triggers.compactMap { triggers[$0] },
