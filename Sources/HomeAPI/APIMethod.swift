@@ -46,11 +46,7 @@ public struct APIMethod: Sendable {
         role: RequiredRole,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> Response
     ) -> APIMethod {
-        encodedRead(name, request, response, role: role) { api, request, caller throws(APIFailure) in
-            let response = try body(api, request, caller)
-            // A proto3 message has no required fields: encoding it cannot fail.
-            return (try? response.encodedBytes()) ?? []
-        }
+        encodedRead(name, request, response, role: role, encoding(body))
     }
 
     /// A method that only reads, whose answer `body` encodes itself (a whole home, ``HomeEncoder``).
@@ -61,17 +57,8 @@ public struct APIMethod: Sendable {
         role: RequiredRole,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
     ) -> APIMethod {
-        APIMethod(
-            name: name,
-            requestType: Request.protoMessageName,
-            responseType: Response.protoMessageName,
-            role: role,
-            isMutation: false,
-            isStreaming: false
-        ) { api, registry in
-            registry.registerUnary(name, request: Request.self) { call, request in
-                api.answerRead(call, request, body)
-            }
+        unary(name, request, response, role: role, isMutation: false) { api, call, request in
+            api.answerRead(call, request, body)
         }
     }
 
@@ -83,17 +70,51 @@ public struct APIMethod: Sendable {
         role: RequiredRole,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> Response
     ) -> APIMethod {
+        encodedMutation(name, request, response, role: role, encoding(body))
+    }
+
+    /// A method that changes the store, whose answer `body` encodes itself (``ActionSetEncoding``).
+    static func encodedMutation<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ name: String,
+        _ request: Request.Type,
+        _ response: Response.Type,
+        role: RequiredRole,
+        _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
+    ) -> APIMethod {
+        unary(name, request, response, role: role, isMutation: true) { api, call, request in
+            api.answerMutation(call, request, body)
+        }
+    }
+
+    /// A unary method whose requests `answer` handles.
+    private static func unary<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ name: String,
+        _ request: Request.Type,
+        _ response: Response.Type,
+        role: RequiredRole,
+        isMutation: Bool,
+        _ answer: @escaping @Sendable (HomeAPI, ServerCall, Request) -> Void
+    ) -> APIMethod {
         APIMethod(
             name: name,
             requestType: Request.protoMessageName,
             responseType: Response.protoMessageName,
             role: role,
-            isMutation: true,
+            isMutation: isMutation,
             isStreaming: false
         ) { api, registry in
-            registry.registerUnary(name, request: Request.self) { call, request in
-                api.answerMutation(call, request, body)
-            }
+            registry.registerUnary(name, request: Request.self) { call, request in answer(api, call, request) }
+        }
+    }
+
+    /// `body`, answering with its response's encoding.
+    private static func encoding<Request, Response: SwiftProtobuf.Message>(
+        _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> Response
+    ) -> @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8] {
+        { api, request, caller throws(APIFailure) in
+            let response = try body(api, request, caller)
+            // A proto3 message has no required fields: encoding it cannot fail.
+            return (try? response.encodedBytes()) ?? []
         }
     }
 

@@ -72,9 +72,16 @@ extension HomeAPI {
     }
 
     func actionSetMessage(_ id: ActionSetID, _ caller: Caller) throws(APIFailure) -> Home_V1_ActionSet {
-        ProtoEncoding.actionSet(
-            try attempt(object: id.raw) { () throws(HomeServiceError) in try store.actionSet(id, as: caller.account) }
-        )
+        ProtoEncoding.actionSet(try actionSet(id, caller))
+    }
+
+    /// The action set as the only field (1, `action_set`) of the answer to a change of it.
+    func actionSetAnswer(_ id: ActionSetID, _ caller: Caller) throws(APIFailure) -> [UInt8] {
+        ActionSetEncoding.encode(try actionSet(id, caller), in: [([], 1)])
+    }
+
+    private func actionSet(_ id: ActionSetID, _ caller: Caller) throws(APIFailure) -> ActionSet {
+        try attempt(object: id.raw) { () throws(HomeServiceError) in try store.actionSet(id, as: caller.account) }
     }
 
     func triggerMessage(_ id: TriggerID, _ caller: Caller) throws(APIFailure) -> Home_V1_TimerTrigger {

@@ -133,17 +133,19 @@ public final class HomeAPI {
         reply(call, with: Outcome(encoded: result), after: store.currentTicket)
     }
 
-    func answerMutation<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+    /// Makes the change `body` makes (answering with what it encodes) in one scoped write, answered
+    /// once durable; with an idempotency key, the outcome is remembered in the same commit.
+    func answerMutation<Request: SwiftProtobuf.Message>(
         _ call: ServerCall,
         _ request: Request,
-        _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> Response
+        _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
     ) {
         guard let caller = caller(of: call) else { return }
         guard let key = Self.idempotencyKey(of: call) else {
-            let (result, ticket) = store.write(from: caller.session) { () throws(APIFailure) -> Response in
+            let (result, ticket) = store.write(from: caller.session) { () throws(APIFailure) -> [UInt8] in
                 try body(self, request, caller)
             }
-            reply(call, with: Outcome(result), after: ticket)
+            reply(call, with: Outcome(encoded: result), after: ticket)
             return
         }
         do throws(HomeServiceError) {
@@ -169,8 +171,8 @@ public final class HomeAPI {
         // The change and its remembered outcome go into one commit; a refusal is remembered too.
         var outcome: Outcome?
         var (_, ticket) = store.write(from: caller.session) { () throws(HomeServiceError) in
-            let result = Result { () throws(APIFailure) -> Response in try body(self, request, caller) }
-            let made = Outcome(result)
+            let result = Result { () throws(APIFailure) -> [UInt8] in try body(self, request, caller) }
+            let made = Outcome(encoded: result)
             outcome = made
             if case .success = result {
                 try store.recordIdempotency(for: caller.account, key: key, requestDigest: digest, outcome: made.stored)

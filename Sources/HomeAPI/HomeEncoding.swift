@@ -15,10 +15,6 @@ import RPCServices
 /// into an array of that size. The bytes are those swift-protobuf writes for the whole message (a
 /// test compares them).
 struct HomeEncoder {
-    /// A message that carries the home (or the next such message) as its last field: its other
-    /// fields, encoded, and that field's number.
-    typealias Carrier = (head: [UInt8], field: UInt32)
-
     private let view: HomeStore.HomeView
     /// Fields 4–6 of `home.v1.Characteristic` (type, properties, metadata) for each kind.
     private var kindFields: [ObjectIdentifier: [UInt8]] = [:]
@@ -34,7 +30,11 @@ struct HomeEncoder {
 
     /// The home as ``ProtoEncoding/home(_:caller:includingAccessories:)`` with its accessories would
     /// encode it, inside `carriers` (outermost first; none: the home alone).
-    static func encode(_ view: HomeStore.HomeView, caller: AccountID, in carriers: [Carrier] = []) -> [UInt8] {
+    static func encode(
+        _ view: HomeStore.HomeView,
+        caller: AccountID,
+        in carriers: [ProtoWriter.Carrier] = []
+    ) -> [UInt8] {
         let rest = ProtoEncoding.home(view, caller: caller, includingAccessories: false)
         // Fields in number order, as swift-protobuf writes them: 1–7, the accessories (8), 9 on.
         var head = Home_V1_Home()
@@ -57,25 +57,12 @@ struct HomeEncoder {
         let tailBytes = (try? tail.encodedBytes()) ?? []
 
         var encoder = HomeEncoder(view: view)
-        var length = headBytes.count + encoder.measureAccessories() + tailBytes.count
-        // Each carrier's length, innermost first, then written outermost first.
-        var carrierLengths: [Int] = []
-        for carrier in carriers.reversed() {
-            carrierLengths.append(length)
-            length = carrier.head.count + ProtoWriter.delimitedLength(length, field: carrier.field)
+        let length = headBytes.count + encoder.measureAccessories() + tailBytes.count
+        return ProtoWriter.carried(length, in: carriers) { bytes in
+            bytes += headBytes
+            encoder.writeAccessories(into: &bytes)
+            bytes += tailBytes
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(length)
-        for (carrier, contentLength) in zip(carriers, carrierLengths.reversed()) {
-            bytes += carrier.head
-            let headerLength = ProtoWriter.delimitedLength(contentLength, field: carrier.field) - contentLength
-            bytes.append(addingCapacity: headerLength) { $0.delimited(carrier.field, length: contentLength) }
-        }
-        bytes += headBytes
-        encoder.writeAccessories(into: &bytes)
-        bytes += tailBytes
-        precondition(bytes.count == length, "a home measured \(length) bytes wrote \(bytes.count)")
-        return bytes
     }
 
     // MARK: Measuring
@@ -95,11 +82,11 @@ struct HomeEncoder {
     private mutating func measure(_ state: HomeStore.AccessoryState) -> Int {
         let accessory = state.accessory
         var length = 2 * ProtoWriter.idFieldLength
-        length += Self.stringLength(accessory.name, field: 2)
+        length += ProtoWriter.stringFieldLength(accessory.name, field: 2)
         if accessory.category != 0 { length += ProtoWriter.varintFieldLength(Self.category(accessory), field: 4) }
-        length += Self.stringLength(accessory.manufacturer, field: 5)
-        length += Self.stringLength(accessory.model, field: 6)
-        length += Self.stringLength(accessory.firmwareVersion, field: 7)
+        length += ProtoWriter.stringFieldLength(accessory.manufacturer, field: 5)
+        length += ProtoWriter.stringFieldLength(accessory.model, field: 6)
+        length += ProtoWriter.stringFieldLength(accessory.firmwareVersion, field: 7)
         if accessory.isReachable { length += 2 }
         if accessory.isBlocked { length += 2 }
         if accessory.bridge != nil { length += ProtoWriter.idFieldLength }
@@ -113,11 +100,11 @@ struct HomeEncoder {
     private mutating func measure(_ state: HomeStore.ServiceState) -> Int {
         let service = state.service
         var length = 2 * ProtoWriter.idFieldLength
-        length += Self.stringLength(service.type, field: 3)
-        length += Self.stringLength(service.name, field: 4)
+        length += ProtoWriter.stringFieldLength(service.type, field: 3)
+        length += ProtoWriter.stringFieldLength(service.name, field: 4)
         if service.isPrimary { length += 2 }
         if service.isUserInteractive { length += 2 }
-        length += Self.stringLength(service.associatedServiceType ?? "", field: 7)
+        length += ProtoWriter.stringFieldLength(service.associatedServiceType ?? "", field: 7)
         length += service.linkedServices.count * ProtoWriter.idFieldLength
         for characteristic in state.characteristics {
             length += ProtoWriter.delimitedLength(measure(characteristic), field: 9)
@@ -229,10 +216,5 @@ struct HomeEncoder {
     /// An `int32` field travels as its 64-bit sign extension.
     private static func category(_ accessory: Accessory) -> UInt64 {
         UInt64(bitPattern: Int64(Int32(clamping: accessory.category)))
-    }
-
-    /// Bytes of a `string` field, none when empty (proto3 leaves it out).
-    private static func stringLength(_ string: String, field: UInt32) -> Int {
-        string.isEmpty ? 0 : ProtoWriter.delimitedLength(string.utf8.count, field: field)
     }
 }

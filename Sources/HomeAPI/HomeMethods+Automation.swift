@@ -131,7 +131,7 @@ extension HomeMethods {
             }
             return Home_V1_RemoveActionSetResponse()
         },
-        .mutation(
+        .encodedMutation(
             service + "RenameActionSet",
             Home_V1_RenameActionSetRequest.self,
             Home_V1_RenameActionSetResponse.self,
@@ -145,11 +145,9 @@ extension HomeMethods {
             try attempt(object: id.raw, field: "name") { () throws(HomeServiceError) in
                 try api.store.renameActionSet(id, to: request.name, as: caller.account)
             }
-            var response = Home_V1_RenameActionSetResponse()
-            response.actionSet = try api.actionSetMessage(id, caller)
-            return response
+            return try api.actionSetAnswer(id, caller)
         },
-        .mutation(
+        .encodedMutation(
             service + "AddAction",
             Home_V1_AddActionRequest.self,
             Home_V1_AddActionResponse.self,
@@ -174,11 +172,9 @@ extension HomeMethods {
             try attempt(object: characteristic.raw, field: "action") { () throws(HomeServiceError) in
                 try api.store.addAction(action, to: id, as: caller.account)
             }
-            var response = Home_V1_AddActionResponse()
-            response.actionSet = try api.actionSetMessage(id, caller)
-            return response
+            return try api.actionSetAnswer(id, caller)
         },
-        .mutation(
+        .encodedMutation(
             service + "RemoveAction",
             Home_V1_RemoveActionRequest.self,
             Home_V1_RemoveActionResponse.self,
@@ -193,11 +189,9 @@ extension HomeMethods {
             try attempt(object: action.raw, field: "action_id") { () throws(HomeServiceError) in
                 try api.store.removeAction(action, from: id, as: caller.account)
             }
-            var response = Home_V1_RemoveActionResponse()
-            response.actionSet = try api.actionSetMessage(id, caller)
-            return response
+            return try api.actionSetAnswer(id, caller)
         },
-        .mutation(
+        .encodedMutation(
             service + "UpdateActionTargetValue",
             Home_V1_UpdateActionTargetValueRequest.self,
             Home_V1_UpdateActionTargetValueResponse.self,
@@ -213,9 +207,7 @@ extension HomeMethods {
             try attempt(object: action.raw, field: "target_value") { () throws(HomeServiceError) in
                 try api.store.updateTargetValue(of: action, in: id, to: value, as: caller.account)
             }
-            var response = Home_V1_UpdateActionTargetValueResponse()
-            response.actionSet = try api.actionSetMessage(id, caller)
-            return response
+            return try api.actionSetAnswer(id, caller)
         },
         .forwarded(
             service + "ExecuteActionSet",

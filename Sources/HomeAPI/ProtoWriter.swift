@@ -27,6 +27,38 @@ enum ProtoWriter {
         return bytes
     }
 
+    /// A message that carries another as its last field: its other fields, encoded, and that
+    /// field's number (a response that carries the object a call changed, an event its home).
+    typealias Carrier = (head: [UInt8], field: UInt32)
+
+    /// A message of exactly `length` bytes, which `write` appends, inside `carriers` (outermost
+    /// first; none: the message alone): each carrier's other fields, then the tag and length of the
+    /// field holding the next, all in one array of the final size.
+    static func carried(_ length: Int, in carriers: [Carrier], _ write: (inout [UInt8]) -> Void) -> [UInt8] {
+        var total = length
+        var contentLengths: [Int] = []
+        for carrier in carriers.reversed() {
+            contentLengths.append(total)
+            total = carrier.head.count + delimitedLength(total, field: carrier.field)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(total)
+        for (carrier, contentLength) in zip(carriers, contentLengths.reversed()) {
+            bytes += carrier.head
+            let headerLength = delimitedLength(contentLength, field: carrier.field) - contentLength
+            bytes.append(addingCapacity: headerLength) { $0.delimited(carrier.field, length: contentLength) }
+        }
+        write(&bytes)
+        precondition(bytes.count == total, "a message sized \(total) bytes wrote \(bytes.count)")
+        return bytes
+    }
+
+    /// Bytes of a `string` field, none when empty (proto3 leaves it out).
+    @inline(__always)
+    static func stringFieldLength(_ string: String, field: UInt32) -> Int {
+        string.isEmpty ? 0 : delimitedLength(string.utf8.count, field: field)
+    }
+
     /// Bytes of an identifier field, tag and length included.
     static let idFieldLength = 18
 

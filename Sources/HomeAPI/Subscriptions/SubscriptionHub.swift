@@ -173,7 +173,7 @@ final class SubscriptionHub {
         event.homeID = ProtoEncoding.data(view.home.id)
         event.revision = view.home.revision
         event.timeMs = HomeStore.wallClock()
-        let payload: HomeEncoder.Carrier
+        let payload: ProtoWriter.Carrier
         switch start {
         case .after, .snapshot:
             payload = ([], 10)
