@@ -4,8 +4,8 @@ import UV
 /// a frame each), output the kernel has not taken (up to 8 MiB plus a frame of the client's size
 /// each), and the metadata of open calls (up to 16 KiB each, 100 calls a connection; counted from
 /// 1 KiB). A connection's own limits bound one peer; times 16,384 connections they bound nothing a
-/// real machine has, so a member of a home who opened many connections and read none of them could
-/// exhaust the server's memory. This bounds the sum (``ServerConfiguration/maxBufferedBytes``):
+/// real machine has, and most of it is reachable before a peer authenticates. This bounds the sum
+/// (``ServerConfiguration/maxBufferedBytes``):
 ///
 /// - a large answer (over 16 KiB) that would pass it is refused with RESOURCE_EXHAUSTED, as one that
 ///   would pass its connection's ceiling is;
@@ -55,8 +55,9 @@ final class BufferBudget {
         }
         guard excess > 0 else { return }
         candidates.sort { $0.held > $1.held }
+        // A connection that holds nothing is never closed for the budget, whatever the count says.
         for candidate in candidates {
-            guard excess > 0 else { break }
+            guard excess > 0, candidate.held > 0 else { break }
             excess -= candidate.held
             candidate.connection.evict()
         }
