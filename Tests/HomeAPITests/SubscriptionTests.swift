@@ -442,30 +442,14 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
     /// would pass it ends with RESOURCE_EXHAUSTED. The bound is per connection.
     @Test func aConnectionsStreamsHoldBoundedHomeStatesUnread() async throws {
         let setup = try await Setup(arguments: ["--max-unread-state-bytes", "3000"])
-        let authorization = MetadataEntry(key: "authorization", value: Array("Bearer \(setup.server.ownerToken)".utf8))
         // More than half the bound, and still within it.
         let stateSize = try await growHomeState(of: setup, past: 1_600)
         #expect(stateSize < 2_900)
-
-        var request = Home_V1_SubscribeRequest()
-        request.homeIds = [setup.home.id.data]
-        request.snapshot = true
-        var noCredit = ClientConnection.Configuration()
-        noCredit.initialStreamCredit = 0
         for _ in 1...2 {
             // Two connections: each takes one stream's state, and refuses the second.
-            let raw = try await RPCClient.connect(to: setup.server.endpoint, configuration: noCredit)
-            let first = raw.serverStream(
-                "home.v1.HomeService/Subscribe",
-                request: try request.serializedBytes(),
-                metadata: [authorization]
-            )
-            let second = raw.serverStream(
-                "home.v1.HomeService/Subscribe",
-                request: try request.serializedBytes(),
-                metadata: [authorization]
-            )
-            var messages = second.makeAsyncIterator()
+            let raw = try await RPCClient.connect(to: setup.server.endpoint, configuration: Self.noCredit)
+            let first = try snapshotStream(of: setup, on: raw)
+            var messages = try snapshotStream(of: setup, on: raw).makeAsyncIterator()
             do {
                 _ = try await messages.next()
                 Issue.record("the second stream's state fits a bound it should pass")
@@ -484,30 +468,16 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
     /// connection within its own bound.
     @Test func allStreamsTogetherHoldBoundedHomeStatesUnread() async throws {
         let setup = try await Setup(arguments: ["--max-unread-state-bytes", "3000", "--max-buffered-bytes", "4000"])
-        let authorization = MetadataEntry(key: "authorization", value: Array("Bearer \(setup.server.ownerToken)".utf8))
         // Two states pass 4,000 bytes; each is within a connection's 3,000.
         let stateSize = try await growHomeState(of: setup, past: 2_050)
         #expect(stateSize < 2_900)
-        var request = Home_V1_SubscribeRequest()
-        request.homeIds = [setup.home.id.data]
-        request.snapshot = true
-        var noCredit = ClientConnection.Configuration()
-        noCredit.initialStreamCredit = 0
-        let holder = try await RPCClient.connect(to: setup.server.endpoint, configuration: noCredit)
-        let held = holder.serverStream(
-            "home.v1.HomeService/Subscribe",
-            request: try request.serializedBytes(),
-            metadata: [authorization]
-        )
+        let holder = try await RPCClient.connect(to: setup.server.endpoint, configuration: Self.noCredit)
+        let held = try snapshotStream(of: setup, on: holder)
         // The first state waits unread once the stream has started and the server answers others.
         _ = try await setup.home.addRoom(named: "After the first stream")
         // With credit: past the budget the stream ends, within it the state would arrive at once.
         let other = try await RPCClient.connect(to: setup.server.endpoint)
-        var messages = other.serverStream(
-            "home.v1.HomeService/Subscribe",
-            request: try request.serializedBytes(),
-            metadata: [authorization]
-        ).makeAsyncIterator()
+        var messages = try snapshotStream(of: setup, on: other).makeAsyncIterator()
         do {
             _ = try await messages.next()
             Issue.record("the second connection's state fits a budget it should pass")
@@ -520,6 +490,25 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         await other.close()
         await holder.close()
         await setup.close()
+    }
+
+    /// A client that grants a stream no credit: the server keeps what it would send.
+    static let noCredit: ClientConnection.Configuration = {
+        var configuration = ClientConnection.Configuration()
+        configuration.initialStreamCredit = 0
+        return configuration
+    }()
+
+    /// A Subscribe stream of the setup's home, with its snapshot, as the owner.
+    private func snapshotStream(of setup: Setup, on client: RPCClient) throws -> ResponseStream {
+        var request = Home_V1_SubscribeRequest()
+        request.homeIds = [setup.home.id.data]
+        request.snapshot = true
+        return client.serverStream(
+            "home.v1.HomeService/Subscribe",
+            request: try request.serializedBytes(),
+            metadata: [MetadataEntry(key: "authorization", value: Array("Bearer \(setup.server.ownerToken)".utf8))]
+        )
     }
 
     /// Adds rooms to the setup's home until its state (a GetHome answer) is more than `size` bytes;
