@@ -51,8 +51,7 @@ extension HomeAPI {
     /// A home's full state as a subscriber sees it, with the revision it is at (in memory: it is
     /// committed once the store's current ticket is).
     func homeState(_ id: HomeID, for caller: Caller) -> Home_V1_Home? {
-        guard let view = try? store.view(of: id, as: caller.account) else { return nil }
-        return ProtoEncoding.home(view, caller: caller.account)
+        homeView(id, for: caller).map { ProtoEncoding.home($0, caller: caller.account) }
     }
 
     /// The home as a subscriber sees it, for ``HomeEncoder``, if they may.
