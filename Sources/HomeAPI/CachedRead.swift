@@ -4,14 +4,11 @@ import RPCServer
 import RPCServices
 
 /// `ReadCharacteristic` from the cache, the API's most frequent call, and the request shape nearly
-/// every such call has, read straight from its bytes.
-///
-/// swift-protobuf decodes each `bytes` field into a Foundation `Data`, and a 16-byte identifier is
-/// too long for `Data`'s inline form: two heap objects per request, whose creation and release
-/// cost more than the read itself under callgrind. The shortcut accepts only the shape a client
-/// sends for a cached read: `home_id` (1) and `characteristic_id` (2) of 16 bytes each, `fresh` (3)
-/// absent or false, nothing else, every tag and length in one byte. Anything else goes to the
-/// generated decoder and the general handler, which answer it (and its errors) as before.
+/// every such call has, read straight from its bytes (see ``RequestBytes``). The shortcut accepts
+/// only the shape a client sends for a cached read: `home_id` (1) and `characteristic_id` (2) of
+/// 16 bytes each, `fresh` (3) absent or false, nothing else, every tag and length in one byte.
+/// Anything else goes to the generated decoder and the general handler, which answer it (and its
+/// errors) as before.
 struct CachedReadRequest: Equatable {
     let home: HomeID
     let characteristic: CharacteristicID
@@ -57,23 +54,13 @@ struct CachedReadRequest: Equatable {
         (home, characteristic) = ids
     }
 
-    /// `home_id` (1) and `characteristic_id` (2) of 16 bytes each, in that order, at the start of
-    /// `bytes` (36 bytes or more): the way a cached read and a write name their characteristic.
+    /// `home_id` (1) and `characteristic_id` (2), the leading ids of `bytes` (``RequestBytes``):
+    /// the way a cached read and a write name their characteristic.
     static func leadingIDs(_ bytes: ArraySlice<UInt8>) -> (HomeID, CharacteristicID)? {
-        guard bytes.count >= 2 * 18 else { return nil }
-        return bytes.withUnsafeBytes { raw -> (HomeID, CharacteristicID)? in
-            // Tag then length 16, little-endian: `0A 10` for field 1, `12 10` for field 2.
-            guard raw.loadUnaligned(as: UInt16.self) == 0x100A,
-                raw.loadUnaligned(fromByteOffset: 18, as: UInt16.self) == 0x1012
-            else { return nil }
-            func id(at offset: Int) -> UniqueIdentifier {
-                UniqueIdentifier(
-                    high: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
-                    low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-                )
-            }
-            return (HomeID(id(at: 2)), CharacteristicID(id(at: 20)))
-        }
+        guard let home = RequestBytes.leadingID(bytes, field: 1),
+            let characteristic = RequestBytes.leadingID(bytes, field: 2)
+        else { return nil }
+        return (HomeID(home), CharacteristicID(characteristic))
     }
 
     /// The shortcut registered with the method: answers the call and returns `true`, or returns
