@@ -74,25 +74,30 @@ public struct APIMethod: Sendable {
     }
 
     /// A method that changes the store, whose answer `body` encodes itself (``ActionSetEncoding``).
+    ///
+    /// `shortcut`, if given, sees the request's bytes first and may answer the call itself (it
+    /// returns whether it did): for a common request shape read without the generated decoder.
     static func encodedMutation<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
         role: RequiredRole,
+        shortcut: (@Sendable (HomeAPI, ServerCall, ArraySlice<UInt8>) -> Bool)? = nil,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
     ) -> APIMethod {
-        unary(name, request, response, role: role, isMutation: true) { api, call, request in
+        unary(name, request, response, role: role, isMutation: true, shortcut: shortcut) { api, call, request in
             api.answerMutation(call, request, body)
         }
     }
 
-    /// A unary method whose requests `answer` handles.
+    /// A unary method whose requests `answer` handles, after `shortcut` (if any) declined them.
     private static func unary<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
         role: RequiredRole,
         isMutation: Bool,
+        shortcut: (@Sendable (HomeAPI, ServerCall, ArraySlice<UInt8>) -> Bool)? = nil,
         _ answer: @escaping @Sendable (HomeAPI, ServerCall, Request) -> Void
     ) -> APIMethod {
         APIMethod(
@@ -103,7 +108,13 @@ public struct APIMethod: Sendable {
             isMutation: isMutation,
             isStreaming: false
         ) { api, registry in
-            registry.registerUnary(name, request: Request.self) { call, request in answer(api, call, request) }
+            // Not `shortcut.map`: a closure made inside a generic `map` is called through a
+            // reabstraction thunk, one more indirect call on the API's most frequent call.
+            let bytesShortcut: ((ServerCall, ArraySlice<UInt8>) -> Bool)? =
+                if let shortcut { { call, bytes in shortcut(api, call, bytes) } } else { nil }
+            registry.registerUnary(name, request: Request.self, shortcut: bytesShortcut) { call, request in
+                answer(api, call, request)
+            }
         }
     }
 
@@ -134,21 +145,8 @@ public struct APIMethod: Sendable {
         shortcut: (@Sendable (HomeAPI, ServerCall, ArraySlice<UInt8>) -> Bool)? = nil,
         _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
     ) -> APIMethod {
-        APIMethod(
-            name: name,
-            requestType: Request.protoMessageName,
-            responseType: Response.protoMessageName,
-            role: role,
-            isMutation: isMutation,
-            isStreaming: false
-        ) { api, registry in
-            // Not `shortcut.map`: a closure made inside a generic `map` is called through a
-            // reabstraction thunk, one more indirect call on the API's most frequent call.
-            let bytesShortcut: ((ServerCall, ArraySlice<UInt8>) -> Bool)? =
-                if let shortcut { { call, bytes in shortcut(api, call, bytes) } } else { nil }
-            registry.registerUnary(name, request: Request.self, shortcut: bytesShortcut) { call, request in
-                api.answerLater(call, request, body)
-            }
+        unary(name, request, response, role: role, isMutation: isMutation, shortcut: shortcut) { api, call, request in
+            api.answerLater(call, request, body)
         }
     }
 

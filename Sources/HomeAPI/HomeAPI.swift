@@ -142,10 +142,7 @@ public final class HomeAPI {
     ) {
         guard let caller = caller(of: call) else { return }
         guard let key = Self.idempotencyKey(of: call) else {
-            let (result, ticket) = store.write(from: caller.session) { () throws(APIFailure) -> [UInt8] in
-                try body(self, request, caller)
-            }
-            reply(call, with: Outcome(encoded: result), after: ticket)
+            commit(call, request, caller, body)
             return
         }
         do throws(HomeServiceError) {
@@ -195,6 +192,32 @@ public final class HomeAPI {
             with: outcome ?? Outcome(failure: CallStatus(code: .internal, message: "no outcome")),
             after: ticket
         )
+    }
+
+    /// ``answerMutation(_:_:_:)`` for a request a shortcut read from its bytes (not a generated
+    /// message): returns `false`, answering nothing, for a call with an idempotency key, whose
+    /// outcome the general path records under a digest of the generated message.
+    func answerUnkeyedMutation<Request>(
+        _ call: ServerCall,
+        _ request: Request,
+        _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
+    ) -> Bool {
+        guard Self.idempotencyKey(of: call) == nil else { return false }
+        if let caller = caller(of: call) { commit(call, request, caller, body) }
+        return true
+    }
+
+    /// Makes the change `body` makes in one scoped write and answers once it is durable.
+    private func commit<Request>(
+        _ call: ServerCall,
+        _ request: Request,
+        _ caller: Caller,
+        _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
+    ) {
+        let (result, ticket) = store.write(from: caller.session) { () throws(APIFailure) -> [UInt8] in
+            try body(self, request, caller)
+        }
+        reply(call, with: Outcome(encoded: result), after: ticket)
     }
 
     /// Answers once `ticket` is durable; a store that failed to commit answers INTERNAL and

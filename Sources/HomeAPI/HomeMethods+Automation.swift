@@ -195,19 +195,13 @@ extension HomeMethods {
             service + "UpdateActionTargetValue",
             Home_V1_UpdateActionTargetValueRequest.self,
             Home_V1_UpdateActionTargetValueResponse.self,
-            role: .administrator
+            role: .administrator,
+            shortcut: ActionTargetUpdate.shortcut
         ) {
             api,
             request,
             caller throws(APIFailure) in
-            let home = try api.homeID(request.homeID)
-            let id: ActionSetID = try api.object(request.actionSetID, "action_set_id", in: home, caller)
-            let action: ActionID = try ProtoDecoding.id(request.actionID, "action_id")
-            let value = try ProtoDecoding.value(request.targetValue, "target_value")
-            try attempt(object: action.raw, field: "target_value") { () throws(HomeServiceError) in
-                try api.store.updateTargetValue(of: action, in: id, to: value, as: caller.account)
-            }
-            return try api.actionSetAnswer(id, caller)
+            try ActionTargetUpdate.apply(api, ActionTargetUpdate(request), caller)
         },
         .forwarded(
             service + "ExecuteActionSet",

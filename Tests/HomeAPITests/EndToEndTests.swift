@@ -2,6 +2,7 @@ import Foundation
 import HomeAPI
 import HomeClient
 import HomeProto
+import SwiftProtobuf
 import Testing
 import Wire
 
@@ -134,6 +135,20 @@ import Wire
         try await home.addAction(writing: .int(10), to: brightness.id.uuid, in: evening.id.uuid, actionID: dimAction)
         did("AddAction")
         try await home.updateTargetValue(of: dimAction, in: evening.id.uuid, to: .int(20))
+        // Without an idempotency key (as the C SDK and load clients send it) the request is read
+        // from its bytes by the method's shortcut: the same change and the same answer.
+        let keyless = try await owner.call(
+            "home.v1.HomeService/UpdateActionTargetValue",
+            Home_V1_UpdateActionTargetValueRequest.with {
+                $0.homeID = created.id
+                $0.actionSetID = evening.id
+                $0.actionID = dimAction.data
+                $0.targetValue = .int(30)
+            },
+            returning: Home_V1_UpdateActionTargetValueResponse.self
+        )
+        #expect(keyless.actionSet.name == "Movie Night")
+        #expect(keyless.actionSet.actions.map(\.targetValue) == [.bool(true), .int(30)])
         did("UpdateActionTargetValue")
         try await home.removeAction(dimAction, from: evening.id.uuid)
         did("RemoveAction")
