@@ -1,10 +1,9 @@
 /// How the store keeps one kind of named home object (rooms, zones, accessories, service groups,
-/// action sets, triggers): where it lives, how its home lists it, its name, its row, and the events
+/// action sets, triggers): how its home lists it (its table is ``NamedHomeObject``'s), its name, its row, and the events
 /// and operations that belong to it. Adding, renaming and removing are written once, over these.
 struct NamedKind<Kind, Object: NamedHomeObject> where Object.Tag == Kind {
     /// "room", "zone"... for messages and the namespace.
     let noun: String
-    let table: ReferenceWritableKeyPath<HomeStore, IDTable<Kind, Object>>
     let homeList: WritableKeyPath<Home, [ID<Kind>]>
     let record: (ID<Kind>) -> RecordKey
     let added: ChangeKind
@@ -17,30 +16,72 @@ struct NamedKind<Kind, Object: NamedHomeObject> where Object.Tag == Kind {
     let limit: KeyPath<ObjectLimits, Int>
 }
 
-/// What ``NamedKind`` reads and renames in each named home object. A protocol rather than key paths:
-/// the generic code over it is specialised, so these are plain field accesses, where applying a key
-/// path cost about 600 instructions (start-up places 100,000 accessories).
+/// What ``NamedKind`` reads and renames in each named home object, and the store's table of them.
+/// A protocol rather than key paths: the generic code over it is specialised, so these are plain
+/// field accesses, where applying a key path cost about 600 instructions (start-up places 100,000
+/// accessories) and 800 on every lookup of a changed object.
 protocol NamedHomeObject {
     /// The `IDKind` its id carries.
     associatedtype Tag
     var id: ID<Tag> { get }
     var home: HomeID { get }
     var name: String { get set }
+    /// The store's table of this kind.
+    static func table(in store: HomeStore) -> IDTable<Tag, Self>
+    /// Makes `change` to the store's table of this kind, in place.
+    static func update(tableIn store: HomeStore, _ change: (inout IDTable<Tag, Self>) -> Void)
 }
 
-extension Room: NamedHomeObject {}
-extension Zone: NamedHomeObject {}
-extension Accessory: NamedHomeObject {}
-extension ServiceGroup: NamedHomeObject {}
-extension ActionSet: NamedHomeObject {}
-extension TimerTrigger: NamedHomeObject {}
+extension Room: NamedHomeObject {
+    static func table(in store: HomeStore) -> IDTable<IDKind.Room, Room> { store.rooms }
+    static func update(tableIn store: HomeStore, _ change: (inout IDTable<IDKind.Room, Room>) -> Void) {
+        change(&store.rooms)
+    }
+}
+
+extension Zone: NamedHomeObject {
+    static func table(in store: HomeStore) -> IDTable<IDKind.Zone, Zone> { store.zones }
+    static func update(tableIn store: HomeStore, _ change: (inout IDTable<IDKind.Zone, Zone>) -> Void) {
+        change(&store.zones)
+    }
+}
+
+extension Accessory: NamedHomeObject {
+    static func table(in store: HomeStore) -> IDTable<IDKind.Accessory, Accessory> { store.accessories }
+    static func update(tableIn store: HomeStore, _ change: (inout IDTable<IDKind.Accessory, Accessory>) -> Void) {
+        change(&store.accessories)
+    }
+}
+
+extension ServiceGroup: NamedHomeObject {
+    static func table(in store: HomeStore) -> IDTable<IDKind.ServiceGroup, ServiceGroup> { store.serviceGroups }
+    static func update(
+        tableIn store: HomeStore,
+        _ change: (inout IDTable<IDKind.ServiceGroup, ServiceGroup>) -> Void
+    ) {
+        change(&store.serviceGroups)
+    }
+}
+
+extension ActionSet: NamedHomeObject {
+    static func table(in store: HomeStore) -> IDTable<IDKind.ActionSet, ActionSet> { store.actionSets }
+    static func update(tableIn store: HomeStore, _ change: (inout IDTable<IDKind.ActionSet, ActionSet>) -> Void) {
+        change(&store.actionSets)
+    }
+}
+
+extension TimerTrigger: NamedHomeObject {
+    static func table(in store: HomeStore) -> IDTable<IDKind.Trigger, TimerTrigger> { store.triggers }
+    static func update(tableIn store: HomeStore, _ change: (inout IDTable<IDKind.Trigger, TimerTrigger>) -> Void) {
+        change(&store.triggers)
+    }
+}
 
 /// The named kinds.
 enum NamedKinds {
     static var room: NamedKind<IDKind.Room, Room> {
         NamedKind(
             noun: "room",
-            table: \.rooms,
             homeList: \.rooms,
             record: RecordKey.room,
             added: .roomAdded,
@@ -56,7 +97,6 @@ enum NamedKinds {
     static var zone: NamedKind<IDKind.Zone, Zone> {
         NamedKind(
             noun: "zone",
-            table: \.zones,
             homeList: \.zones,
             record: RecordKey.zone,
             added: .zoneAdded,
@@ -72,7 +112,6 @@ enum NamedKinds {
     static var accessory: NamedKind<IDKind.Accessory, Accessory> {
         NamedKind(
             noun: "accessory",
-            table: \.accessories,
             homeList: \.accessories,
             record: RecordKey.accessory,
             added: .accessoryAdded,
@@ -88,7 +127,6 @@ enum NamedKinds {
     static var serviceGroup: NamedKind<IDKind.ServiceGroup, ServiceGroup> {
         NamedKind(
             noun: "service group",
-            table: \.serviceGroups,
             homeList: \.serviceGroups,
             record: RecordKey.serviceGroup,
             added: .serviceGroupAdded,
@@ -104,7 +142,6 @@ enum NamedKinds {
     static var actionSet: NamedKind<IDKind.ActionSet, ActionSet> {
         NamedKind(
             noun: "action set",
-            table: \.actionSets,
             homeList: \.actionSets,
             record: RecordKey.actionSet,
             added: .actionSetAdded,
@@ -120,7 +157,6 @@ enum NamedKinds {
     static var trigger: NamedKind<IDKind.Trigger, TimerTrigger> {
         NamedKind(
             noun: "trigger",
-            table: \.triggers,
             homeList: \.triggers,
             record: RecordKey.trigger,
             added: .triggerAdded,
@@ -144,7 +180,7 @@ extension HomeStore {
     ) throws(HomeServiceError) -> (Object, Home) {
         try object(
             id,
-            in: self[keyPath: kind.table],
+            in: Object.table(in: self),
             kind: kind.noun,
             home: { $0.home },
             for: account,
@@ -173,7 +209,7 @@ extension HomeStore {
     func place<Kind, Object>(_ object: Object, _ kind: NamedKind<Kind, Object>) {
         let id = object.id
         let homeID = object.home
-        self[keyPath: kind.table][id] = object
+        Object.update(tableIn: self) { $0[id] = object }
         homes[homeID]![keyPath: kind.homeList].append(id)
         index(object.name, kind: kind.noun, id: id.raw, in: homeID)
     }
@@ -206,7 +242,7 @@ extension HomeStore {
         try check(object, home)
         let current = object.name
         try checkRename(of: id.raw, from: current, to: name, kind: kind.noun, in: home, sharing: sharing)
-        self[keyPath: kind.table][id]!.name = name
+        Object.update(tableIn: self) { $0[id]!.name = name }
         reindex(from: current, to: name, kind: kind.noun, id: id.raw, in: home.id)
         touch(kind.record(id))
         emit(ChangeEvent(kind.renamed, object: id.raw, name: name), in: home.id, by: .account(account))
@@ -229,9 +265,9 @@ extension HomeStore {
     /// Takes an object out of its table, its home's list (if the home is still there) and the
     /// namespace; announces it if asked.
     func delete<Kind, Object>(_ id: ID<Kind>, _ kind: NamedKind<Kind, Object>, announcedBy initiator: Initiator?) {
-        guard let object = self[keyPath: kind.table][id] else { return }
+        guard let object = Object.table(in: self)[id] else { return }
         let homeID = object.home
-        self[keyPath: kind.table][id] = nil
+        Object.update(tableIn: self) { $0[id] = nil }
         homes[homeID]?[keyPath: kind.homeList].removeAll { $0 == id }
         unindex(object.name, heldBy: id.raw, in: homeID)
         touch(kind.record(id))
