@@ -36,6 +36,12 @@ enum ActionSetEncoding {
         }
     }
 
+    /// The action set as the only field (1, `action_set`) of the answer to a change of its actions.
+    static func answer(_ actionSet: ActionSet) -> [UInt8] { encode(actionSet, in: answerCarrier) }
+
+    /// The answers' one carrying field, made once rather than an array per answer.
+    private static let answerCarrier: [ProtoWriter.Carrier] = [([], 1)]
+
     /// Bytes of a `home.v1.CharacteristicWriteAction`: its two identifiers and its target value.
     private static func length(of action: CharacteristicWriteAction) -> Int {
         2 * ProtoWriter.idFieldLength

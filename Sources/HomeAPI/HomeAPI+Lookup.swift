@@ -77,7 +77,7 @@ extension HomeAPI {
 
     /// The action set as the only field (1, `action_set`) of the answer to a change of it.
     func actionSetAnswer(_ id: ActionSetID, _ caller: Caller) throws(APIFailure) -> [UInt8] {
-        ActionSetEncoding.encode(try actionSet(id, caller), in: [([], 1)])
+        ActionSetEncoding.answer(try actionSet(id, caller))
     }
 
     private func actionSet(_ id: ActionSetID, _ caller: Caller) throws(APIFailure) -> ActionSet {

@@ -139,13 +139,14 @@ extension HomeStore {
         disableTriggersThatCannotRun(in: home.id, by: .account(account))
     }
 
-    /// Changes what an action writes.
+    /// Changes what an action writes; returns the action set as changed.
+    @discardableResult
     public func updateTargetValue(
         of actionID: ActionID,
         in id: ActionSetID,
         to value: CharacteristicValue,
         as account: AccountID
-    ) throws(HomeServiceError) {
+    ) throws(HomeServiceError) -> ActionSet {
         try beginMutation()
         defer { endMutation() }
         let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .updateActionTargetValue)
@@ -156,6 +157,7 @@ extension HomeStore {
         actionSets[id]!.actions[index].targetValue = value
         touch(.actionSet(id))
         emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
+        return actionSets[id]!
     }
 
     /// An execution about to happen: the writes to forward, and the actions that failed their checks.
