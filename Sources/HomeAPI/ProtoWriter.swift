@@ -35,15 +35,14 @@ enum ProtoWriter {
     /// first; none: the message alone): each carrier's other fields, then the tag and length of the
     /// field holding the next, all in one array of the final size.
     static func carried(_ length: Int, in carriers: [Carrier], _ write: (inout [UInt8]) -> Void) -> [UInt8] {
-        var total = length
-        var contentLengths: [Int] = []
-        for carrier in carriers.reversed() {
-            contentLengths.append(total)
-            total = carrier.head.count + delimitedLength(total, field: carrier.field)
-        }
+        let total = carriedLength(length, in: carriers[...])
         var bytes: [UInt8] = []
         bytes.reserveCapacity(total)
-        for (carrier, contentLength) in zip(carriers, contentLengths.reversed()) {
+        for index in carriers.indices {
+            let carrier = carriers[index]
+            // What the carrier's field holds: everything inside it (at most a few carriers: sizing
+            // them again costs less than an array of their lengths).
+            let contentLength = carriedLength(length, in: carriers[(index + 1)...])
             bytes += carrier.head
             let headerLength = delimitedLength(contentLength, field: carrier.field) - contentLength
             bytes.append(addingCapacity: headerLength) { $0.delimited(carrier.field, length: contentLength) }
@@ -51,6 +50,11 @@ enum ProtoWriter {
         write(&bytes)
         precondition(bytes.count == total, "a message sized \(total) bytes wrote \(bytes.count)")
         return bytes
+    }
+
+    /// Bytes of a message of `length` bytes inside `carriers`.
+    private static func carriedLength(_ length: Int, in carriers: ArraySlice<Carrier>) -> Int {
+        carriers.reversed().reduce(length) { $1.head.count + delimitedLength($0, field: $1.field) }
     }
 
     /// Bytes of a `string` field, none when empty (proto3 leaves it out).
