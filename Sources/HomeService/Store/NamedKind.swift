@@ -26,54 +26,49 @@ protocol NamedHomeObject {
     var id: ID<Tag> { get }
     var home: HomeID { get }
     var name: String { get set }
+    /// Gives `body` the store's table of this kind, in place.
+    static func withTable<Result>(in store: HomeStore, _ body: (inout IDTable<Tag, Self>) -> Result) -> Result
+}
+
+extension NamedHomeObject {
     /// The store's table of this kind.
-    static func table(in store: HomeStore) -> IDTable<Tag, Self>
-    /// Makes `change` to the store's table of this kind, in place.
-    static func update(tableIn store: HomeStore, _ change: (inout IDTable<Tag, Self>) -> Void)
+    static func table(in store: HomeStore) -> IDTable<Tag, Self> { withTable(in: store) { $0 } }
 }
 
 extension Room: NamedHomeObject {
-    static func table(in store: HomeStore) -> IDTable<IDKind.Room, Room> { store.rooms }
-    static func update(tableIn store: HomeStore, _ change: (inout IDTable<IDKind.Room, Room>) -> Void) {
-        change(&store.rooms)
+    static func withTable<R>(in store: HomeStore, _ body: (inout IDTable<IDKind.Room, Room>) -> R) -> R {
+        body(&store.rooms)
     }
 }
 
 extension Zone: NamedHomeObject {
-    static func table(in store: HomeStore) -> IDTable<IDKind.Zone, Zone> { store.zones }
-    static func update(tableIn store: HomeStore, _ change: (inout IDTable<IDKind.Zone, Zone>) -> Void) {
-        change(&store.zones)
+    static func withTable<R>(in store: HomeStore, _ body: (inout IDTable<IDKind.Zone, Zone>) -> R) -> R {
+        body(&store.zones)
     }
 }
 
 extension Accessory: NamedHomeObject {
-    static func table(in store: HomeStore) -> IDTable<IDKind.Accessory, Accessory> { store.accessories }
-    static func update(tableIn store: HomeStore, _ change: (inout IDTable<IDKind.Accessory, Accessory>) -> Void) {
-        change(&store.accessories)
+    static func withTable<R>(in store: HomeStore, _ body: (inout IDTable<IDKind.Accessory, Accessory>) -> R) -> R {
+        body(&store.accessories)
     }
 }
 
 extension ServiceGroup: NamedHomeObject {
-    static func table(in store: HomeStore) -> IDTable<IDKind.ServiceGroup, ServiceGroup> { store.serviceGroups }
-    static func update(
-        tableIn store: HomeStore,
-        _ change: (inout IDTable<IDKind.ServiceGroup, ServiceGroup>) -> Void
-    ) {
-        change(&store.serviceGroups)
+    static func withTable<R>(in store: HomeStore, _ body: (inout IDTable<IDKind.ServiceGroup, ServiceGroup>) -> R) -> R
+    {
+        body(&store.serviceGroups)
     }
 }
 
 extension ActionSet: NamedHomeObject {
-    static func table(in store: HomeStore) -> IDTable<IDKind.ActionSet, ActionSet> { store.actionSets }
-    static func update(tableIn store: HomeStore, _ change: (inout IDTable<IDKind.ActionSet, ActionSet>) -> Void) {
-        change(&store.actionSets)
+    static func withTable<R>(in store: HomeStore, _ body: (inout IDTable<IDKind.ActionSet, ActionSet>) -> R) -> R {
+        body(&store.actionSets)
     }
 }
 
 extension TimerTrigger: NamedHomeObject {
-    static func table(in store: HomeStore) -> IDTable<IDKind.Trigger, TimerTrigger> { store.triggers }
-    static func update(tableIn store: HomeStore, _ change: (inout IDTable<IDKind.Trigger, TimerTrigger>) -> Void) {
-        change(&store.triggers)
+    static func withTable<R>(in store: HomeStore, _ body: (inout IDTable<IDKind.Trigger, TimerTrigger>) -> R) -> R {
+        body(&store.triggers)
     }
 }
 
@@ -209,7 +204,7 @@ extension HomeStore {
     func place<Kind, Object>(_ object: Object, _ kind: NamedKind<Kind, Object>) {
         let id = object.id
         let homeID = object.home
-        Object.update(tableIn: self) { $0[id] = object }
+        Object.withTable(in: self) { $0[id] = object }
         homes[homeID]![keyPath: kind.homeList].append(id)
         index(object.name, kind: kind.noun, id: id.raw, in: homeID)
     }
@@ -242,7 +237,7 @@ extension HomeStore {
         try check(object, home)
         let current = object.name
         try checkRename(of: id.raw, from: current, to: name, kind: kind.noun, in: home, sharing: sharing)
-        Object.update(tableIn: self) { $0[id]!.name = name }
+        Object.withTable(in: self) { $0[id]!.name = name }
         reindex(from: current, to: name, kind: kind.noun, id: id.raw, in: home.id)
         touch(kind.record(id))
         emit(ChangeEvent(kind.renamed, object: id.raw, name: name), in: home.id, by: .account(account))
@@ -267,7 +262,7 @@ extension HomeStore {
     func delete<Kind, Object>(_ id: ID<Kind>, _ kind: NamedKind<Kind, Object>, announcedBy initiator: Initiator?) {
         guard let object = Object.table(in: self)[id] else { return }
         let homeID = object.home
-        Object.update(tableIn: self) { $0[id] = nil }
+        Object.withTable(in: self) { $0[id] = nil }
         homes[homeID]?[keyPath: kind.homeList].removeAll { $0 == id }
         unindex(object.name, heldBy: id.raw, in: homeID)
         touch(kind.record(id))
