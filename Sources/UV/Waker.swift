@@ -20,6 +20,8 @@ public final class Waker<Message: Sendable>: @unchecked Sendable {
     let handle: UnsafeMutablePointer<uv_async_t>
     private let inbox = Mutex(Inbox())
     private var handler: (([Message]) -> Void)?
+    /// An empty buffer for the inbox to take at the next drain (loop thread only).
+    private var spare: [Message] = []
     private var lifecycle = HandleLifecycle()
 
     /// - Parameter handler: runs on the loop thread with every message sent since its last run, in order.
@@ -68,13 +70,17 @@ public final class Waker<Message: Sendable>: @unchecked Sendable {
     }
 
     func drain() {
-        let messages = inbox.withLock { inbox in
-            defer { inbox.messages.removeAll(keepingCapacity: true) }
-            return inbox.messages
-        }
+        // The inbox and `spare` trade buffers, so that neither is allocated again on every wake (a
+        // copy of the inbox's array, emptied while shared, took a new buffer each time). A drain
+        // inside the handler finds `spare` empty and takes the inbox's buffer instead.
+        var messages: [Message] = []
+        swap(&messages, &spare)
+        inbox.withLock { swap(&$0.messages, &messages) }
         if !messages.isEmpty {
             handler?(messages)
         }
+        messages.removeAll(keepingCapacity: true)
+        spare = messages
     }
 
     /// Closes the waker; messages still in the inbox are delivered first. Loop thread only; idempotent.
