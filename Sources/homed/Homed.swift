@@ -204,13 +204,15 @@ struct Homed: ParsableCommand {
         let loop = try EventLoop()
         // The writer thread reports commits through a waker; the store handles them on the loop.
         let storeHolder = StoreHolder()
+        // Read once: an option's getter costs about 400 instructions, and this runs every commit.
+        let warnsOfSlowCommits = stallWarningMs > 0
         let slowCommit = Duration.milliseconds(stallWarningMs)
         let commitMetrics = StoreCommitMetrics()
         let commits = try Waker<CommitReport>(loop: loop) { reports in
             for report in reports {
                 guard let timing = report.timing else { continue }
                 commitMetrics.record(timing.total, changes: timing.changes)
-                guard stallWarningMs > 0, timing.total >= slowCommit else { continue }
+                guard warnsOfSlowCommits, timing.total >= slowCommit else { continue }
                 logger.warning(
                     "slow commit: the changes it carries wait for it",
                     metadata: [
