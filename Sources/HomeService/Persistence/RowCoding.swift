@@ -264,7 +264,9 @@ enum RowCoding {
     }
 
     static func row(_ actionSet: ActionSet) -> [SQLValue] {
-        var actions = ByteWriter()
+        // Two ids and a short value an action, reserved at once rather than grown from empty on
+        // every change of the set.
+        var actions = ByteWriter(capacity: actionSet.actions.count * 48)
         for action in actionSet.actions {
             actions.writeID(action.id.raw)
             actions.writeID(action.characteristic.raw)
