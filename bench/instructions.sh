@@ -7,15 +7,17 @@
 # durable WriteCharacteristic at 50 × 16, forwarded to a simulated accessory (another process, not
 # counted): its instructions on the event-loop thread, and on every thread (with the store's writer,
 # whose share per write depends on how many writes each group commit takes); and the same for a
-# durable write that stays in the store (UpdateActionTargetValue: no accessory in the way).
+# durable write that stays in the store (UpdateActionTargetValue: no accessory in the way); then both
+# writes at 1 × 1, where every write is a commit of its own.
 #
 #   bench/instructions.sh            # the table, both servers
 #   bench/instructions.sh --check    # homed only; fails if a count is above bench/instruction-budget.txt
 #
 # valgrind 3.19 cannot read a release homed's debug info, so a stripped copy is measured. With
 # PROFILE_DIR=dir, only the debug info is stripped (function names stay) and the dumps are kept there
-# for `callgrind_annotate` (homed.callgrind.1-01 to .5-01 for the event-loop thread, -02... for the
-# others: Check 1 × 1, 50 × 16, then the read's, the write's, the store write's).
+# for `callgrind_annotate` (homed.callgrind.1-01 to .8-01 for the event-loop thread, -02... for the
+# others: Check 1 × 1, 50 × 16, the read's two, the write's and the store write's at 50 × 16, then
+# the same two at 1 × 1).
 set -euo pipefail
 . "$(dirname "$0")/lib/pair-accessory.sh"
 cd "$(dirname "$0")/.."
@@ -24,6 +26,7 @@ CHECK=false
 CALLS_1X1="${CALLS_1X1:-20000}"
 CALLS_50X16="${CALLS_50X16:-100000}"
 WRITES_50X16="${WRITES_50X16:-20000}"
+WRITES_1X1="${WRITES_1X1:-2000}"
 HOMED_PORT=7434
 REDIS_PORT=6394
 
@@ -118,6 +121,14 @@ read -r measured[store-write-loop-50x16] store_write_total < <(
     COUNT_LOOP_THREAD=yes homed_count "$WRITES_50X16" 50 16 home.v1.HomeService/UpdateActionTargetValue "$STORE_WRITE_HEX"
 )
 measured[store-write-total-50x16]=$store_write_total
+# The same two writes one at a time (1 × 1): each is a commit of its own, so what is paid once a
+# commit (the hand-off to the writer, SQLite's transaction, the commit's completion) shows whole.
+read -r measured[write-loop-1x1] measured[write-total-1x1] < <(
+    COUNT_LOOP_THREAD=yes SETTLE_SECONDS=3 homed_count "$WRITES_1X1" 1 1 home.v1.HomeService/WriteCharacteristic "${READ_HEX}1a021032"
+)
+read -r measured[store-write-loop-1x1] measured[store-write-total-1x1] < <(
+    COUNT_LOOP_THREAD=yes homed_count "$WRITES_1X1" 1 1 home.v1.HomeService/UpdateActionTargetValue "$STORE_WRITE_HEX"
+)
 
 if $CHECK; then
     status=0
@@ -150,3 +161,6 @@ echo "Durable WriteCharacteristic at 50 × 16, forwarded to a simulated accessor
     "instructions per write on the event-loop thread, $write_total on every thread."
 echo "Durable UpdateActionTargetValue at 50 × 16 (the store's write without an accessory):" \
     "${measured[store-write-loop-50x16]} on the event-loop thread, $store_write_total on every thread."
+echo "At 1 × 1 (a commit each): WriteCharacteristic ${measured[write-loop-1x1]} on the event-loop thread," \
+    "${measured[write-total-1x1]} on every thread; UpdateActionTargetValue ${measured[store-write-loop-1x1]}" \
+    "and ${measured[store-write-total-1x1]}."
