@@ -20,8 +20,6 @@ public final class Waker<Message: Sendable>: @unchecked Sendable {
     let handle: UnsafeMutablePointer<uv_async_t>
     private let inbox = Mutex(Inbox())
     private var handler: (([Message]) -> Void)?
-    /// An empty buffer for the inbox to take at the next drain (loop thread only).
-    private var spare: [Message] = []
     private var lifecycle = HandleLifecycle()
 
     /// - Parameter handler: runs on the loop thread with every message sent since its last run, in order.
@@ -70,17 +68,15 @@ public final class Waker<Message: Sendable>: @unchecked Sendable {
     }
 
     func drain() {
-        // The inbox and `spare` trade buffers, so that neither is allocated again on every wake (a
-        // copy of the inbox's array, emptied while shared, took a new buffer each time). A drain
-        // inside the handler finds `spare` empty and takes the inbox's buffer instead.
+        // The inbox's array is taken whole and replaced by an empty one. Emptying it in place
+        // (`removeAll(keepingCapacity:)`) ran generic code over its elements, unspecialised from
+        // here, or allocated a new buffer while a copy was shared: more than the next send's
+        // allocation costs (callgrind, a commit's report a wake).
         var messages: [Message] = []
-        swap(&messages, &spare)
         inbox.withLock { swap(&$0.messages, &messages) }
         if !messages.isEmpty {
             handler?(messages)
         }
-        messages.removeAll(keepingCapacity: true)
-        spare = messages
     }
 
     /// Closes the waker; messages still in the inbox are delivered first. Loop thread only; idempotent.
