@@ -20,29 +20,24 @@ struct CachedReadRequest: Equatable {
         }
         var home: UniqueIdentifier?
         var characteristic: UniqueIdentifier?
-        let found = bytes.withUnsafeBytes { raw -> Bool in
-            var index = 0
-            while index < raw.count {
-                switch raw[index] {
-                case 0x0A, 0x12:  // fields 1 and 2, length-delimited
-                    guard index + 18 <= raw.count, raw[index + 1] == 16 else { return false }
-                    let id = UniqueIdentifier(
-                        high: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: index + 2, as: UInt64.self)),
-                        low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: index + 10, as: UInt64.self))
-                    )
-                    // A repeated field's last occurrence wins, as in protobuf.
-                    if raw[index] == 0x0A { home = id } else { characteristic = id }
-                    index += 18
-                case 0x18:  // field 3, varint: only `false` stays on the shortcut
-                    guard index + 2 <= raw.count, raw[index + 1] == 0 else { return false }
-                    index += 2
-                default:
-                    return false
-                }
+        let span = bytes.span
+        var index = 0
+        while index < span.count {
+            switch span[index] {
+            case 0x0A, 0x12:  // fields 1 and 2, length-delimited
+                guard index + 18 <= span.count, span[index + 1] == 16 else { return nil }
+                let id = RequestBytes.id(in: span.bytes, at: index + 2)
+                // A repeated field's last occurrence wins, as in protobuf.
+                if span[index] == 0x0A { home = id } else { characteristic = id }
+                index += 18
+            case 0x18:  // field 3, varint: only `false` stays on the shortcut
+                guard index + 2 <= span.count, span[index + 1] == 0 else { return nil }
+                index += 2
+            default:
+                return nil
             }
-            return true
         }
-        guard found, let home, let characteristic else { return nil }
+        guard let home, let characteristic else { return nil }
         self.home = HomeID(home)
         self.characteristic = CharacteristicID(characteristic)
     }

@@ -21,15 +21,21 @@ enum RequestBytes {
     static func leadingID(_ bytes: ArraySlice<UInt8>, field: Int) -> UniqueIdentifier? {
         let offset = (field - 1) * idFieldLength
         guard bytes.count >= offset + idFieldLength else { return nil }
-        return bytes.withUnsafeBytes { raw -> UniqueIdentifier? in
-            // Tag (field number, wire type 2) then length 16, little-endian: `0A 10` for field 1.
-            guard raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self) == UInt16(16 << 8 | field << 3 | 2)
-            else { return nil }
-            return UniqueIdentifier(
-                high: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt64.self)),
-                low: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 10, as: UInt64.self))
-            )
-        }
+        let raw = bytes.span.bytes
+        // Tag (field number, wire type 2) then length 16, little-endian: `0A 10` for field 1.
+        guard raw.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt16.self) == UInt16(16 << 8 | field << 3 | 2)
+        else { return nil }
+        return id(in: raw, at: offset + 2)
+    }
+
+    /// The 16-byte id at `offset` of `raw`, in two loads. The loads are bounds-checked and hold no
+    /// pointer, and any bit pattern is a valid integer: safe despite their name.
+    @inline(__always)
+    static func id(in raw: RawSpan, at offset: Int) -> UniqueIdentifier {
+        UniqueIdentifier(
+            high: UInt64(bigEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self)),
+            low: UInt64(bigEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+        )
     }
 
     /// The value in `field`, right after `idCount` leading ids and filling the rest of `bytes`.
