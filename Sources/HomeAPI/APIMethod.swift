@@ -38,6 +38,10 @@ public struct APIMethod: Sendable {
     public let isStreaming: Bool
     let register: @Sendable (HomeAPI, inout MethodRegistry) -> Void
 
+    /// Sees a request's bytes before the generated decoder and may answer the call itself,
+    /// returning whether it did: for a common request shape read without swift-protobuf.
+    typealias Shortcut = @Sendable (HomeAPI, ServerCall, ArraySlice<UInt8>) -> Bool
+
     /// A method that reads from memory and answers at once.
     static func read<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
         _ name: String,
@@ -75,14 +79,13 @@ public struct APIMethod: Sendable {
 
     /// A method that changes the store, whose answer `body` encodes itself (``ActionSetEncoding``).
     ///
-    /// `shortcut`, if given, sees the request's bytes first and may answer the call itself (it
-    /// returns whether it did): for a common request shape read without the generated decoder.
+    /// `shortcut`, if given, sees each request's bytes first (``Shortcut``).
     static func encodedMutation<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
         role: RequiredRole,
-        shortcut: (@Sendable (HomeAPI, ServerCall, ArraySlice<UInt8>) -> Bool)? = nil,
+        shortcut: Shortcut? = nil,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
     ) -> APIMethod {
         unary(name, request, response, role: role, isMutation: true, shortcut: shortcut) { api, call, request in
@@ -97,7 +100,7 @@ public struct APIMethod: Sendable {
         _ response: Response.Type,
         role: RequiredRole,
         isMutation: Bool,
-        shortcut: (@Sendable (HomeAPI, ServerCall, ArraySlice<UInt8>) -> Bool)? = nil,
+        shortcut: Shortcut? = nil,
         _ answer: @escaping @Sendable (HomeAPI, ServerCall, Request) -> Void
     ) -> APIMethod {
         APIMethod(
@@ -134,15 +137,14 @@ public struct APIMethod: Sendable {
     /// A forwarded change is answered once durable; it sets a value, so a retry is harmless and an
     /// idempotency key is not needed (it is accepted and not recorded).
     ///
-    /// `shortcut`, if given, sees the request's bytes first and may answer the call itself (it
-    /// returns whether it did): for a common request shape read without the generated decoder.
+    /// `shortcut`, if given, sees each request's bytes first (``Shortcut``).
     static func forwarded<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
         role: RequiredRole,
         isMutation: Bool,
-        shortcut: (@Sendable (HomeAPI, ServerCall, ArraySlice<UInt8>) -> Bool)? = nil,
+        shortcut: Shortcut? = nil,
         _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
     ) -> APIMethod {
         unary(name, request, response, role: role, isMutation: isMutation, shortcut: shortcut) { api, call, request in

@@ -1,6 +1,7 @@
 /// How the store keeps one kind of named home object (rooms, zones, accessories, service groups,
-/// action sets, triggers): how its home lists it (its table is ``NamedHomeObject``'s), its name, its row, and the events
-/// and operations that belong to it. Adding, renaming and removing are written once, over these.
+/// action sets, triggers): how its home lists it, its row, and the events and operations that
+/// belong to it (its table and name are ``NamedHomeObject``'s). Adding, renaming and removing are
+/// written once, over these.
 struct NamedKind<Kind, Object: NamedHomeObject> where Object.Tag == Kind {
     /// "room", "zone"... for messages and the namespace.
     let noun: String
