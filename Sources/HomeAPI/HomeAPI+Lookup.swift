@@ -11,15 +11,24 @@ extension HomeAPI {
 
     /// An object the request names, checked to be in the named home: 2 if it is not there (or the
     /// home is not the caller's to see), 11 if it is in another home of the caller's.
-    func object<Kind>(_ data: Data, _ field: String, in home: HomeID, _ caller: Caller) throws(APIFailure) -> ID<Kind> {
+    func object<Kind: HomeScopedKind>(
+        _ data: Data,
+        _ field: String,
+        in home: HomeID,
+        _ caller: Caller
+    ) throws(APIFailure) -> ID<Kind> {
         try object(ProtoDecoding.id(data, field), field, in: home, caller)
     }
 
     /// ``object(_:_:in:_:)`` for an identifier already read.
-    func object<Kind>(_ id: ID<Kind>, _ field: String, in home: HomeID, _ caller: Caller) throws(APIFailure) -> ID<Kind>
-    {
+    func object<Kind: HomeScopedKind>(
+        _ id: ID<Kind>,
+        _ field: String,
+        in home: HomeID,
+        _ caller: Caller
+    ) throws(APIFailure) -> ID<Kind> {
         try attempt(object: id.raw, field: field) { () throws(HomeServiceError) in
-            try store.checkObject(id.raw, isIn: home, as: caller.account)
+            try store.checkObject(id, isIn: home, as: caller.account)
         }
         return id
     }

@@ -32,7 +32,7 @@ import Testing
         var carriedMemo: MembershipMemo?
         for (id, home, account) in cases + cases {
             let twoPass = Result { () throws(HomeServiceError) in
-                try f.store.checkObject(id.raw, isIn: home, as: account)
+                try f.store.checkObject(id, isIn: home, as: account)
                 return try f.store.readValue(id, as: account)
             }
             var freshMemo: MembershipMemo?

@@ -228,6 +228,30 @@ import Testing
         #expect(codeThrown { try f.store.addActionSet(cabinSet.id, toTrigger: trigger.id, as: eve) } == .notFound)
     }
 
+    /// The API's check that a request's object is in its home looks in the named kind's table only:
+    /// a room's id given where an action set's is expected is no action set (it used to pass, found
+    /// in the rooms), and an object of another home says 11 only to a member of both.
+    @Test(arguments: StoreKind.allCases)
+    func theObjectInHomeCheckFindsOnlyTheKindItIsAskedFor(kind: StoreKind) throws {
+        let f = try RulesFixture(kind)
+        let check = { (id: UniqueIdentifier, account: AccountID) in
+            codeThrown { try f.store.checkObject(ActionSetID(id), isIn: f.home.id, as: account) }
+        }
+        #expect(check(f.evening.id.raw, f.owner) == nil)
+        #expect(check(f.kitchen.id.raw, f.owner) == .notFound)
+        #expect(check(f.lamp.id.raw, f.owner) == .notFound)
+        #expect(codeThrown { try f.store.checkObject(f.kitchen.id, isIn: f.home.id, as: f.owner) } == nil)
+        let cabin = try f.store.addHome(named: "Cabin", as: f.owner)
+        let cabinSet = try f.store.addActionSet(named: "Cabin Evening", to: cabin.id, as: f.owner)
+        #expect(check(cabinSet.id.raw, f.owner) == .objectAssociatedToAnotherHome)
+        let eve = try f.harness.account("Eve")
+        try f.store.addUser(eve, to: f.home.id, role: .guest, as: f.owner)
+        #expect(check(f.evening.id.raw, eve) == nil)
+        #expect(check(cabinSet.id.raw, eve) == .notFound)
+        let stranger = try f.harness.account("Sam")
+        #expect(check(f.evening.id.raw, stranger) == .notFound)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func objectLimitsRefuseWith49AndChangeNothing(kind: StoreKind) throws {
         var limits = ObjectLimits()

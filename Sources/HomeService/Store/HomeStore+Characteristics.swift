@@ -55,7 +55,7 @@ extension HomeStore {
             ),
             home == homeID, isMember(account, of: homeID, memo: &memo)
         else {
-            try checkObject(id.raw, isIn: homeID, as: account)
+            try checkObject(id, isIn: homeID, as: account)
             throw HomeServiceError(.notFound, "no such characteristic \(id)")
         }
         // The accessory's state as the slot holds it: no lookup of the accessory by id.

@@ -108,30 +108,28 @@ extension HomeStore {
         try home(id, for: account, .readHome).revision
     }
 
-    /// Checks that object `id` (of any kind) is in home `homeID` and the caller may see that home.
+    /// Checks that object `id` is in home `homeID` and the caller may see that home.
     /// - Throws: 2 for a missing object, one in a home the caller cannot see, or a home they cannot
     ///   see; 11 for an object of another home the caller is a member of.
-    public func checkObject(_ id: UniqueIdentifier, isIn homeID: HomeID, as account: AccountID) throws(HomeServiceError)
-    {
-        guard let home = homes[homeID], home.members[account] != nil else { throw AccessRules.noSuchHome }
-        guard let objectHome = homeOfObject(id) else { throw HomeServiceError(.notFound, "no such object \(id)") }
+    public func checkObject<Kind: HomeScopedKind>(
+        _ id: ID<Kind>,
+        isIn homeID: HomeID,
+        as account: AccountID
+    ) throws(HomeServiceError) {
+        // Membership read in place: `homes[id]` copies the home, retaining each of its collections.
+        guard readHome(homeID, { $0.members[account] != nil }) == true else { throw AccessRules.noSuchHome }
+        guard let objectHome = Kind.home(of: id, in: self) else {
+            throw HomeServiceError(.notFound, "no such object \(id)")
+        }
         guard objectHome == homeID else {
-            if homes[objectHome]?.members[account] != nil {
+            if readHome(objectHome, { $0.members[account] != nil }) == true {
                 throw HomeServiceError(
                     .objectAssociatedToAnotherHome,
-                    "object \(id) belongs to another home than \"\(home.name)\""
+                    "object \(id) belongs to another home than \"\(homes[homeID]?.name ?? "")\""
                 )
             }
             throw HomeServiceError(.notFound, "no such object \(id)")
         }
-    }
-
-    /// The home an object of any kind belongs to (characteristics first: the hot path).
-    private func homeOfObject(_ id: UniqueIdentifier) -> HomeID? {
-        characteristics[CharacteristicID(id)]?.home ?? accessories[AccessoryID(id)]?.home
-            ?? services[ServiceID(id)]?.home ?? rooms[RoomID(id)]?.home ?? zones[ZoneID(id)]?.home
-            ?? serviceGroups[ServiceGroupID(id)]?.home ?? actionSets[ActionSetID(id)]?.home
-            ?? triggers[TriggerID(id)]?.home
     }
 
     public func room(_ id: RoomID, as account: AccountID) throws(HomeServiceError) -> Room {
