@@ -55,11 +55,16 @@ import Testing
                 let k = Int.random(in: 0...3, using: &generator)
                 queue.removeFirst(k)
                 model.removeFirst(min(k, model.count))
+            case 8:
+                let bound = (model.first ?? 0) + Int.random(in: 0...4, using: &generator)
+                queue.removeFirst { $0 < bound }
+                model.removeFirst(model.prefix { $0 < bound }.count)
             default:
                 let bound = (model.first ?? 0) + Int.random(in: 0...4, using: &generator)
-                let removed = queue.removeFirst { $0 < bound }
+                var popped: [Int] = []
+                while let element = queue.popFirst(if: { $0 < bound }) { popped.append(element) }
                 let expected = model.prefix { $0 < bound }
-                #expect(removed == Array(expected))
+                #expect(popped == Array(expected))
                 model.removeFirst(expected.count)
             }
             #expect(queue.count == model.count)

@@ -94,16 +94,12 @@ extension HomeStore {
         let cutoff = now - Self.idempotencyWindow
         var count = order.count
         var bytes = idempotencyBytes[account] ?? 0
-        let dropped = order.removeFirst { id in
+        while let id = order.popFirst(if: { id in
             let record = idempotency[id]
-            guard count > countLimit || bytes > byteLimit || (record?.createdAt ?? .min) <= cutoff else {
-                return false
-            }
+            return count > countLimit || bytes > byteLimit || (record?.createdAt ?? .min) <= cutoff
+        }) {
             count -= 1
-            bytes -= record?.byteCount ?? 0
-            return true
-        }
-        for id in dropped {
+            bytes -= idempotency[id]?.byteCount ?? 0
             idempotency[id] = nil
             touch(.idempotency(id.account, id.key))
         }

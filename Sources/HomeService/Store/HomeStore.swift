@@ -122,7 +122,7 @@ public final class HomeStore {
     private var lastCommitted: UInt64 = 0
     /// Every batch up to this one is durable (after a failure, `lastCommitted` runs ahead of it).
     private var durableThrough: UInt64 = 0
-    private var waiting = FrontDroppingArray<(batch: UInt64, callback: (StoreError?) -> Void)>()
+    private var waiting = FrontDroppingArray<CommitWaiter>()
     private var unpublished = FrontDroppingArray<(batch: UInt64, change: HomeChange)>()
     private var failure: StoreError?
     /// How many mutations (and write scopes) are open; the outermost submits.
@@ -233,7 +233,7 @@ public final class HomeStore {
         } else if let failure {
             callback(failure)
         } else {
-            waiting.append((ticket.batch, callback))
+            waiting.append(CommitWaiter(batch: ticket.batch, callback: callback))
         }
     }
 
@@ -275,15 +275,22 @@ public final class HomeStore {
         }
         let durable = report.failure == nil
         if durable { durableThrough = max(durableThrough, report.committedThrough) }
-        let published = unpublished.removeFirst { $0.batch <= report.committedThrough }
-        if durable {
-            for (_, change) in published {
-                _ = logs.mutateValue(forKey: change.home) { $0.append(change, at: UInt64(max(0, change.time))) }
-                changeObserver?(change)
-            }
+        while let (_, change) = unpublished.popFirst(if: { $0.batch <= report.committedThrough }) {
+            guard durable else { continue }
+            _ = logs.mutateValue(forKey: change.home) { $0.append(change, at: UInt64(max(0, change.time))) }
+            changeObserver?(change)
         }
-        let ready = waiting.removeFirst { $0.batch <= report.committedThrough }
-        for (_, callback) in ready { callback(report.failure) }
+        while let waiter = waiting.popFirst(if: { $0.batch <= report.committedThrough }) {
+            waiter.callback(report.failure)
+        }
+    }
+
+    /// A callback waiting for its batch's commit. A struct, not a tuple: a closure inside a tuple
+    /// that a generic container holds is stored reabstracted, an allocation more per waiter, and
+    /// destroyed through the tuple's generic value witness.
+    private struct CommitWaiter {
+        let batch: UInt64
+        let callback: (StoreError?) -> Void
     }
 
     /// Starts the commit of the batches that wait for it (``onCommitWaiting``).

@@ -32,12 +32,22 @@ struct FrontDroppingArray<Element> {
         count += 1
     }
 
-    /// Drops the oldest elements while `predicate` holds for them, and returns them.
-    @discardableResult
-    mutating func removeFirst(while predicate: (Element) -> Bool) -> [Element] {
-        var removed: [Element] = []
-        dropOldest(while: predicate) { removed.append($0) }
-        return removed
+    /// Drops the oldest elements while `predicate` holds for them. (It used to return them too: a
+    /// change log that drops one event a change then built and freed an array for it each time.)
+    mutating func removeFirst(while predicate: (Element) -> Bool) {
+        dropOldest(while: predicate) { _ in }
+    }
+
+    /// Drops the oldest element and returns it, if there is one and `predicate` holds for it: to
+    /// take elements one at a time as they are handled, with no array of them in between.
+    mutating func popFirst(if predicate: (Element) -> Bool) -> Element? {
+        var popped: Element?
+        dropOldest {
+            popped == nil && predicate($0)
+        } handing: {
+            popped = $0
+        }
+        return popped
     }
 
     /// Drops the `k` oldest elements (fewer if it holds fewer).
