@@ -2,11 +2,11 @@
 /// action sets, triggers): how its home lists it, its row, and the events and operations that
 /// belong to it (its table and name are ``NamedHomeObject``'s). Adding, renaming and removing are
 /// written once, over these.
-struct NamedKind<Kind, Object: NamedHomeObject> where Object.Tag == Kind {
+struct NamedKind<Kind, Object: NamedHomeObject>: Sendable where Object.Tag == Kind {
     /// "room", "zone"... for messages and the namespace.
     let noun: String
-    let homeList: WritableKeyPath<Home, [ID<Kind>]>
-    let record: (ID<Kind>) -> RecordKey
+    let homeList: any WritableKeyPath<Home, [ID<Kind>]> & Sendable
+    let record: @Sendable (ID<Kind>) -> RecordKey
     let added: ChangeKind
     let removed: ChangeKind
     let renamed: ChangeKind
@@ -14,7 +14,7 @@ struct NamedKind<Kind, Object: NamedHomeObject> where Object.Tag == Kind {
     let removeOperation: HomeOperation
     let renameOperation: HomeOperation
     /// How many a home may hold.
-    let limit: KeyPath<ObjectLimits, Int>
+    let limit: any KeyPath<ObjectLimits, Int> & Sendable
 }
 
 /// What ``NamedKind`` reads and renames in each named home object, and the store's table of them.
@@ -75,95 +75,83 @@ extension TimerTrigger: NamedHomeObject {
 
 /// The named kinds.
 enum NamedKinds {
-    static var room: NamedKind<IDKind.Room, Room> {
-        NamedKind(
-            noun: "room",
-            homeList: \.rooms,
-            record: RecordKey.room,
-            added: .roomAdded,
-            removed: .roomRemoved,
-            renamed: .roomNameUpdated,
-            addOperation: .addRoom,
-            removeOperation: .removeRoom,
-            renameOperation: .renameRoom,
-            limit: \.roomsPerHome
-        )
-    }
+    static let room: NamedKind<IDKind.Room, Room> = NamedKind(
+        noun: "room",
+        homeList: \.rooms,
+        record: RecordKey.room,
+        added: .roomAdded,
+        removed: .roomRemoved,
+        renamed: .roomNameUpdated,
+        addOperation: .addRoom,
+        removeOperation: .removeRoom,
+        renameOperation: .renameRoom,
+        limit: \.roomsPerHome
+    )
 
-    static var zone: NamedKind<IDKind.Zone, Zone> {
-        NamedKind(
-            noun: "zone",
-            homeList: \.zones,
-            record: RecordKey.zone,
-            added: .zoneAdded,
-            removed: .zoneRemoved,
-            renamed: .zoneNameUpdated,
-            addOperation: .addZone,
-            removeOperation: .removeZone,
-            renameOperation: .renameZone,
-            limit: \.zonesPerHome
-        )
-    }
+    static let zone: NamedKind<IDKind.Zone, Zone> = NamedKind(
+        noun: "zone",
+        homeList: \.zones,
+        record: RecordKey.zone,
+        added: .zoneAdded,
+        removed: .zoneRemoved,
+        renamed: .zoneNameUpdated,
+        addOperation: .addZone,
+        removeOperation: .removeZone,
+        renameOperation: .renameZone,
+        limit: \.zonesPerHome
+    )
 
-    static var accessory: NamedKind<IDKind.Accessory, Accessory> {
-        NamedKind(
-            noun: "accessory",
-            homeList: \.accessories,
-            record: RecordKey.accessory,
-            added: .accessoryAdded,
-            removed: .accessoryRemoved,
-            renamed: .accessoryNameUpdated,
-            addOperation: .addAccessory,
-            removeOperation: .removeAccessory,
-            renameOperation: .renameAccessory,
-            limit: \.accessoriesPerHome
-        )
-    }
+    static let accessory: NamedKind<IDKind.Accessory, Accessory> = NamedKind(
+        noun: "accessory",
+        homeList: \.accessories,
+        record: RecordKey.accessory,
+        added: .accessoryAdded,
+        removed: .accessoryRemoved,
+        renamed: .accessoryNameUpdated,
+        addOperation: .addAccessory,
+        removeOperation: .removeAccessory,
+        renameOperation: .renameAccessory,
+        limit: \.accessoriesPerHome
+    )
 
-    static var serviceGroup: NamedKind<IDKind.ServiceGroup, ServiceGroup> {
-        NamedKind(
-            noun: "service group",
-            homeList: \.serviceGroups,
-            record: RecordKey.serviceGroup,
-            added: .serviceGroupAdded,
-            removed: .serviceGroupRemoved,
-            renamed: .serviceGroupNameUpdated,
-            addOperation: .addServiceGroup,
-            removeOperation: .removeServiceGroup,
-            renameOperation: .renameServiceGroup,
-            limit: \.serviceGroupsPerHome
-        )
-    }
+    static let serviceGroup: NamedKind<IDKind.ServiceGroup, ServiceGroup> = NamedKind(
+        noun: "service group",
+        homeList: \.serviceGroups,
+        record: RecordKey.serviceGroup,
+        added: .serviceGroupAdded,
+        removed: .serviceGroupRemoved,
+        renamed: .serviceGroupNameUpdated,
+        addOperation: .addServiceGroup,
+        removeOperation: .removeServiceGroup,
+        renameOperation: .renameServiceGroup,
+        limit: \.serviceGroupsPerHome
+    )
 
-    static var actionSet: NamedKind<IDKind.ActionSet, ActionSet> {
-        NamedKind(
-            noun: "action set",
-            homeList: \.actionSets,
-            record: RecordKey.actionSet,
-            added: .actionSetAdded,
-            removed: .actionSetRemoved,
-            renamed: .actionSetNameUpdated,
-            addOperation: .addActionSet,
-            removeOperation: .removeActionSet,
-            renameOperation: .renameActionSet,
-            limit: \.actionSetsPerHome
-        )
-    }
+    static let actionSet: NamedKind<IDKind.ActionSet, ActionSet> = NamedKind(
+        noun: "action set",
+        homeList: \.actionSets,
+        record: RecordKey.actionSet,
+        added: .actionSetAdded,
+        removed: .actionSetRemoved,
+        renamed: .actionSetNameUpdated,
+        addOperation: .addActionSet,
+        removeOperation: .removeActionSet,
+        renameOperation: .renameActionSet,
+        limit: \.actionSetsPerHome
+    )
 
-    static var trigger: NamedKind<IDKind.Trigger, TimerTrigger> {
-        NamedKind(
-            noun: "trigger",
-            homeList: \.triggers,
-            record: RecordKey.trigger,
-            added: .triggerAdded,
-            removed: .triggerRemoved,
-            renamed: .triggerNameUpdated,
-            addOperation: .addTrigger,
-            removeOperation: .removeTrigger,
-            renameOperation: .renameTrigger,
-            limit: \.triggersPerHome
-        )
-    }
+    static let trigger: NamedKind<IDKind.Trigger, TimerTrigger> = NamedKind(
+        noun: "trigger",
+        homeList: \.triggers,
+        record: RecordKey.trigger,
+        added: .triggerAdded,
+        removed: .triggerRemoved,
+        renamed: .triggerNameUpdated,
+        addOperation: .addTrigger,
+        removeOperation: .removeTrigger,
+        renameOperation: .renameTrigger,
+        limit: \.triggersPerHome
+    )
 }
 
 extension HomeStore {
