@@ -75,7 +75,7 @@ extension HomeStore {
         try beginMutation()
         defer { endMutation() }
         let (accessory, home) = try lookup(id, NamedKinds.accessory, for: account, .assignAccessoryToRoom)
-        _ = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home, for: account)
+        _ = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home.id, for: account)
         guard accessory.room != roomID else { return }
         accessories[id]!.room = roomID
         touch(.accessory(id))

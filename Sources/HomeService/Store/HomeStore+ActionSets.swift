@@ -98,13 +98,13 @@ extension HomeStore {
     {
         try beginMutation()
         defer { endMutation() }
-        let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .addAction)
+        let (actionSet, homeID) = try locate(id, NamedKinds.actionSet, for: account, .addAction)
         if let owner = actionOwners[action.id] {
             throw owner == id
                 ? HomeServiceError(.alreadyExists, "the action is already in action set \"\(actionSet.name)\"")
                 : HomeServiceError(.actionInAnotherActionSet, "the action already belongs to another action set")
         }
-        let characteristic = try checkedTarget(action.characteristic, action.targetValue, in: home, for: account)
+        let characteristic = try checkedTarget(action.characteristic, action.targetValue, in: homeID, for: account)
         try ObjectLimits.check(
             actionSet.actions.count,
             against: limits.actionsPerActionSet,
@@ -119,7 +119,7 @@ extension HomeStore {
         actionSets[id]!.actions.append(action)
         actionOwners[action.id] = id
         touch(.actionSet(id))
-        emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
+        emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: homeID, by: .account(account))
     }
 
     /// Removes an action; an enabled trigger left with an empty action set is disabled.
@@ -149,14 +149,14 @@ extension HomeStore {
     ) throws(HomeServiceError) -> ActionSet {
         try beginMutation()
         defer { endMutation() }
-        let (actionSet, home) = try lookup(id, NamedKinds.actionSet, for: account, .updateActionTargetValue)
+        let (actionSet, homeID) = try locate(id, NamedKinds.actionSet, for: account, .updateActionTargetValue)
         guard let index = actionSet.actions.firstIndex(where: { $0.id == actionID }) else {
             throw HomeServiceError(.notFound, "action \(actionID) is not in action set \"\(actionSet.name)\"")
         }
-        _ = try checkedTarget(actionSet.actions[index].characteristic, value, in: home, for: account)
+        _ = try checkedTarget(actionSet.actions[index].characteristic, value, in: homeID, for: account)
         actionSets[id]!.actions[index].targetValue = value
         touch(.actionSet(id))
-        emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: home.id, by: .account(account))
+        emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: homeID, by: .account(account))
         return actionSets[id]!
     }
 
@@ -190,7 +190,7 @@ extension HomeStore {
                 let characteristic = try checkedTarget(
                     action.characteristic,
                     action.targetValue,
-                    in: home,
+                    in: home.id,
                     for: account
                 )
                 try checkAvailable(characteristic.accessory)
@@ -245,7 +245,7 @@ extension HomeStore {
     private func checkedTarget(
         _ id: CharacteristicID,
         _ value: CharacteristicValue,
-        in home: Home,
+        in homeID: HomeID,
         for account: AccountID
     )
         throws(HomeServiceError) -> Characteristic
@@ -255,7 +255,7 @@ extension HomeStore {
             in: characteristics,
             kind: "characteristic",
             home: \.home,
-            as: home,
+            as: homeID,
             for: account
         )
         try checkWritable(characteristic, value, forWriteNow: false)

@@ -76,21 +76,23 @@ extension HomeStore {
         in table: IDTable<Kind, Object>,
         kind: String,
         home homeOf: (Object) -> HomeID,
-        as home: Home,
+        as homeID: HomeID,
         for account: AccountID
     ) throws(HomeServiceError) -> Object {
+        // The homes' names are only for the messages: read when one is thrown.
+        func homeName() -> String { homes[homeID]?.name ?? "" }
         guard let object = table[id] else {
-            throw HomeServiceError(.notFound, "no such \(kind) \(id) in home \"\(home.name)\"")
+            throw HomeServiceError(.notFound, "no such \(kind) \(id) in home \"\(homeName())\"")
         }
         let objectHome = homeOf(object)
-        guard objectHome == home.id else {
+        guard objectHome == homeID else {
             if let other = homes[objectHome], other.members[account] != nil {
                 throw HomeServiceError(
                     .objectAssociatedToAnotherHome,
-                    "\(kind) \(id) belongs to home \"\(other.name)\", not \"\(home.name)\""
+                    "\(kind) \(id) belongs to home \"\(other.name)\", not \"\(homeName())\""
                 )
             }
-            throw HomeServiceError(.notFound, "no such \(kind) \(id) in home \"\(home.name)\"")
+            throw HomeServiceError(.notFound, "no such \(kind) \(id) in home \"\(homeName())\"")
         }
         return object
     }

@@ -74,7 +74,7 @@ extension HomeStore {
         try beginMutation()
         defer { endMutation() }
         let (zone, home) = try lookup(id, NamedKinds.zone, for: account, .addRoomToZone)
-        let room = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home, for: account)
+        let room = try sameHome(roomID, in: rooms, kind: "room", home: \.home, as: home.id, for: account)
         guard roomID != home.roomForEntireHome else {
             throw HomeServiceError(
                 .roomForHomeCannotBeInZone,

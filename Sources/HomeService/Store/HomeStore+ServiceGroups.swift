@@ -36,7 +36,7 @@ extension HomeStore {
         try beginMutation()
         defer { endMutation() }
         let (group, home) = try lookup(id, NamedKinds.serviceGroup, for: account, .addServiceToGroup)
-        let service = try sameHome(serviceID, in: services, kind: "service", home: \.home, as: home, for: account)
+        let service = try sameHome(serviceID, in: services, kind: "service", home: \.home, as: home.id, for: account)
         guard !group.services.contains(serviceID) else {
             throw HomeServiceError(.alreadyExists, "service \"\(service.name)\" is already in group \"\(group.name)\"")
         }

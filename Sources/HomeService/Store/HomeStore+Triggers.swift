@@ -103,7 +103,7 @@ extension HomeStore {
             in: actionSets,
             kind: "action set",
             home: \.home,
-            as: home,
+            as: home.id,
             for: account
         )
         guard !trigger.actionSets.contains(actionSetID) else {
