@@ -1,10 +1,11 @@
 import Foundation
 import RPCClient
-import RPCServer
 import TestSupport
 import Testing
 import UV
 import Wire
+
+@testable import RPCServer
 
 /// The server through a live socket, driven by the low-level client on the same loop.
 @Suite(.timeLimit(.minutes(2))) struct RPCServerLiveTests {
@@ -253,6 +254,44 @@ import Wire
         callInTurn(5)
         #expect(Set(identities).count < 5)
         #expect(held.allSatisfy { $0.call.streamID == $0.streamID && $0.call.hasEnded })
+        client.close()
+        try test.shutDown()
+    }
+
+    /// Calls answered together away from the read that started them (a commit ends a batch of
+    /// writes at once) are kept for the next calls, up to the connection's limit: the next batch
+    /// reuses that many of them rather than allocating each again.
+    @Test func aBatchOfEndedCallsIsReusedByTheNextBatch() throws {
+        final class WeakCall {
+            weak var call: ServerCall?
+            init(_ call: ServerCall) { self.call = call }
+        }
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var pending: [ServerCall] = []
+        var started: [WeakCall] = []
+        var secondBatch: Set<ObjectIdentifier> = []
+        test.onHang = { call in
+            pending.append(call)
+            started.append(WeakCall(call))
+            // Taken while the first batch's kept calls live: an equal identifier is the same call.
+            secondBatch.insert(ObjectIdentifier(call))
+        }
+        let count = ServerConnection.reusableCallLimit + 4
+        var keptAfterFirstBatch: [ObjectIdentifier] = []
+        for batch in 0..<2 {
+            secondBatch = []
+            var answers = 0
+            for _ in 0..<count { client.unary(TestServer.hang, request: []) { _ in answers += 1 } }
+            test.loop.run(until: { pending.count == count })
+            for call in pending { call.respond([]) }
+            pending = []
+            test.loop.run(until: { answers == count })
+            if batch == 0 { keptAfterFirstBatch = started.compactMap { $0.call.map(ObjectIdentifier.init) } }
+        }
+        // After the first batch only the connection held ended calls: as many as its limit, no more.
+        #expect(keptAfterFirstBatch.count == ServerConnection.reusableCallLimit)
+        #expect(Set(keptAfterFirstBatch).isSubset(of: secondBatch))
         client.close()
         try test.shutDown()
     }

@@ -100,6 +100,11 @@ public final class ServerCall {
         isAwaitingRequest = true
     }
 
+    /// Lets go of an ended call's metadata while it waits to be reused (the connection keeps a few).
+    func forgetMetadata() {
+        if !metadata.isEmpty { metadata = [] }
+    }
+
     /// Gives a reopened call the principal its connection authenticated as since the call was
     /// first made (a connection authenticates once: a call it reuses has that principal or none).
     func adopt(_ principal: any Principal) {

@@ -34,8 +34,12 @@ final class ServerConnection: ConnectionDelegate {
     /// timer (``limitWaitForRequests(now:)``).
     private var awaitingRequest: [StreamID] = []
     private var principal: (any Principal)?
-    /// The call that ended last, for the next call to reuse if nothing else holds it by then.
-    private var endedCall: ServerCall?
+    /// Calls that ended, for the next calls to reuse if nothing else holds them by then: up to
+    /// ``reusableCallLimit``, since a commit or an accessory's answer ends a whole batch of this
+    /// connection's calls at once, away from the reads that start new ones (keeping only the last
+    /// one, every other durable write freed its call and the next read allocated one again).
+    private var endedCalls: [ServerCall] = []
+    static let reusableCallLimit = 16
     /// The method of the decoder's last CALL_START, looked up when the decoder's count of method
     /// changes moved: clients tend to call one method many times in a row, and comparing a number
     /// costs less than comparing (or even retaining) the name.
@@ -239,7 +243,7 @@ final class ServerConnection: ConnectionDelegate {
         let deadline = options.timeoutMilliseconds == 0 ? nil : now + UInt64(options.timeoutMilliseconds)
         let credit = machine.peerSettings.initialStreamCredit
         let call: ServerCall
-        if isKnownUniquelyReferenced(&endedCall), let ended = endedCall.take() {
+        if let ended = takeEndedCall() {
             call = consume ended
             call.reopen(
                 streamID: streamID,
@@ -254,7 +258,6 @@ final class ServerConnection: ConnectionDelegate {
             // it on every reuse retained and released it.
             if !call.hasPrincipal, let principal { call.adopt(principal) }
         } else {
-            endedCall = nil
             call = ServerCall(
                 streamID: streamID,
                 method: method,
@@ -269,6 +272,17 @@ final class ServerConnection: ConnectionDelegate {
         if !options.metadata.isEmpty { countMetadata(options.metadataSize, of: call) }
         machine.callOpened(consume call, on: streamID)
         awaitingRequest.append(streamID)
+    }
+
+    /// The last call that ended, if nothing else holds it any more (one still held is let go).
+    private func takeEndedCall() -> ServerCall? {
+        guard !endedCalls.isEmpty else { return nil }
+        let last = endedCalls.count - 1
+        guard isKnownUniquelyReferenced(&endedCalls[last]) else {
+            endedCalls.removeLast()
+            return nil
+        }
+        return endedCalls.removeLast()
     }
 
     /// The deadline runs from reading CALL_START, and no call waits for its request longer than
@@ -401,7 +415,10 @@ final class ServerConnection: ConnectionDelegate {
     ) {
         if server.logsEveryCall || Self.isServerFault(code) { logEnd(of: call, code, message) }
         if call.countedMetadataBytes > 0 { uncountMetadata(of: call) }
-        endedCall = call
+        if endedCalls.count < Self.reusableCallLimit {
+            call.forgetMetadata()
+            endedCalls.append(call)
+        }
         if isHandlingRead && call.startedAt == readStartedAt {
             if endedDuringRead.methodIndex != call.methodIndex || endedDuringRead.code != code {
                 if endedDuringRead.calls > 0 { recordCallsEndedDuringRead() }
