@@ -24,6 +24,8 @@ public final class HomeAPI {
     let links: AccessoryLinks
     /// Fires the timer triggers.
     private(set) var scheduler: TriggerScheduler!
+    /// The answers waiting for their commits.
+    private let commitAnswers: CommitAnswers
 
     /// The metadata key a client sends to make a mutation safe to retry.
     public static let idempotencyKeyMetadata = "idempotency-key"
@@ -52,6 +54,7 @@ public final class HomeAPI {
         accessories: AccessoryLinkConfiguration = AccessoryLinkConfiguration()
     ) {
         self.store = store
+        commitAnswers = CommitAnswers(store: store)
         let links = AccessoryLinks(store: store, loop: loop, configuration: accessories)
         self.links = links
         let hub = SubscriptionHub(
@@ -222,17 +225,8 @@ public final class HomeAPI {
 
     /// Answers once `ticket` is durable; a store that failed to commit answers INTERNAL and
     /// acknowledges nothing.
-    func reply(_ call: ServerCall, with outcome: Outcome, after ticket: CommitTicket) {
-        store.whenCommitted(ticket) { failure in
-            if let failure {
-                call.fail(CallStatus(code: .internal, message: "the change could not be made durable: \(failure)"))
-                return
-            }
-            switch outcome.kind {
-            case .success(let bytes): call.respond(bytes)
-            case .failure(let status): call.fail(status)
-            }
-        }
+    func reply(_ call: consuming ServerCall, with outcome: consuming Outcome, after ticket: CommitTicket) {
+        commitAnswers.answer(call, with: outcome, after: ticket)
     }
 
     /// Runs a handler that answers `call` itself (a stream, or a call waiting for an accessory).

@@ -321,6 +321,32 @@ import Testing
         #expect(codeThrown { _ = try harness.store.changes(in: home.id, after: 0, as: owner) } == .notFound)
     }
 
+    /// Observers and callbacks wait for their batch alike: each is told once, when its batch is
+    /// committed, in the order they asked; one asking about a batch already durable is told at once.
+    @Test(arguments: StoreKind.allCases)
+    func commitObserversAreToldInTurnWithTheCallbacks(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let store = harness.store
+        var order: [String] = []
+        let home = try store.addHome(named: "Home", as: harness.owner)
+        let first = store.currentTicket
+        let early = CommitRecorder()
+        early.onCommit = { order.append("early") }
+        store.whenCommitted(first, notify: early)
+        store.whenCommitted(first) { _ in order.append("callback") }
+        _ = try store.addRoom(named: "Hall", to: home.id, as: harness.owner)
+        let late = CommitRecorder()
+        late.onCommit = { order.append("late") }
+        store.whenCommitted(store.currentTicket, notify: late)
+        #expect(order.isEmpty)
+        #expect(store.waitForCommits() == nil)
+        #expect(order == ["early", "callback", "late"])
+        #expect(early.told.count == 1 && early.told[0] == nil && late.told.count == 1)
+        let again = CommitRecorder()
+        store.whenCommitted(first, notify: again)
+        #expect(again.told.count == 1 && again.told[0] == nil)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func changesArePublishedOnlyAfterTheirCommit(kind: StoreKind) throws {
         let harness = try StoreHarness(kind)

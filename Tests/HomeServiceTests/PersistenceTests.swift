@@ -437,8 +437,11 @@ import Testing
         }
         var acknowledgement: StoreError?? = .none
         store.whenCommitted(ticket) { acknowledgement = .some($0) }
+        let observer = CommitRecorder()
+        store.whenCommitted(ticket, notify: observer)
         #expect(store.waitForCommits() != nil)
         #expect(acknowledgement != nil && acknowledgement! != nil, "the change was acknowledged as durable")
+        #expect(observer.told.count == 1 && observer.told[0] != nil, "the observer was told it is durable")
         #expect(published.isEmpty)
         // The failed change can never be replayed: its revision was never published.
         #expect(try store.changes(in: home.id, after: revision, as: owner) == .changes([]))
@@ -449,5 +452,16 @@ import Testing
         #expect(failures.count == 1 && failures.first == acknowledgement!!)
         // Reads still work from memory.
         #expect(try store.home(home.id, as: owner).name == "Home")
+    }
+}
+
+/// Records what ``HomeStore/whenCommitted(_:notify:)`` tells it.
+final class CommitRecorder: CommitObserver {
+    private(set) var told: [StoreError?] = []
+    var onCommit: () -> Void = {}
+
+    func committed(_ failure: StoreError?) {
+        told.append(failure)
+        onCommit()
     }
 }

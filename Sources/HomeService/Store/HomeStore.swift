@@ -228,12 +228,21 @@ public final class HomeStore {
     /// Calls `callback` once the batch `ticket` names, and every one before it, is committed, with
     /// `nil`, or with the failure that stopped the store. Calls it at once when that has happened.
     public func whenCommitted(_ ticket: CommitTicket, _ callback: @escaping (StoreError?) -> Void) {
+        whenCommitted(ticket, .callback(callback))
+    }
+
+    /// ``whenCommitted(_:_:)`` for an object that is told, without a closure to allocate for it.
+    public func whenCommitted(_ ticket: CommitTicket, notify observer: any CommitObserver) {
+        whenCommitted(ticket, .observer(observer))
+    }
+
+    private func whenCommitted(_ ticket: CommitTicket, _ notify: CommitWaiter.Notify) {
         if ticket.batch <= durableThrough {
-            callback(nil)
+            notify(nil)
         } else if let failure {
-            callback(failure)
+            notify(failure)
         } else {
-            waiting.append(CommitWaiter(batch: ticket.batch, callback: callback))
+            waiting.append(CommitWaiter(batch: ticket.batch, notify: notify))
         }
     }
 
@@ -281,16 +290,28 @@ public final class HomeStore {
             changeObserver?(change)
         }
         while let waiter = waiting.popFirst(if: { $0.batch <= report.committedThrough }) {
-            waiter.callback(report.failure)
+            waiter.notify(report.failure)
         }
     }
 
-    /// A callback waiting for its batch's commit. A struct, not a tuple: a closure inside a tuple
-    /// that a generic container holds is stored reabstracted, an allocation more per waiter, and
+    /// Who waits for a batch's commit. A struct, not a tuple: a closure inside a tuple that a
+    /// generic container holds is stored reabstracted, an allocation more per waiter, and
     /// destroyed through the tuple's generic value witness.
     private struct CommitWaiter {
+        enum Notify {
+            case callback((StoreError?) -> Void)
+            case observer(any CommitObserver)
+
+            func callAsFunction(_ failure: StoreError?) {
+                switch self {
+                case .callback(let callback): callback(failure)
+                case .observer(let observer): observer.committed(failure)
+                }
+            }
+        }
+
         let batch: UInt64
-        let callback: (StoreError?) -> Void
+        let notify: Notify
     }
 
     /// Starts the commit of the batches that wait for it (``onCommitWaiting``).
@@ -529,6 +550,12 @@ public struct SessionID: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Names a commit batch: ``HomeStore/whenCommitted(_:_:)`` calls back once it is durable.
+/// An object told when a batch is committed (``HomeStore/whenCommitted(_:notify:)``).
+public protocol CommitObserver: AnyObject {
+    /// The batch, and every one before it, is committed (`nil`), or `failure` stopped the store.
+    func committed(_ failure: StoreError?)
+}
+
 public struct CommitTicket: Hashable, Sendable {
     /// The writer's batch number (0: nothing to wait for).
     let batch: UInt64

@@ -1,0 +1,71 @@
+import HomeService
+import RPCServer
+import Wire
+
+/// Answers that wait for their change to be durable. Every mutation made before the store hands
+/// its batch to the writer waits for the same commit, so the answers are gathered by ticket: each
+/// ticket's group waits for the commit once, and its calls are answered in order when it comes.
+/// (A closure per call, holding the call and its answer, cost every durable write an allocation
+/// and its release, and the store a waiter to queue and drop: 1,000 instructions a write at 50
+/// connections of 16 calls in flight.)
+final class CommitAnswers {
+    private let store: HomeStore
+    /// The group of the latest ticket (once answered, the next answer starts a group of its own).
+    private var gathering: Group?
+    /// How many answers the last group gathered: the next reserves room for as many at once.
+    private var lastGroupSize = 0
+
+    init(store: HomeStore) {
+        self.store = store
+    }
+
+    /// Answers `call` with `outcome` once `ticket` is durable; a store that failed to commit
+    /// answers INTERNAL and acknowledges nothing.
+    func answer(_ call: consuming ServerCall, with outcome: consuming Outcome, after ticket: CommitTicket) {
+        if let gathering, gathering.ticket == ticket, !gathering.isAnswered {
+            if gathering.others.isEmpty { gathering.others.reserveCapacity(max(1, lastGroupSize - 1)) }
+            gathering.others.append((call, outcome))
+            return
+        }
+        if let gathering { lastGroupSize = 1 + gathering.others.count + gathering.answeredOthers }
+        let group = Group(ticket, first: (call, outcome))
+        gathering = group
+        store.whenCommitted(ticket, notify: group)
+    }
+
+    /// The answers waiting for one ticket: the first held in place, so that a commit of one write
+    /// allocates nothing more than the group.
+    private final class Group: CommitObserver {
+        let ticket: CommitTicket
+        private var first: (call: ServerCall, outcome: Outcome)?
+        var others: [(call: ServerCall, outcome: Outcome)] = []
+        /// How many of `others` were answered (they are let go of then).
+        private(set) var answeredOthers = 0
+        private(set) var isAnswered = false
+
+        init(_ ticket: CommitTicket, first: (call: ServerCall, outcome: Outcome)) {
+            self.ticket = ticket
+            self.first = first
+        }
+
+        func committed(_ failure: StoreError?) {
+            isAnswered = true
+            if let (call, outcome) = first.take() { Self.answer(call, outcome, failure) }
+            let others = others
+            self.others = []
+            answeredOthers = others.count
+            for (call, outcome) in others { Self.answer(call, outcome, failure) }
+        }
+
+        private static func answer(_ call: ServerCall, _ outcome: Outcome, _ failure: StoreError?) {
+            if let failure {
+                call.fail(CallStatus(code: .internal, message: "the change could not be made durable: \(failure)"))
+                return
+            }
+            switch outcome.kind {
+            case .success(let bytes): call.respond(bytes)
+            case .failure(let status): call.fail(status)
+            }
+        }
+    }
+}
