@@ -24,6 +24,31 @@ import Testing
         #expect(used.count > 40_000)
     }
 
+    /// The touched rows' keys hash through their identifiers: every case of one identifier is a key
+    /// of its own, an equal key (built again) is found, and keys without an identifier work too.
+    @Test func recordKeysOfOneIdentifierAreDistinctAndFoundAgain() {
+        func keys(_ raw: UniqueIdentifier) -> [RecordKey] {
+            [
+                .account(AccountID(raw)), .token(AccessTokenID(raw)), .home(HomeID(raw)),
+                .removedHomeEvents(HomeID(raw)), .member(HomeID(raw), AccountID(raw)), .room(RoomID(raw)),
+                .zone(ZoneID(raw)), .accessory(AccessoryID(raw)), .reachability(AccessoryID(raw)),
+                .service(ServiceID(raw)), .characteristic(CharacteristicID(raw)), .value(CharacteristicID(raw)),
+                .serviceGroup(ServiceGroupID(raw)), .actionSet(ActionSetID(raw)), .trigger(TriggerID(raw)),
+                .characteristicKind(number: Int32(truncatingIfNeeded: raw.low)), .idempotency(AccountID(raw), "key"),
+            ]
+        }
+        let identifiers = (0..<500).map { _ in UniqueIdentifier.random() }
+        let all = Set(identifiers.flatMap(keys))
+        #expect(all.count == identifiers.count * keys(identifiers[0]).count)
+        // Each case is hashed apart: the cases of one identifier do not share a bucket.
+        #expect(Set(all.map { $0._rawHashValue(seed: 0) }).count > all.count * 99 / 100)
+        for raw in identifiers {
+            for key in keys(raw) { #expect(all.contains(key)) }
+        }
+        #expect(!all.contains(.room(RoomID(.random()))))
+        #expect(!all.contains(.member(HomeID(identifiers[0]), AccountID(identifiers[1]))))
+    }
+
     @Test func setsAndDictionariesFindEveryIdentifierAndNoOther() {
         let ids =
             (0..<20_000).map { AccessoryID(Self.patterns[$0 % Self.patterns.count]($0 / Self.patterns.count + 1)) }
