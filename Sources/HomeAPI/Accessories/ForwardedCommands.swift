@@ -24,7 +24,10 @@ final class ForwardedCommands {
     private let loop: EventLoop
     private var pending: [UInt64: Pending] = [:]
     private var nextID: UInt64 = 1
+    /// Stopped, not closed, while no command waits: one write at a time made and closed a timer
+    /// for each (2,000 instructions a write). ``close()`` closes it.
     private var timer: LoopTimer?
+    private lazy var sweepHandler: () -> Void = { [weak self] in self?.sweep() }
 
     init(loop: EventLoop) {
         self.loop = loop
@@ -37,15 +40,14 @@ final class ForwardedCommands {
         let id = nextID
         nextID += 1
         pending[id] = command
-        if timer == nil {
-            let sweeper = LoopTimer(loop: loop)
+        let sweeper = timer ?? LoopTimer(loop: loop)
+        timer = sweeper
+        if !sweeper.isActive {
             sweeper.start(
                 after: .milliseconds(Self.sweepMilliseconds),
-                repeating: .milliseconds(Self.sweepMilliseconds)
-            ) {
-                [weak self] in self?.sweep()
-            }
-            timer = sweeper
+                repeating: .milliseconds(Self.sweepMilliseconds),
+                sweepHandler
+            )
         }
         return id
     }
@@ -70,11 +72,12 @@ final class ForwardedCommands {
         for command in ended.values { command.completion(.failure(error)) }
     }
 
-    /// Fails every command (the server is stopping).
+    /// Fails every command (the server is stopping) and closes the timer.
     func close() {
         let all = pending
         pending = [:]
-        stopTimerIfIdle()
+        timer?.close()
+        timer = nil
         for command in all.values {
             command.completion(
                 .failure(
@@ -106,8 +109,7 @@ final class ForwardedCommands {
 
     private func stopTimerIfIdle() {
         guard pending.isEmpty, let timer else { return }
-        timer.close()
-        self.timer = nil
+        timer.stop()
     }
 }
 
