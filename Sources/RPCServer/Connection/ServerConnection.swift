@@ -34,11 +34,14 @@ final class ServerConnection: ConnectionDelegate {
     /// timer (``limitWaitForRequests(now:)``).
     private var awaitingRequest: [StreamID] = []
     private var principal: (any Principal)?
-    /// Calls that ended, for the next calls to reuse if nothing else holds them by then: up to
-    /// ``reusableCallLimit``, since a commit or an accessory's answer ends a whole batch of this
-    /// connection's calls at once, away from the reads that start new ones (keeping only the last
-    /// one, every other durable write freed its call and the next read allocated one again).
-    private var endedCalls: [ServerCall] = []
+    /// The call that ended last, for the next call to reuse if nothing else holds it by then: a
+    /// call answered in the read that started it is reused by the read's next call.
+    private var endedCall: ServerCall?
+    /// Calls that ended before it, kept too, up to ``reusableCallLimit`` in all: a commit or an
+    /// accessory's answer ends a whole batch of this connection's calls at once, away from the
+    /// reads that start new ones (keeping only the last, every other durable write freed its call
+    /// and the next read allocated one again).
+    private var earlierEndedCalls: [ServerCall] = []
     static let reusableCallLimit = 16
     /// The method of the decoder's last CALL_START, looked up when the decoder's count of method
     /// changes moved: clients tend to call one method many times in a row, and comparing a number
@@ -276,13 +279,15 @@ final class ServerConnection: ConnectionDelegate {
 
     /// The last call that ended, if nothing else holds it any more (one still held is let go).
     private func takeEndedCall() -> ServerCall? {
-        guard !endedCalls.isEmpty else { return nil }
-        let last = endedCalls.count - 1
-        guard isKnownUniquelyReferenced(&endedCalls[last]) else {
-            endedCalls.removeLast()
+        if isKnownUniquelyReferenced(&endedCall), let ended = endedCall.take() { return ended }
+        endedCall = nil
+        guard !earlierEndedCalls.isEmpty else { return nil }
+        let last = earlierEndedCalls.count - 1
+        guard isKnownUniquelyReferenced(&earlierEndedCalls[last]) else {
+            earlierEndedCalls.removeLast()
             return nil
         }
-        return endedCalls.removeLast()
+        return earlierEndedCalls.removeLast()
     }
 
     /// The deadline runs from reading CALL_START, and no call waits for its request longer than
@@ -415,10 +420,11 @@ final class ServerConnection: ConnectionDelegate {
     ) {
         if server.logsEveryCall || Self.isServerFault(code) { logEnd(of: call, code, message) }
         if call.countedMetadataBytes > 0 { uncountMetadata(of: call) }
-        if endedCalls.count < Self.reusableCallLimit {
-            call.forgetMetadata()
-            endedCalls.append(call)
+        if let earlier = endedCall.take(), earlierEndedCalls.count < Self.reusableCallLimit - 1 {
+            earlier.forgetMetadata()
+            earlierEndedCalls.append(earlier)
         }
+        endedCall = call
         if isHandlingRead && call.startedAt == readStartedAt {
             if endedDuringRead.methodIndex != call.methodIndex || endedDuringRead.code != code {
                 if endedDuringRead.calls > 0 { recordCallsEndedDuringRead() }
