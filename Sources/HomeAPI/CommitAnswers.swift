@@ -6,8 +6,8 @@ import Wire
 /// its batch to the writer waits for the same commit, so the answers are gathered by ticket: each
 /// ticket's group waits for the commit once, and its calls are answered in order when it comes.
 /// (A closure per call, holding the call and its answer, cost every durable write an allocation
-/// and its release, and the store a waiter to queue and drop: 1,000 instructions a write at 50
-/// connections of 16 calls in flight.)
+/// and its release, and the store a waiter to queue and drop; with the connections' reuse of
+/// ended calls, this took 1,400 instructions off a store write at 50 connections of 16 calls.)
 final class CommitAnswers {
     private let store: HomeStore
     /// The group of the latest ticket (once answered, the next answer starts a group of its own).
