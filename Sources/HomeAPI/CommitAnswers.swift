@@ -23,11 +23,10 @@ final class CommitAnswers {
     /// answers INTERNAL and acknowledges nothing.
     func answer(_ call: consuming ServerCall, with outcome: consuming Outcome, after ticket: CommitTicket) {
         if let gathering, gathering.ticket == ticket, !gathering.isAnswered {
-            if gathering.others.isEmpty { gathering.others.reserveCapacity(max(1, lastGroupSize - 1)) }
-            gathering.others.append((call, outcome))
+            gathering.add((call, outcome), expecting: lastGroupSize)
             return
         }
-        if let gathering { lastGroupSize = 1 + gathering.others.count + gathering.answeredOthers }
+        if let gathering { lastGroupSize = gathering.count }
         let group = Group(ticket, first: (call, outcome))
         gathering = group
         store.whenCommitted(ticket, notify: group)
@@ -38,9 +37,9 @@ final class CommitAnswers {
     private final class Group: CommitObserver {
         let ticket: CommitTicket
         private var first: (call: ServerCall, outcome: Outcome)?
-        var others: [(call: ServerCall, outcome: Outcome)] = []
-        /// How many of `others` were answered (they are let go of then).
-        private(set) var answeredOthers = 0
+        private var others: [(call: ServerCall, outcome: Outcome)] = []
+        /// How many answers the group gathered.
+        private(set) var count = 1
         private(set) var isAnswered = false
 
         init(_ ticket: CommitTicket, first: (call: ServerCall, outcome: Outcome)) {
@@ -48,12 +47,18 @@ final class CommitAnswers {
             self.first = first
         }
 
+        /// Adds an answer, making room for `expected` in all at the first.
+        func add(_ answer: (call: ServerCall, outcome: Outcome), expecting expected: Int) {
+            if others.isEmpty { others.reserveCapacity(max(1, expected - 1)) }
+            others.append(answer)
+            count += 1
+        }
+
         func committed(_ failure: StoreError?) {
             isAnswered = true
             if let (call, outcome) = first.take() { Self.answer(call, outcome, failure) }
             let others = others
             self.others = []
-            answeredOthers = others.count
             for (call, outcome) in others { Self.answer(call, outcome, failure) }
         }
 

@@ -94,12 +94,13 @@ extension HomeStore {
         let cutoff = now - Self.idempotencyWindow
         var count = order.count
         var bytes = idempotencyBytes[account] ?? 0
+        var oldest: IdempotencyRecord?
         while let id = order.popFirst(if: { id in
-            let record = idempotency[id]
-            return count > countLimit || bytes > byteLimit || (record?.createdAt ?? .min) <= cutoff
+            oldest = idempotency[id]
+            return count > countLimit || bytes > byteLimit || (oldest?.createdAt ?? .min) <= cutoff
         }) {
             count -= 1
-            bytes -= idempotency[id]?.byteCount ?? 0
+            bytes -= oldest?.byteCount ?? 0
             idempotency[id] = nil
             touch(.idempotency(id.account, id.key))
         }
