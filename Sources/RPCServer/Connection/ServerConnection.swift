@@ -277,7 +277,8 @@ final class ServerConnection: ConnectionDelegate {
         awaitingRequest.append(streamID)
     }
 
-    /// The last call that ended, if nothing else holds it any more (one still held is let go).
+    /// An ended call to reuse, the latest first, if nothing else holds it any more (one still held
+    /// is let go).
     private func takeEndedCall() -> ServerCall? {
         if isKnownUniquelyReferenced(&endedCall), let ended = endedCall.take() { return ended }
         endedCall = nil
