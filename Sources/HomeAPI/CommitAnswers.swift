@@ -56,13 +56,15 @@ final class CommitAnswers {
 
         func committed(_ failure: StoreError?) {
             isAnswered = true
-            if let (call, outcome) = first.take() { Self.answer(call, outcome, failure) }
+            if let first = first.take() { Self.answer(first.call, first.outcome, failure) }
+            // Taken whole and read by index: iterating copied out each call and answer, retaining
+            // both, and released them again with the array.
             let others = others
             self.others = []
-            for (call, outcome) in others { Self.answer(call, outcome, failure) }
+            for index in others.indices { Self.answer(others[index].call, others[index].outcome, failure) }
         }
 
-        private static func answer(_ call: ServerCall, _ outcome: Outcome, _ failure: StoreError?) {
+        private static func answer(_ call: ServerCall, _ outcome: borrowing Outcome, _ failure: StoreError?) {
             if let failure {
                 call.fail(CallStatus(code: .internal, message: "the change could not be made durable: \(failure)"))
                 return

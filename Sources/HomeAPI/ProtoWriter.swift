@@ -120,9 +120,14 @@ extension OutputSpan where Element == UInt8 {
     /// A `string` field, left out when empty (proto3's default).
     mutating func string(_ field: UInt32, _ string: String) {
         guard !string.isEmpty else { return }
-        delimited(field, length: string.utf8.count) { writer in
-            for byte in string.utf8 { writer.append(byte) }
-        }
+        delimited(field, length: string.utf8.count) { $0.utf8(of: string) }
+    }
+
+    /// A string's UTF-8 bytes in one copy (byte by byte, an action set's name of ten cost 280
+    /// instructions).
+    private mutating func utf8(of string: String) {
+        var string = string
+        string.withUTF8 { appendBytes(copying: UnsafeRawBufferPointer($0)) }
     }
 
     /// A 16-byte identifier as a `bytes` field.
@@ -145,12 +150,10 @@ extension OutputSpan where Element == UInt8 {
             // A double travels as its 8 bytes, least significant first.
             appendBytes(of: float.bitPattern.littleEndian)
         case .string(let string):
-            delimited(5, length: string.utf8.count) { writer in
-                for byte in string.utf8 { writer.append(byte) }
-            }
+            delimited(5, length: string.utf8.count) { $0.utf8(of: string) }
         case .data(let data):
             delimited(6, length: data.count) { writer in
-                for byte in data { writer.append(byte) }
+                data.withUnsafeBytes { writer.appendBytes(copying: $0) }
             }
         }
     }

@@ -34,4 +34,27 @@ import Testing
         table[ids[0]] = Thing(name: "replaced", parts: [])
         #expect(table[ids[0]]?.name == "replaced" && table.count == 5)
     }
+
+    struct Refusal: Error, Equatable {}
+
+    @Test func updatesWhereTheObjectLiesAndReadsPassErrorsOn() throws {
+        var table = IDTable<IDKind.Room, Thing>()
+        let id = RoomID.random()
+        table[id] = Thing(name: "thing", parts: [1])
+
+        #expect(
+            table.update(id) { thing -> Int in
+                thing.parts.append(2)
+                return thing.parts.count
+            } == 2
+        )
+        #expect(table[id] == Thing(name: "thing", parts: [1, 2]))
+        let missing = RoomID.random()
+        #expect(table.update(missing) { $0.name = "ghost" } == nil)
+        #expect(table[missing] == nil && table.count == 1)
+
+        #expect(table.read(id, \.parts) == [1, 2])
+        #expect(throws: Refusal()) { try table.read(id) { _ throws(Refusal) in throw Refusal() } }
+        #expect(try table.read(missing) { _ throws(Refusal) -> Int in throw Refusal() } == nil)
+    }
 }

@@ -89,7 +89,7 @@ extension HomeStore {
     {
         try checkAcceptingChanges()
         let characteristic = try characteristic(id, for: account, .writeCharacteristic)
-        try checkWritable(characteristic, value)
+        try checkWritable(characteristic.kind, value, accessory: characteristic.accessory)
         return characteristic
     }
 
@@ -204,23 +204,20 @@ extension HomeStore {
         return accessory.isReachable
     }
 
-    /// - Parameter forWriteNow: whether the accessory must take the write now (a write), or only some
-    ///   day (an action stored in a set).
+    /// - Parameter accessory: the accessory that must take the write now (a write), or `nil` for a
+    ///   value it will take some day (an action stored in a set).
     /// - Throws: 5, then (for a write now) 61, 4, 88, then the value rules' codes.
     func checkWritable(
-        _ characteristic: Characteristic,
+        _ kind: CharacteristicKind,
         _ value: CharacteristicValue,
-        forWriteNow: Bool = true
+        accessory: AccessoryID?
     )
         throws(HomeServiceError)
     {
-        guard characteristic.properties.contains(.writable) else {
-            throw HomeServiceError(.readOnlyCharacteristic, "\(characteristic.displayName) is read-only")
+        guard kind.properties.contains(.writable) else {
+            throw HomeServiceError(.readOnlyCharacteristic, "\(kind.displayName) is read-only")
         }
-        if forWriteNow { try checkAvailable(characteristic.accessory) }
-        // The message's name is found only for a refusal; capturing the shared kind, not the whole
-        // characteristic, keeps the lazy name from copying the characteristic at every check.
-        let kind = characteristic.kind
+        if let accessory { try checkAvailable(accessory) }
         try ValueRules.validate(value, against: kind.metadata, characteristic: kind.displayName)
     }
 

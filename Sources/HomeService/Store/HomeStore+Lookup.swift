@@ -69,8 +69,7 @@ extension HomeStore {
     }
 
     /// An object of the same home as the one being changed (a room for a zone, a service for a group).
-    /// - Throws: 11 (ObjectAssociatedToAnotherHome) for an object of another home the caller is a
-    ///   member of; 2 otherwise, never a hint that an object of a home they cannot see exists.
+    /// - Throws: ``notInHome(_:of:kind:home:for:)``'s refusal.
     func sameHome<Kind, Object>(
         _ id: ID<Kind>,
         in table: IDTable<Kind, Object>,
@@ -79,22 +78,31 @@ extension HomeStore {
         as homeID: HomeID,
         for account: AccountID
     ) throws(HomeServiceError) -> Object {
-        // The homes' names are only for the messages: read when one is thrown.
-        func homeName() -> String { homes[homeID]?.name ?? "" }
-        guard let object = table[id] else {
-            throw HomeServiceError(.notFound, "no such \(kind) \(id) in home \"\(homeName())\"")
-        }
-        let objectHome = homeOf(object)
-        guard objectHome == homeID else {
-            if let other = homes[objectHome], other.members[account] != nil {
-                throw HomeServiceError(
-                    .objectAssociatedToAnotherHome,
-                    "\(kind) \(id) belongs to home \"\(other.name)\", not \"\(homeName())\""
-                )
-            }
-            throw HomeServiceError(.notFound, "no such \(kind) \(id) in home \"\(homeName())\"")
+        let object = table[id]
+        guard let object, homeOf(object) == homeID else {
+            throw notInHome(id, of: object.map(homeOf), kind: kind, home: homeID, for: account)
         }
         return object
+    }
+
+    /// The refusal of an object (of home `objectHome`, or none) where one of home `homeID` is
+    /// needed: 11 (ObjectAssociatedToAnotherHome) for an object of another home the caller is a
+    /// member of; 2 otherwise, never a hint that an object of a home they cannot see exists.
+    func notInHome<Kind>(
+        _ id: ID<Kind>,
+        of objectHome: HomeID?,
+        kind: String,
+        home homeID: HomeID,
+        for account: AccountID
+    ) -> HomeServiceError {
+        let homeName = homes[homeID]?.name ?? ""
+        if let objectHome, let other = homes[objectHome], other.members[account] != nil {
+            return HomeServiceError(
+                .objectAssociatedToAnotherHome,
+                "\(kind) \(id) belongs to home \"\(other.name)\", not \"\(homeName)\""
+            )
+        }
+        return HomeServiceError(.notFound, "no such \(kind) \(id) in home \"\(homeName)\"")
     }
 
     // MARK: Names

@@ -362,7 +362,9 @@ public final class HomeStore {
     /// Records `event` as the home's next revision; it enters the home's log once committed (see
     /// ``handle(_:)``). The revision is not written to the home's row: the event table always keeps
     /// each home's latest event, and load takes the revision from it.
-    func emit(_ event: ChangeEvent, in homeID: HomeID, by initiator: Initiator) {
+    /// `event` is consumed: the change takes it without a copy (one retained and released its
+    /// name's and value's storage per event).
+    func emit(_ event: consuming ChangeEvent, in homeID: HomeID, by initiator: Initiator) {
         // Counted in place, in one lookup: reading the home copied it (twice per event, each copy
         // retaining all its collections).
         guard let revision = homes.mutateValue(forKey: homeID, { $0.advanceRevision() }) else { return }
@@ -410,7 +412,9 @@ public final class HomeStore {
         // A mutation's events are nearly always of one home: a set only when there are more.
         var eventHome: HomeID?
         var otherHomes: Set<HomeID> = []
+        // One pass over the changes (each pass retained and released the array and every change).
         for change in pendingChanges {
+            unpublished.append((number, change))
             // By index: the key subscript would copy the home only to see that it is there.
             guard homes.index(forKey: change.home) != nil else { continue }
             batch.append(.event(change))
@@ -422,7 +426,6 @@ public final class HomeStore {
         }
         if let eventHome { trimEvents(of: eventHome) }
         for homeID in otherHomes { trimEvents(of: homeID) }
-        for change in pendingChanges { unpublished.append((number, change)) }
         pendingChanges.removeAllKeepingModestCapacity()
         guard let onCommitWaiting else {
             submitBatch(startingCommit: true)

@@ -31,9 +31,18 @@ struct IDTable<Kind, Object> {
     /// `mutating` though it changes nothing: a non-mutating call on a table stored in a class (the
     /// store's) copied the table first, retaining and releasing its three buffers, because the
     /// compiler cannot prove that `part` leaves the class alone; a mutating call works in place.
-    mutating func read<Part>(_ id: ID<Kind>, _ part: (Object) -> Part) -> Part? {
+    mutating func read<Part, Failure>(_ id: ID<Kind>, _ part: (Object) throws(Failure) -> Part) throws(Failure) -> Part?
+    {
         guard let position = positions[id] else { return nil }
-        return objects[Int(position)].map(part)
+        return try objects[Int(position)].map(part)
+    }
+
+    /// Changes an object where it lies; `nil` when there is none. The subscript's `_modify` does the
+    /// same, but its coroutine's frame (the object moved out) outgrows the fixed buffer and is
+    /// allocated at every change: a malloc and a free for each write of a hot path.
+    mutating func update<Result>(_ id: ID<Kind>, _ body: (inout Object) -> Result) -> Result? {
+        guard let position = positions[id] else { return nil }
+        return body(&objects[Int(position)]!)
     }
 
     /// Reads copy the object; changes through the subscript (`table[id]!.name = …`,

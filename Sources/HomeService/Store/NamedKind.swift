@@ -162,26 +162,27 @@ extension HomeStore {
         for account: AccountID,
         _ operation: HomeOperation
     ) throws(HomeServiceError) -> (Object, Home) {
-        let (object, homeID) = try locate(id, kind, for: account, operation)
-        return (object, homes[homeID]!)
+        let homeID = try locate(id, kind, for: account, operation)
+        return (Object.withTable(in: self) { $0[id]! }, homes[homeID]!)
     }
 
-    /// ``lookup(_:_:for:_:)`` for a change that needs only its home's id: the object is read
-    /// where it lies and the caller's role in the home too (copies of the table and of the home
-    /// retained each of their buffers: 700 instructions of a target value's update).
+    /// The home of an object `account` may perform `operation` on, for a change that needs no more
+    /// (``lookup(_:_:for:_:)`` copies the object and its home): the object's home and the caller's
+    /// role in it are read where they lie (copies of the table, the object and the home retained
+    /// each of their buffers: 700 instructions of a target value's update).
     func locate<Kind, Object>(
         _ id: ID<Kind>,
         _ kind: NamedKind<Kind, Object>,
         for account: AccountID,
         _ operation: HomeOperation
-    ) throws(HomeServiceError) -> (Object, HomeID) {
-        guard let object = Object.withTable(in: self, { $0.read(id) { $0 } }),
-            let role = readHome(object.home, { $0.members[account] }) ?? nil
+    ) throws(HomeServiceError) -> HomeID {
+        guard let homeID = Object.withTable(in: self, { $0.read(id) { $0.home } }),
+            let role = readHome(homeID, { $0.members[account] }) ?? nil
         else {
             throw HomeServiceError(.notFound, "no such \(kind.noun) \(id)")
         }
-        try AccessRules.authorize(operation, role: role, homeName: homes[object.home]?.name ?? "")
-        return (object, object.home)
+        try AccessRules.authorize(operation, role: role, homeName: homes[homeID]?.name ?? "")
+        return homeID
     }
 
     /// The home a new object named `name` goes into, once the caller's rights and the name are checked.
