@@ -23,32 +23,37 @@ final class CommitAnswers {
     /// answers INTERNAL and acknowledges nothing.
     func answer(_ call: consuming ServerCall, with outcome: consuming Outcome, after ticket: CommitTicket) {
         if let gathering, gathering.ticket == ticket, !gathering.isAnswered {
-            gathering.add((call, outcome), expecting: lastGroupSize)
+            gathering.add(Answer(call: call, outcome: outcome), expecting: lastGroupSize)
             return
         }
         if let gathering { lastGroupSize = gathering.count }
-        let group = Group(ticket, first: (call, outcome))
+        let group = Group(ticket, first: Answer(call: call, outcome: outcome))
         gathering = group
         store.whenCommitted(ticket, notify: group)
     }
 
     /// The answers waiting for one ticket: the first held in place, so that a commit of one write
     /// allocates nothing more than the group.
+    private struct Answer {
+        let call: ServerCall
+        let outcome: Outcome
+    }
+
     private final class Group: CommitObserver {
         let ticket: CommitTicket
-        private var first: (call: ServerCall, outcome: Outcome)?
-        private var others: [(call: ServerCall, outcome: Outcome)] = []
+        private var first: Answer?
+        private var others: [Answer] = []
         /// How many answers the group gathered.
         private(set) var count = 1
         private(set) var isAnswered = false
 
-        init(_ ticket: CommitTicket, first: (call: ServerCall, outcome: Outcome)) {
+        init(_ ticket: CommitTicket, first: consuming Answer) {
             self.ticket = ticket
             self.first = first
         }
 
         /// Adds an answer, making room for `expected` in all at the first.
-        func add(_ answer: (call: ServerCall, outcome: Outcome), expecting expected: Int) {
+        func add(_ answer: consuming Answer, expecting expected: Int) {
             if others.isEmpty { others.reserveCapacity(max(1, expected - 1)) }
             others.append(answer)
             count += 1
@@ -56,22 +61,26 @@ final class CommitAnswers {
 
         func committed(_ failure: StoreError?) {
             isAnswered = true
-            if let first = first.take() { Self.answer(first.call, first.outcome, failure) }
-            // Taken whole and read by index: iterating copied out each call and answer, retaining
-            // both, and released them again with the array.
-            let others = others
+            if let first = first.take() { Self.answer(first, failure) }
+            // Moved out one at a time, in order (reversed, then popped): read in place, the answers
+            // were released with the array by the runtime's generic walk over its elements, 400
+            // instructions a write.
+            var others = others
             self.others = []
-            for index in others.indices { Self.answer(others[index].call, others[index].outcome, failure) }
+            others.reverse()
+            while let answer = others.popLast() { Self.answer(answer, failure) }
         }
 
-        private static func answer(_ call: ServerCall, _ outcome: borrowing Outcome, _ failure: StoreError?) {
+        private static func answer(_ answer: consuming Answer, _ failure: StoreError?) {
             if let failure {
-                call.fail(CallStatus(code: .internal, message: "the change could not be made durable: \(failure)"))
+                answer.call.fail(
+                    CallStatus(code: .internal, message: "the change could not be made durable: \(failure)")
+                )
                 return
             }
-            switch outcome.kind {
-            case .success(let bytes): call.respond(bytes)
-            case .failure(let status): call.fail(status)
+            switch answer.outcome.kind {
+            case .success(let bytes): answer.call.respond(bytes)
+            case .failure(let status): answer.call.fail(status)
             }
         }
     }
