@@ -124,10 +124,12 @@ extension OutputSpan where Element == UInt8 {
     }
 
     /// A string's UTF-8 bytes in one copy (byte by byte, an action set's name of ten cost 280
-    /// instructions).
+    /// instructions); byte by byte only for a string whose bytes are not stored contiguously.
     private mutating func utf8(of string: String) {
-        var string = string
-        string.withUTF8 { appendBytes(copying: UnsafeRawBufferPointer($0)) }
+        let copied: Void? = string.utf8.withContiguousStorageIfAvailable {
+            appendBytes(copying: UnsafeRawBufferPointer($0))
+        }
+        if copied == nil { for byte in string.utf8 { append(byte) } }
     }
 
     /// A 16-byte identifier as a `bytes` field.

@@ -39,6 +39,6 @@ import Testing
         #expect(ActionSetEncoding.encode(actionSet) == alone)
         let answer: [UInt8] = try Home_V1_UpdateActionTargetValueResponse.with { $0.actionSet = message }
             .serializedBytes()
-        #expect(ActionSetEncoding.encode(actionSet, in: [([], 1)]) == answer)
+        #expect(ActionSetEncoding.answer(actionSet) == answer)
     }
 }

@@ -36,7 +36,7 @@ final class ForwardedCommands {
     var count: Int { pending.count }
 
     /// Registers a command; its id goes out with it.
-    func add(_ command: Pending) -> UInt64 {
+    func add(_ command: consuming Pending) -> UInt64 {
         let id = nextID
         nextID += 1
         pending[id] = command
