@@ -4,7 +4,7 @@ import Wire
 
 /// Answers that wait for their change to be durable. Every mutation made before the store hands
 /// its batch to the writer waits for the same commit, so the answers are gathered by ticket: each
-/// ticket's group waits for the commit once, and its calls are answered in order when it comes.
+/// ticket's group waits for the commit once, and its calls are all answered when it comes.
 /// (A closure per call, holding the call and its answer, cost every durable write an allocation
 /// and its release, and the store a waiter to queue and drop; with the connections' reuse of
 /// ended calls, this took 1,400 instructions off a store write at 50 connections of 16 calls.)
@@ -62,12 +62,12 @@ final class CommitAnswers {
         func committed(_ failure: StoreError?) {
             isAnswered = true
             if let first = first.take() { Self.answer(first, failure) }
-            // Moved out one at a time, in order (reversed, then popped): read in place, the answers
-            // were released with the array by the runtime's generic walk over its elements, 400
-            // instructions a write.
+            // Moved out one at a time, the last first: read in place, the answers were released
+            // with the array by the runtime's generic walk over its elements (400 instructions a
+            // write), and reversing them first cost 150. Their order does not matter: a commit is
+            // answered inside one output batch, so every connection writes its answers at once.
             var others = others
             self.others = []
-            others.reverse()
             while let answer = others.popLast() { Self.answer(answer, failure) }
         }
 

@@ -412,11 +412,10 @@ public final class HomeStore {
         // A mutation's events are nearly always of one home: a set only when there are more.
         var eventHome: HomeID?
         var otherHomes: Set<HomeID> = []
-        // One pass over the changes (each pass retained and released the array and every change).
-        for change in pendingChanges {
+        func take(_ change: HomeChange) {
             unpublished.append((number, change))
             // By index: the key subscript would copy the home only to see that it is there.
-            guard homes.index(forKey: change.home) != nil else { continue }
+            guard homes.index(forKey: change.home) != nil else { return }
             batch.append(.event(change))
             if eventHome == nil {
                 eventHome = change.home
@@ -424,9 +423,17 @@ public final class HomeStore {
                 otherHomes.insert(change.home)
             }
         }
+        if pendingChanges.count == 1 {
+            // The usual mutation's one event, moved out: emptying the array by `removeAll` went
+            // through its generic range replacement (170 instructions) to release a copy.
+            take(pendingChanges.removeLast())
+        } else {
+            // One pass (each pass retained and released the array and every change).
+            for change in pendingChanges { take(change) }
+            pendingChanges.removeAllKeepingModestCapacity()
+        }
         if let eventHome { trimEvents(of: eventHome) }
         for homeID in otherHomes { trimEvents(of: homeID) }
-        pendingChanges.removeAllKeepingModestCapacity()
         guard let onCommitWaiting else {
             submitBatch(startingCommit: true)
             return
@@ -443,8 +450,10 @@ public final class HomeStore {
     /// every commit, a step's rows cost about one page among many commits. The table holds at most a
     /// step more than the log; a reopen trims the log anyway.
     private func trimEvents(of homeID: HomeID) {
-        guard let log = logs[homeID], log.currentRevision > 0 else { return }
-        let through = min(log.oldestResumableRevision, log.currentRevision - 1)
+        // Read in place: `logs[homeID]` copied the log, retaining and releasing its storage.
+        let revisions = logs.mutateValue(forKey: homeID) { ($0.currentRevision, $0.oldestResumableRevision) }
+        guard let (current, oldestResumable) = revisions, current > 0 else { return }
+        let through = min(oldestResumable, current - 1)
         let trimStep = UInt64(max(1, configuration.retention.maxEvents / 64))
         guard through >= trimmedThrough[homeID, default: 0] + trimStep else { return }
         trimmedThrough[homeID] = through
