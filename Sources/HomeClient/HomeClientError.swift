@@ -1,6 +1,6 @@
 public import Foundation
 public import HomeProto
-import RPCClient
+public import RPCClient
 import SwiftProtobuf
 public import Wire
 
@@ -25,7 +25,8 @@ public struct HomeClientError: Error, Sendable, CustomStringConvertible {
     /// The call never left: its connection had already closed.
     var wasNotSent = false
 
-    init(_ error: RPCError) {
+    /// The failure an RPC error reports, with the HomeKit code, object and field of its details.
+    public init(_ error: RPCError) {
         status = error.code
         message = error.message
         isRetryable = error.isRetryable

@@ -70,7 +70,8 @@ extension ConnectionOptions {
             return result
         } catch let error as RPCError {
             await client.close()
-            throw CallFailed(message: "\(error.code.name): \(error.message)")
+            // With the HomeKit code and field of the error's details, as the typed commands print them.
+            throw CallFailed(message: HomeClientError(error).description)
         }
     }
 }

@@ -92,6 +92,10 @@ import Testing
         // `call` with hand-written JSON, and a stream through it.
         let listed = try cli(server, "call", "home.v1.HomeService/ListHomes", "{}")
         #expect(listed.status == 0 && listed.output.contains("My Home"))
+        // A refusal through `call` shows its HomeKit code and field, as the typed commands do.
+        let refusedCall = try cli(server, "call", "home.v1.HomeService/AddHome", #"{"name": "Bad/Name"}"#)
+        #expect(refusedCall.status == 1, "\(refusedCall.errors)")
+        #expect(refusedCall.errors.contains("[HomeKit ") && refusedCall.errors.contains("(field name)"))
 
         // The health check by service name, as grpc.health.v1 clients ask.
         for service in ["", "home.v1.HomeService", "home.v1.AccountService", "home.v1.AccessoryLink"] {
