@@ -57,7 +57,8 @@ extension HomeStore {
         for account: AccountID,
         _ operation: HomeOperation
     ) throws(HomeServiceError) -> Characteristic {
-        guard let characteristic = characteristics.read(id, { $0 }),
+        // The subscript's copy: `read(id) { $0 }` copied it twice on the way out (`Optional.map`).
+        guard let characteristic = characteristics[id],
             let role = readHome(characteristic.home, { $0.members[account] }) ?? nil
         else {
             throw HomeServiceError(.notFound, "no such characteristic \(id)")
