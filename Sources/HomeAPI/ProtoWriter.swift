@@ -124,7 +124,9 @@ extension OutputSpan where Element == UInt8 {
     }
 
     /// A string's UTF-8 bytes in one copy (byte by byte, an action set's name of ten cost 280
-    /// instructions); byte by byte only for a string whose bytes are not stored contiguously.
+    /// instructions); byte by byte only for a string whose bytes are not stored contiguously. The
+    /// buffer pointers here (and for `data` below) are not C interop: they are borrowed only for
+    /// Wire's bounded one-copy append (``Swift/OutputSpan/appendBytes(copying:)``), nothing is kept.
     private mutating func utf8(of string: String) {
         let copied: Void? = string.utf8.withContiguousStorageIfAvailable {
             appendBytes(copying: UnsafeRawBufferPointer($0))
