@@ -85,10 +85,35 @@ public final class RPCServer {
         outputBatchDepth += 1
         body()
         outputBatchDepth -= 1
-        guard outputBatchDepth == 0, !connectionsToFlush.isEmpty else { return }
-        let pending = connectionsToFlush
-        connectionsToFlush.removeAll(keepingCapacity: true)
-        for connection in pending { connection.flushHeldOutput() }
+        guard outputBatchDepth == 0 else { return }
+        if !connectionsToFlush.isEmpty {
+            let pending = connectionsToFlush
+            connectionsToFlush.removeAll(keepingCapacity: true)
+            for connection in pending { connection.flushHeldOutput() }
+        }
+        if !callsEndedInBatch.isEmpty { recordCallsEndedInBatch() }
+    }
+
+    /// Calls answered inside the output batch in progress, timed when it ends: their answers leave
+    /// then, and one clock read serves them all (a read per call, a commit's hundreds of answers,
+    /// was 2.5% of a loaded loop's time).
+    private var callsEndedInBatch: [(methodIndex: Int, code: StatusCode, startedAt: UInt64)] = []
+
+    /// Records a call's end in the metrics, now or, inside ``batchingOutput(_:)``, when it ends.
+    func recordCallEnd(methodIndex: Int, code: StatusCode, startedAt: UInt64) {
+        guard outputBatchDepth > 0 else {
+            metrics.recordCall(methodIndex: methodIndex, code: code, startedAt: startedAt)
+            return
+        }
+        callsEndedInBatch.append((methodIndex, code, startedAt))
+    }
+
+    private func recordCallsEndedInBatch() {
+        let now = EventLoop.monotonicNanoseconds
+        for call in callsEndedInBatch {
+            metrics.recordCalls(methodIndex: call.methodIndex, code: call.code, nanoseconds: now &- call.startedAt)
+        }
+        callsEndedInBatch.removeAll(keepingCapacity: true)
     }
 
     /// Replies to reads, held until the loop is about to poll again.

@@ -379,6 +379,28 @@ import Wire
         try test.shutDown()
     }
 
+    /// Calls answered inside `batchingOutput` (a commit acknowledging its mutations) count once
+    /// each, timed when the batch ends and their answers leave, not when each was answered.
+    @Test func callsAnsweredInAnOutputBatchAreTimedWhenItEnds() throws {
+        let test = try TestServer()
+        var held: [ServerCall] = []
+        test.onHang = { held.append($0) }
+        let client = try test.connectClient()
+        var answers = 0
+        for _ in 0..<3 { client.unary(TestServer.hang, request: []) { if case .success = $0 { answers += 1 } } }
+        test.loop.run(until: { held.count == 3 })
+        test.server.batchingOutput {
+            for call in held { call.respond([7]) }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let hang = try #require(test.server.metrics.methods[TestServer.hang])
+        #expect(hang.calls == 3 && hang.latency.count == 3 && hang.errors == 0)
+        #expect(hang.latency.percentile(0.01) >= 20_000)
+        test.loop.run(until: { answers == 3 })
+        client.close()
+        try test.shutDown()
+    }
+
     /// Calls that end during one read are recorded together (one clock read): every call still
     /// counts once, under its own method and status, with a latency each.
     @Test func callsEndedInOneReadAreEachCountedUnderTheirMethodAndStatus() throws {

@@ -434,7 +434,7 @@ final class ServerConnection: ConnectionDelegate {
             }
             endedDuringRead.calls += 1
         } else {
-            server.metrics.recordCall(methodIndex: call.methodIndex, code: code, startedAt: call.startedAt)
+            server.recordCallEnd(methodIndex: call.methodIndex, code: code, startedAt: call.startedAt)
         }
         // Most calls never wait or have a timer: skip hashing into empty tables.
         if !waitingForWritability.isEmpty { waitingForWritability.removeValue(forKey: call.streamID) }
