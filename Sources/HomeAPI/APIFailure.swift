@@ -35,7 +35,7 @@ public struct APIFailure: Error, Sendable {
 
 /// Runs a store call and gives its failure the request's context.
 @inline(__always)
-func attempt<T>(
+func attempt<T: ~Copyable>(
     object: UniqueIdentifier? = nil,
     field: String = "",
     _ body: () throws(HomeServiceError) -> T

@@ -43,11 +43,11 @@ struct ActionTargetUpdate: Equatable {
 
     /// Changes the action's target value and answers with its whole action set.
     static func apply(_ api: HomeAPI, _ request: Self, _ caller: Caller) throws(APIFailure) -> [UInt8] {
-        let id = try api.object(request.actionSet, "action_set_id", in: request.home, caller)
+        let checked = try api.checkedObject(request.actionSet, "action_set_id", in: request.home, caller)
         return try attempt(object: request.action.raw, field: "target_value") { () throws(HomeServiceError) in
             try api.store.updateTargetValue(
                 of: request.action,
-                in: id,
+                in: checked,
                 to: request.value,
                 as: caller.account,
                 answer: ActionSetEncoding.answer

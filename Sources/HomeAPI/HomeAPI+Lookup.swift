@@ -27,10 +27,20 @@ extension HomeAPI {
         in home: HomeID,
         _ caller: Caller
     ) throws(APIFailure) -> ID<Kind> {
+        _ = try checkedObject(id, field, in: home, caller)
+        return id
+    }
+
+    /// ``object(_:_:in:_:)`` for a mutation that takes what the check found (``CheckedObject``).
+    func checkedObject<Kind: HomeScopedKind>(
+        _ id: ID<Kind>,
+        _ field: String,
+        in home: HomeID,
+        _ caller: Caller
+    ) throws(APIFailure) -> CheckedObject<Kind> {
         try attempt(object: id.raw, field: field) { () throws(HomeServiceError) in
             try store.checkObject(id, isIn: home, as: caller.account)
         }
-        return id
     }
 
     /// An account a request names.

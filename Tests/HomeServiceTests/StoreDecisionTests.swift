@@ -252,6 +252,29 @@ import Testing
         #expect(check(f.evening.id.raw, stranger) == .notFound)
     }
 
+    /// A target value updated through the API's check of the set (the store then skips its own
+    /// lookup of the set and the caller's role) keeps the store's rules: a guest is refused with 17
+    /// and changes nothing, an action of no set is 2, an administrator's update is made and recorded.
+    @Test(arguments: StoreKind.allCases)
+    func aTargetUpdateThroughTheSetsCheckKeepsTheRoleAndActionRules(kind: StoreKind) throws {
+        let f = try RulesFixture(kind)
+        let gina = try f.harness.account("Gina")
+        try f.store.addUser(gina, to: f.home.id, role: .guest, as: f.owner)
+        let update = { (account: AccountID, action: ActionID) in
+            codeThrown {
+                let checked = try f.store.checkObject(f.evening.id, isIn: f.home.id, as: account)
+                _ = try f.store.updateTargetValue(of: action, in: checked, to: .bool(false), as: account) { $0 }
+            }
+        }
+        #expect(update(gina, f.lampOn.id) == .insufficientPrivileges)
+        #expect(update(f.owner, ActionID.random()) == .notFound)
+        #expect(f.store.actionSets[f.evening.id]?.actions.first?.targetValue == f.lampOn.targetValue)
+        let events = committedEvents(in: f.store) { #expect(update(f.owner, f.lampOn.id) == nil) }
+        #expect(events.map(\.kind) == [.actionSetActionsUpdated])
+        try f.harness.reopen()
+        #expect(f.harness.store.actionSets[f.evening.id]?.actions.first?.targetValue == .bool(false))
+    }
+
     @Test(arguments: StoreKind.allCases)
     func objectLimitsRefuseWith49AndChangeNothing(kind: StoreKind) throws {
         var limits = ObjectLimits()

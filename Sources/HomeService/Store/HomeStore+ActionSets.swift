@@ -165,6 +165,36 @@ extension HomeStore {
         try beginMutation()
         defer { endMutation() }
         let homeID = try locate(id, NamedKinds.actionSet, for: account, .updateActionTargetValue)
+        return try updateTargetValue(of: actionID, in: id, home: homeID, to: value, as: account, answer: answer)
+    }
+
+    /// ``updateTargetValue(of:in:to:as:answer:)`` for a set the caller has just checked to be in
+    /// the home a request named: what the check found stands for the store's own lookup of the set
+    /// and of the caller's role (three of a store write's hash lookups).
+    /// - Throws: 17 for a guest; the codes above.
+    public func updateTargetValue<Answer>(
+        of actionID: ActionID,
+        in checked: borrowing CheckedObject<IDKind.ActionSet>,
+        to value: CharacteristicValue,
+        as account: AccountID,
+        answer: (ActionSet) -> Answer
+    ) throws(HomeServiceError) -> Answer {
+        try beginMutation()
+        defer { endMutation() }
+        let (id, homeID) = (checked.id, checked.home)
+        try AccessRules.authorize(.updateActionTargetValue, role: checked.role, homeName: homes[homeID]?.name ?? "")
+        return try updateTargetValue(of: actionID, in: id, home: homeID, to: value, as: account, answer: answer)
+    }
+
+    /// The update itself, once the set is found in `homeID` and the caller may change it.
+    private func updateTargetValue<Answer>(
+        of actionID: ActionID,
+        in id: ActionSetID,
+        home homeID: HomeID,
+        to value: CharacteristicValue,
+        as account: AccountID,
+        answer: (ActionSet) -> Answer
+    ) throws(HomeServiceError) -> Answer {
         // Through `update`, not `read`: an in-out access sees the set where it lies, where `read`
         // hands a closure the compiler does not inline a copy (two, through `Optional.map`).
         let action = actionSets.update(id) { set in

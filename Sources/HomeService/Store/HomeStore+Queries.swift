@@ -108,16 +108,18 @@ extension HomeStore {
         try home(id, for: account, .readHome).revision
     }
 
-    /// Checks that object `id` is in home `homeID` and the caller may see that home.
+    /// Checks that object `id` is in home `homeID` and the caller may see that home; returns what it
+    /// found, for a mutation that follows at once (``CheckedObject``).
     /// - Throws: 2 for a missing object, one in a home the caller cannot see, or a home they cannot
     ///   see; 11 for an object of another home the caller is a member of.
+    @discardableResult
     public func checkObject<Kind: HomeScopedKind>(
         _ id: ID<Kind>,
         isIn homeID: HomeID,
         as account: AccountID
-    ) throws(HomeServiceError) {
+    ) throws(HomeServiceError) -> CheckedObject<Kind> {
         // Membership read in place: `homes[id]` copies the home, retaining each of its collections.
-        guard readHome(homeID, { $0.members[account] != nil }) == true else { throw AccessRules.noSuchHome }
+        guard let role = readHome(homeID, { $0.members[account] }) ?? nil else { throw AccessRules.noSuchHome }
         guard let objectHome = Kind.home(of: id, in: self) else {
             throw HomeServiceError(.notFound, "no such object \(id)")
         }
@@ -130,6 +132,7 @@ extension HomeStore {
             }
             throw HomeServiceError(.notFound, "no such object \(id)")
         }
+        return CheckedObject(id: id, home: homeID, role: role)
     }
 
     public func room(_ id: RoomID, as account: AccountID) throws(HomeServiceError) -> Room {
