@@ -13,128 +13,134 @@ public enum ValueRules {
         against metadata: CharacteristicMetadata,
         characteristic: @autoclosure () -> String
     ) throws(HomeServiceError) {
-        switch (metadata.format, value) {
-        case (.bool, .bool):
-            return
-        case (.tlv8, .data(let bytes)), (.data, .data(let bytes)):
-            guard bytes.count <= CharacteristicMetadata.absoluteMaxDataLength else {
-                throw HomeServiceError(
+        // The rules first, the words only for a refusal: handed down to each check, the name's
+        // closure had its context (the characteristic's kind) retained four times a write.
+        guard let violation = violation(of: value, against: metadata) else { return }
+        throw violation.error(characteristic: characteristic(), value: value)
+    }
+
+    /// How a value breaks its metadata's rules, worded once the characteristic's name is known.
+    private enum Violation {
+        case wrongType(CharacteristicFormat)
+        case notFinite
+        case below(Double)
+        case above(Double)
+        case offStep(Double, from: Double)
+        case notValid([Int64])
+        case dataTooLong(Int)
+        case textTooLong(Int, maximum: Int)
+        case textTooShort(Int, minimum: Int)
+
+        func error(characteristic: String, value: CharacteristicValue) -> HomeServiceError {
+            switch self {
+            case .wrongType(let format):
+                HomeServiceError(
+                    .invalidValueType,
+                    "\(characteristic) takes a \(format.rawValue) value, not \(value) (\(kind(of: value)))"
+                )
+            case .notFinite:
+                HomeServiceError(.invalidValueType, "\(characteristic) takes a finite number, not \(value)")
+            case .below(let minimum):
+                HomeServiceError(
+                    .valueLowerThanMinimum,
+                    "\(characteristic) value \(value) is below its minimum \(format(minimum))"
+                )
+            case .above(let maximum):
+                HomeServiceError(
+                    .valueHigherThanMaximum,
+                    "\(characteristic) value \(value) is above its maximum \(format(maximum))"
+                )
+            case .offStep(let step, let origin):
+                HomeServiceError(
+                    .invalidParameter,
+                    "\(characteristic) value \(value) is not a multiple of its step \(step) from \(origin)"
+                )
+            case .notValid(let valid):
+                HomeServiceError(
+                    .invalidParameter,
+                    "\(characteristic) does not accept \(value); valid values are \(valid.map(String.init).joined(separator: ", "))"
+                )
+            case .dataTooLong(let count):
+                HomeServiceError(
                     .stringLongerThanMaximum,
-                    "\(characteristic()) takes at most \(CharacteristicMetadata.absoluteMaxDataLength) bytes of data, not \(bytes.count)"
+                    "\(characteristic) takes at most \(CharacteristicMetadata.absoluteMaxDataLength) bytes of data, not \(count)"
+                )
+            case .textTooLong(let length, let maximum):
+                HomeServiceError(
+                    .stringLongerThanMaximum,
+                    "\(characteristic) takes at most \(maximum) bytes of text, not \(length)"
+                )
+            case .textTooShort(let length, let minimum):
+                HomeServiceError(
+                    .stringShorterThanMinimum,
+                    "\(characteristic) takes at least \(minimum) bytes of text, not \(length)"
                 )
             }
-        case (.string, .string(let text)):
-            try checkLength(text, metadata, characteristic)
-        case (.float, .float(let number)):
-            try checkRange(number, metadata, characteristic, value)
-            try checkStep(number, metadata, characteristic, value)
-        case (.float, .int(let integer)):
-            try checkRange(Double(integer), metadata, characteristic, value)
-            try checkStep(Double(integer), metadata, characteristic, value)
-        case (let format, .int(let integer)) where format.integerRange != nil:
-            try checkInteger(integer, format: format, metadata, characteristic, value)
-        default:
-            throw HomeServiceError(
-                .invalidValueType,
-                "\(characteristic()) takes a \(metadata.format.rawValue) value, not \(value) (\(kind(of: value)))"
-            )
         }
     }
 
-    private static func checkInteger(
+    private static func violation(of value: CharacteristicValue, against metadata: CharacteristicMetadata) -> Violation?
+    {
+        switch (metadata.format, value) {
+        case (.bool, .bool):
+            return nil
+        case (.tlv8, .data(let bytes)), (.data, .data(let bytes)):
+            return bytes.count <= CharacteristicMetadata.absoluteMaxDataLength ? nil : .dataTooLong(bytes.count)
+        case (.string, .string(let text)):
+            return lengthViolation(text, metadata)
+        case (.float, .float(let number)):
+            return rangeViolation(number, metadata) ?? stepViolation(number, metadata)
+        case (.float, .int(let integer)):
+            return rangeViolation(Double(integer), metadata) ?? stepViolation(Double(integer), metadata)
+        case (let format, .int(let integer)) where format.integerRange != nil:
+            return integerViolation(integer, format: format, metadata)
+        default:
+            return .wrongType(metadata.format)
+        }
+    }
+
+    private static func integerViolation(
         _ integer: Int64,
         format: CharacteristicFormat,
-        _ metadata: CharacteristicMetadata,
-        _ characteristic: () -> String,
-        _ value: CharacteristicValue
-    ) throws(HomeServiceError) {
+        _ metadata: CharacteristicMetadata
+    ) -> Violation? {
         if let range = format.integerRange {
-            if integer < range.lowerBound { throw below(value, Double(range.lowerBound), characteristic) }
-            if integer > range.upperBound { throw above(value, Double(range.upperBound), characteristic) }
+            if integer < range.lowerBound { return .below(Double(range.lowerBound)) }
+            if integer > range.upperBound { return .above(Double(range.upperBound)) }
         }
-        try checkRange(Double(integer), metadata, characteristic, value)
-        try checkStep(Double(integer), metadata, characteristic, value)
-        if let valid = metadata.validValues, !valid.contains(integer) {
-            throw HomeServiceError(
-                .invalidParameter,
-                "\(characteristic()) does not accept \(value); valid values are \(valid.map(String.init).joined(separator: ", "))"
-            )
+        if let violation = rangeViolation(Double(integer), metadata) ?? stepViolation(Double(integer), metadata) {
+            return violation
         }
+        if let valid = metadata.validValues, !valid.contains(integer) { return .notValid(valid) }
+        return nil
     }
 
-    private static func checkRange(
-        _ number: Double,
-        _ metadata: CharacteristicMetadata,
-        _ characteristic: () -> String,
-        _ value: CharacteristicValue
-    ) throws(HomeServiceError) {
-        guard number.isFinite else {
-            throw HomeServiceError(.invalidValueType, "\(characteristic()) takes a finite number, not \(value)")
-        }
-        if let minimum = metadata.minimumValue, number < minimum { throw below(value, minimum, characteristic) }
-        if let maximum = metadata.maximumValue, number > maximum { throw above(value, maximum, characteristic) }
+    private static func rangeViolation(_ number: Double, _ metadata: CharacteristicMetadata) -> Violation? {
+        guard number.isFinite else { return .notFinite }
+        if let minimum = metadata.minimumValue, number < minimum { return .below(minimum) }
+        if let maximum = metadata.maximumValue, number > maximum { return .above(maximum) }
+        return nil
     }
 
-    private static func checkStep(
-        _ number: Double,
-        _ metadata: CharacteristicMetadata,
-        _ characteristic: () -> String,
-        _ value: CharacteristicValue
-    ) throws(HomeServiceError) {
-        guard let step = metadata.stepValue, step > 0 else { return }
-        let steps = (number - (metadata.minimumValue ?? 0)) / step
+    private static func stepViolation(_ number: Double, _ metadata: CharacteristicMetadata) -> Violation? {
+        guard let step = metadata.stepValue, step > 0 else { return nil }
+        let origin = metadata.minimumValue ?? 0
+        let steps = (number - origin) / step
         guard abs(steps - steps.rounded()) <= stepTolerance * max(1, abs(steps)) else {
-            throw HomeServiceError(
-                .invalidParameter,
-                "\(characteristic()) value \(value) is not a multiple of its step \(step) from \(metadata.minimumValue ?? 0)"
-            )
+            return .offStep(step, from: origin)
         }
+        return nil
     }
 
-    private static func checkLength(
-        _ text: String,
-        _ metadata: CharacteristicMetadata,
-        _ characteristic: () -> String
-    ) throws(HomeServiceError) {
+    private static func lengthViolation(_ text: String, _ metadata: CharacteristicMetadata) -> Violation? {
         let length = text.utf8.count
         let maxLength = min(
             metadata.maxLength ?? CharacteristicMetadata.defaultMaxLength,
             CharacteristicMetadata.absoluteMaxLength
         )
-        if length > maxLength {
-            throw HomeServiceError(
-                .stringLongerThanMaximum,
-                "\(characteristic()) takes at most \(maxLength) bytes of text, not \(length)"
-            )
-        }
-        if let minLength = metadata.minLength, length < minLength {
-            throw HomeServiceError(
-                .stringShorterThanMinimum,
-                "\(characteristic()) takes at least \(minLength) bytes of text, not \(length)"
-            )
-        }
-    }
-
-    private static func below(
-        _ value: CharacteristicValue,
-        _ minimum: Double,
-        _ characteristic: () -> String
-    ) -> HomeServiceError {
-        HomeServiceError(
-            .valueLowerThanMinimum,
-            "\(characteristic()) value \(value) is below its minimum \(format(minimum))"
-        )
-    }
-
-    private static func above(
-        _ value: CharacteristicValue,
-        _ maximum: Double,
-        _ characteristic: () -> String
-    ) -> HomeServiceError {
-        HomeServiceError(
-            .valueHigherThanMaximum,
-            "\(characteristic()) value \(value) is above its maximum \(format(maximum))"
-        )
+        if length > maxLength { return .textTooLong(length, maximum: maxLength) }
+        if let minLength = metadata.minLength, length < minLength { return .textTooShort(length, minimum: minLength) }
+        return nil
     }
 
     /// Whole numbers without a trailing ".0".

@@ -218,7 +218,7 @@ extension HomeStore {
             throw HomeServiceError(.readOnlyCharacteristic, "\(kind.displayName) is read-only")
         }
         if let accessory { try checkAvailable(accessory) }
-        try ValueRules.validate(value, against: kind.metadata, characteristic: kind.displayName)
+        try ValueRules.validate(value, against: kind.contents.metadata, characteristic: kind.displayName)
     }
 
     func record(_ value: CharacteristicValue, for characteristic: Characteristic, by initiator: Initiator) {
