@@ -412,15 +412,19 @@ public final class HomeStore {
         // A mutation's events are nearly always of one home: a set only when there are more.
         var eventHome: HomeID?
         var otherHomes: Set<HomeID> = []
-        func take(_ change: HomeChange) {
-            unpublished.append((number, change))
-            // By index: the key subscript would copy the home only to see that it is there.
-            guard homes.index(forKey: change.home) != nil else { return }
+        // Consumed: the change moves into the batch, and only the pending list's copy is retained
+        // (borrowed, it was retained and released once more for each list).
+        func take(_ change: consuming HomeChange) {
+            let home = change.home
+            unpublished.append((number, copy change))
+            // In place, by index: the key subscript would copy the home only to see that it is
+            // there, and a plain lookup retained and released the table's storage around it.
+            guard homes.containsKeyInPlace(home) else { return }
             batch.append(.event(change))
             if eventHome == nil {
-                eventHome = change.home
-            } else if eventHome != change.home {
-                otherHomes.insert(change.home)
+                eventHome = home
+            } else if eventHome != home {
+                otherHomes.insert(home)
             }
         }
         if pendingChanges.count == 1 {
@@ -433,7 +437,8 @@ public final class HomeStore {
             pendingChanges.removeAllKeepingModestCapacity()
         }
         if let eventHome { trimEvents(of: eventHome) }
-        for homeID in otherHomes { trimEvents(of: homeID) }
+        // Iterating even an empty set retained and released its storage.
+        if !otherHomes.isEmpty { for homeID in otherHomes { trimEvents(of: homeID) } }
         guard let onCommitWaiting else {
             submitBatch(startingCommit: true)
             return
