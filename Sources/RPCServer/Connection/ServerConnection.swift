@@ -423,7 +423,8 @@ final class ServerConnection: ConnectionDelegate {
         if call.countedMetadataBytes > 0 { uncountMetadata(of: call) }
         if let earlier = endedCall.take(), earlierEndedCalls.count < Self.reusableCallLimit - 1 {
             earlier.forgetMetadata()
-            earlierEndedCalls.append(earlier)
+            // Moved in: appending a copy retained it and released the binding.
+            earlierEndedCalls.append(consume earlier)
         }
         endedCall = call
         if isHandlingRead && call.startedAt == readStartedAt {
