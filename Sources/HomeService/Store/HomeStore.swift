@@ -369,15 +369,19 @@ public final class HomeStore {
         // retaining all its collections).
         guard let revision = homes.mutateValue(forKey: homeID, { $0.advanceRevision() }) else { return }
         let time = now
-        let change = HomeChange(
-            home: homeID,
-            revision: revision,
-            time: time,
-            initiator: initiator,
-            event: event,
-            session: currentSession
+        // Made in the append: bound to a constant first, the new change was retained for the list
+        // and released after it, a locked operation right after its fields were written (perf
+        // put 2.6% of a loaded loop's time on that one retain).
+        pendingChanges.append(
+            HomeChange(
+                home: homeID,
+                revision: revision,
+                time: time,
+                initiator: initiator,
+                event: event,
+                session: currentSession
+            )
         )
-        pendingChanges.append(change)
     }
 
     /// Gives `account` a role in the home (or with `nil` takes it away), keeping the inverse index.
