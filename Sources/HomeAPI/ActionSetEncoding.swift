@@ -9,13 +9,20 @@ enum ActionSetEncoding {
     /// The action set as ``ProtoEncoding/actionSet(_:)`` would encode it.
     static func encode(_ actionSet: ActionSet) -> [UInt8] { encode(actionSet, asField: nil) }
 
-    /// The action set as the only field (1, `action_set`) of the answer to a change of its actions.
-    static func answer(_ actionSet: ActionSet) -> [UInt8] { encode(actionSet, asField: 1) }
+    /// The action set as the only field (1, `action_set`) of the answer to a change of its actions,
+    /// written into `bytes` (empty; see ``ProtoWriter/message(length:into:_:)``).
+    static func answer(_ actionSet: ActionSet, into bytes: consuming [UInt8] = []) -> [UInt8] {
+        encode(actionSet, asField: 1, into: bytes)
+    }
 
     /// The set's message, alone or as field `field` of an otherwise empty message, in one array
     /// of the final size (through ``ProtoWriter/carried(_:in:_:)``, an answer sized and wrote an
     /// empty carrier first: 250 instructions of the store write's 11,000).
-    private static func encode(_ actionSet: ActionSet, asField field: UInt32?) -> [UInt8] {
+    private static func encode(
+        _ actionSet: ActionSet,
+        asField field: UInt32?,
+        into bytes: consuming [UInt8] = []
+    ) -> [UInt8] {
         let type = UInt64(ProtoEncoding.actionSetType(actionSet.kind).rawValue)
         var length = ProtoWriter.idFieldLength + ProtoWriter.stringFieldLength(actionSet.name, field: 2)
         if type != 0 { length += ProtoWriter.varintFieldLength(type, field: 3) }
@@ -44,8 +51,8 @@ enum ActionSetEncoding {
             if isExecuting { writer.varint(5, 1) }
             if let lastExecution { writer.varint(6, UInt64(bitPattern: lastExecution)) }
         }
-        guard let field else { return ProtoWriter.message(length: length) { write(&$0) } }
-        return ProtoWriter.message(length: ProtoWriter.delimitedLength(length, field: field)) { writer in
+        guard let field else { return ProtoWriter.message(length: length, into: bytes) { write(&$0) } }
+        return ProtoWriter.message(length: ProtoWriter.delimitedLength(length, field: field), into: bytes) { writer in
             writer.delimited(field, length: length) { write(&$0) }
         }
     }

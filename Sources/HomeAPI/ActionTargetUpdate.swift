@@ -44,13 +44,20 @@ struct ActionTargetUpdate: Equatable {
     /// Changes the action's target value and answers with its whole action set.
     static func apply(_ api: HomeAPI, _ request: Self, _ caller: Caller) throws(APIFailure) -> [UInt8] {
         let checked = try api.checkedObject(request.actionSet, "action_set_id", in: request.home, caller)
+        // Taken here and moved into the encoder: a closure that captured the API to take it had
+        // the API retained and released around the store's call.
+        var buffer = api.takeAnswerBuffer()
         return try attempt(object: request.action.raw, field: "target_value") { () throws(HomeServiceError) in
             try api.store.updateTargetValue(
                 of: request.action,
                 in: checked,
                 to: request.value,
                 as: caller.account,
-                answer: ActionSetEncoding.answer
+                answer: { set in
+                    var bytes: [UInt8] = []
+                    swap(&bytes, &buffer)
+                    return ActionSetEncoding.answer(set, into: bytes)
+                }
             )
         }
     }

@@ -10,13 +10,16 @@ import Wire
 /// ended calls, this took 1,400 instructions off a store write at 50 connections of 16 calls.)
 final class CommitAnswers {
     private let store: HomeStore
+    /// Where a written answer's array goes, to be encoded into again.
+    private let buffers: AnswerBuffers
     /// The group of the latest ticket (once answered, the next answer starts a group of its own).
     private var gathering: Group?
     /// How many answers the last group gathered: the next reserves room for as many at once.
     private var lastGroupSize = 0
 
-    init(store: HomeStore) {
+    init(store: HomeStore, buffers: AnswerBuffers) {
         self.store = store
+        self.buffers = buffers
     }
 
     /// Answers `call` with `outcome` once `ticket` is durable; a store that failed to commit
@@ -27,7 +30,7 @@ final class CommitAnswers {
             return
         }
         if let gathering { lastGroupSize = gathering.count }
-        let group = Group(ticket, first: Answer(call: call, outcome: outcome))
+        let group = Group(ticket, first: Answer(call: call, outcome: outcome), buffers: buffers)
         gathering = group
         store.whenCommitted(ticket, notify: group)
     }
@@ -37,19 +40,25 @@ final class CommitAnswers {
     private struct Answer {
         let call: ServerCall
         let outcome: Outcome
+
+        /// The call and the outcome's kind, moved out (the response's array then has no other
+        /// holder, and can be kept).
+        consuming func parts() -> (ServerCall, Outcome.Kind) { (call, outcome.kind) }
     }
 
     private final class Group: CommitObserver {
         let ticket: CommitTicket
+        private let buffers: AnswerBuffers
         private var first: Answer?
         private var others: [Answer] = []
         /// How many answers the group gathered.
         private(set) var count = 1
         private(set) var isAnswered = false
 
-        init(_ ticket: CommitTicket, first: consuming Answer) {
+        init(_ ticket: CommitTicket, first: consuming Answer, buffers: AnswerBuffers) {
             self.ticket = ticket
             self.first = first
+            self.buffers = buffers
         }
 
         /// Adds an answer, making room for `expected` in all at the first.
@@ -61,26 +70,28 @@ final class CommitAnswers {
 
         func committed(_ failure: StoreError?) {
             isAnswered = true
-            if let first = first.take() { Self.answer(first, failure) }
+            if let first = first.take() { answer(first, failure) }
             // Moved out one at a time, the last first: read in place, the answers were released
             // with the array by the runtime's generic walk over its elements (400 instructions a
             // write), and reversing them first cost 150. Their order does not matter: a commit is
             // answered inside one output batch, so every connection writes its answers at once.
             var others = others
             self.others = []
-            while let answer = others.popLast() { Self.answer(answer, failure) }
+            while let answer = others.popLast() { self.answer(answer, failure) }
         }
 
-        private static func answer(_ answer: consuming Answer, _ failure: StoreError?) {
+        private func answer(_ answer: consuming Answer, _ failure: StoreError?) {
+            let (call, kind) = answer.parts()
             if let failure {
-                answer.call.fail(
-                    CallStatus(code: .internal, message: "the change could not be made durable: \(failure)")
-                )
+                call.fail(CallStatus(code: .internal, message: "the change could not be made durable: \(failure)"))
                 return
             }
-            switch answer.outcome.kind {
-            case .success(let bytes): answer.call.respond(bytes)
-            case .failure(let status): answer.call.fail(status)
+            switch consume kind {
+            case .success(let bytes):
+                call.respond(bytes)
+                buffers.giveBack(bytes)
+            case .failure(let status):
+                call.fail(status)
             }
         }
     }

@@ -26,6 +26,11 @@ public final class HomeAPI {
     private(set) var scheduler: TriggerScheduler!
     /// The answers waiting for their commits.
     private let commitAnswers: CommitAnswers
+    /// Arrays of written answers, to encode a store write's answer into.
+    private let answerBuffers = AnswerBuffers()
+
+    /// An empty array to encode a durable write's answer into (see ``AnswerBuffers``).
+    func takeAnswerBuffer() -> [UInt8] { answerBuffers.take() }
 
     /// The metadata key a client sends to make a mutation safe to retry.
     public static let idempotencyKeyMetadata = "idempotency-key"
@@ -54,7 +59,7 @@ public final class HomeAPI {
         accessories: AccessoryLinkConfiguration = AccessoryLinkConfiguration()
     ) {
         self.store = store
-        commitAnswers = CommitAnswers(store: store)
+        commitAnswers = CommitAnswers(store: store, buffers: answerBuffers)
         let links = AccessoryLinks(store: store, loop: loop, configuration: accessories)
         self.links = links
         let hub = SubscriptionHub(

@@ -20,8 +20,14 @@ enum ProtoWriter {
     /// Appended to an empty array rather than made by `Array(capacity:initializingWith:)`: that
     /// initializer reaches the unspecialized buffer allocation, which looks up the storage class's
     /// generic metadata at every call (about 330 instructions more per message under callgrind).
-    static func message(length: Int, _ body: (inout OutputSpan<UInt8>) -> Void) -> [UInt8] {
-        var bytes: [UInt8] = []
+    /// - Parameter bytes: an empty array to write into, which may have room already (one of
+    ///   ``AnswerBuffers``).
+    static func message(
+        length: Int,
+        into bytes: consuming [UInt8] = [],
+        _ body: (inout OutputSpan<UInt8>) -> Void
+    ) -> [UInt8] {
+        precondition(bytes.isEmpty, "a message is written into an empty array")
         bytes.append(addingCapacity: length) { body(&$0) }
         precondition(bytes.count == length, "a message sized \(length) bytes wrote \(bytes.count)")
         return bytes

@@ -40,5 +40,27 @@ import Testing
         let answer: [UInt8] = try Home_V1_UpdateActionTargetValueResponse.with { $0.actionSet = message }
             .serializedBytes()
         #expect(ActionSetEncoding.answer(actionSet) == answer)
+        // Written into an array given back after an earlier answer: the same bytes.
+        let buffers = AnswerBuffers()
+        buffers.giveBack(Array(repeating: 0xEE, count: 300))
+        #expect(ActionSetEncoding.answer(actionSet, into: buffers.take()) == answer)
+    }
+
+    /// Given-back arrays come back empty with their room; large ones, and more than the limit,
+    /// are let go (what is kept stays bounded).
+    @Test func answerBuffersKeepSmallArraysEmptiedAndBounded() {
+        let buffers = AnswerBuffers()
+        var large: [UInt8] = []
+        large.reserveCapacity(AnswerBuffers.maxKeptCapacity + 1)
+        buffers.giveBack(large)
+        #expect(buffers.take().capacity == 0)
+        buffers.giveBack([UInt8](repeating: 1, count: 100))
+        let reused = buffers.take()
+        #expect(reused.isEmpty && reused.capacity >= 100)
+        #expect(buffers.take().capacity == 0)
+        for _ in 0...AnswerBuffers.maxKept { buffers.giveBack([UInt8](repeating: 2, count: 10)) }
+        var kept = 0
+        while buffers.take().capacity > 0 { kept += 1 }
+        #expect(kept == AnswerBuffers.maxKept)
     }
 }
