@@ -141,6 +141,7 @@ extension HomeStore {
     }
 
     /// Changes what an action writes; returns the action set as changed.
+    /// - Throws: 2 if the action is not in the set; ``checkTarget(_:_:in:for:)``'s codes.
     @discardableResult
     public func updateTargetValue(
         of actionID: ActionID,
@@ -148,29 +149,17 @@ extension HomeStore {
         to value: CharacteristicValue,
         as account: AccountID
     ) throws(HomeServiceError) -> ActionSet {
-        try updateTargetValue(of: actionID, in: id, to: value, as: account) { $0 }
+        try beginMutation()
+        defer { endMutation() }
+        let homeID = try locate(id, NamedKinds.actionSet, for: account, .updateActionTargetValue)
+        return try updateTargetValue(of: actionID, in: id, home: homeID, to: value, as: account) { $0 }
     }
 
     /// Changes what an action writes, and answers with `answer` of the action set as changed, read
     /// where it lies (the store write the benchmarks measure: the set's copies in and out, and
-    /// the subscript's allocated frame, were a sixth of the call).
-    /// - Throws: 2 if the action is not in the set; ``checkTarget(_:_:in:for:)``'s codes.
-    public func updateTargetValue<Answer>(
-        of actionID: ActionID,
-        in id: ActionSetID,
-        to value: CharacteristicValue,
-        as account: AccountID,
-        answer: (ActionSet) -> Answer
-    ) throws(HomeServiceError) -> Answer {
-        try beginMutation()
-        defer { endMutation() }
-        let homeID = try locate(id, NamedKinds.actionSet, for: account, .updateActionTargetValue)
-        return try updateTargetValue(of: actionID, in: id, home: homeID, to: value, as: account, answer: answer)
-    }
-
-    /// ``updateTargetValue(of:in:to:as:answer:)`` for a set the caller has just checked to be in
-    /// the home a request named: what the check found stands for the store's own lookup of the set
-    /// and of the caller's role (three of a store write's hash lookups).
+    /// the subscript's allocated frame, were a sixth of the call), for a set the caller has just
+    /// checked to be in the home a request named: what the check found stands for the store's own
+    /// lookup of the set and of the caller's role (three of a store write's hash lookups).
     /// - Throws: 17 for a guest; the codes above.
     public func updateTargetValue<Answer>(
         of actionID: ActionID,
