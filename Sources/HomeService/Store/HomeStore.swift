@@ -118,6 +118,10 @@ public final class HomeStore {
     private var batch: [StoreChange] = []
     /// Events logged in each home's table up to here; below it they are trimmed.
     var trimmedThrough: [HomeID: UInt64] = [:]
+    /// A home found to need no trim of its event rows since the last commit landed: its log moves
+    /// only when commits land (``handle(_:)``), so the mutations in between skip the check's two
+    /// lookups. (A trim found later is only later: the table keeps at most a step more.)
+    private var homeWithNoTrimDue: HomeID?
     private var lastSubmitted: UInt64 = 0
     private var lastCommitted: UInt64 = 0
     /// Every batch up to this one is durable (after a failure, `lastCommitted` runs ahead of it).
@@ -284,6 +288,7 @@ public final class HomeStore {
         }
         let durable = report.failure == nil
         if durable { durableThrough = max(durableThrough, report.committedThrough) }
+        homeWithNoTrimDue = nil
         while let (_, change) = unpublished.popFirst(if: { $0.batch <= report.committedThrough }) {
             guard durable else { continue }
             _ = logs.mutateValue(forKey: change.home) { $0.append(change, at: UInt64(max(0, change.time))) }
@@ -459,12 +464,16 @@ public final class HomeStore {
     /// every commit, a step's rows cost about one page among many commits. The table holds at most a
     /// step more than the log; a reopen trims the log anyway.
     private func trimEvents(of homeID: HomeID) {
+        if homeWithNoTrimDue == homeID { return }
         // Read in place: `logs[homeID]` copied the log, retaining and releasing its storage.
         let revisions = logs.mutateValue(forKey: homeID) { ($0.currentRevision, $0.oldestResumableRevision) }
         guard let (current, oldestResumable) = revisions, current > 0 else { return }
         let through = min(oldestResumable, current - 1)
         let trimStep = UInt64(max(1, configuration.retention.maxEvents / 64))
-        guard through >= trimmedThrough[homeID, default: 0] + trimStep else { return }
+        guard through >= trimmedThrough[homeID, default: 0] + trimStep else {
+            homeWithNoTrimDue = homeID
+            return
+        }
         trimmedThrough[homeID] = through
         batch.append(.trimEvents(home: homeID.raw.bytes, throughRevision: Int64(through)))
     }
