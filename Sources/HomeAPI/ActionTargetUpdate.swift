@@ -14,7 +14,9 @@ struct ActionTargetUpdate: Equatable {
     let action: ActionID
     let value: CharacteristicValue
 
-    init?(_ bytes: ArraySlice<UInt8>) {
+    /// The request read from its bytes, borrowed: an initializer takes its arguments owned, so the
+    /// request's slice was retained for it and released in it (two locked operations a call).
+    init?(_ bytes: borrowing ArraySlice<UInt8>) {
         guard let home = RequestBytes.leadingID(bytes, field: 1),
             let actionSet = RequestBytes.leadingID(bytes, field: 2),
             let action = RequestBytes.leadingID(bytes, field: 3),

@@ -13,7 +13,9 @@ struct CachedReadRequest: Equatable {
     let home: HomeID
     let characteristic: CharacteristicID
 
-    init?(_ bytes: ArraySlice<UInt8>) {
+    /// The request read from its bytes, borrowed: an initializer takes its arguments owned, so the
+    /// request's slice was retained for it and released in it (two locked operations a call).
+    init?(_ bytes: borrowing ArraySlice<UInt8>) {
         if let canonical = Self(canonical: bytes) {
             self = canonical
             return
@@ -44,7 +46,7 @@ struct CachedReadRequest: Equatable {
 
     /// The request as clients nearly always send it, both fields once, in order, and nothing else:
     /// two tag-and-length checks and four loads instead of the field loop.
-    private init?(canonical bytes: ArraySlice<UInt8>) {
+    private init?(canonical bytes: borrowing ArraySlice<UInt8>) {
         guard bytes.count == 2 * 18, let ids = Self.leadingIDs(bytes) else { return nil }
         (home, characteristic) = ids
     }

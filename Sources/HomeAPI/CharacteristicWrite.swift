@@ -14,7 +14,9 @@ struct CharacteristicWrite: Equatable {
     let characteristic: CharacteristicID
     let value: CharacteristicValue
 
-    init?(_ bytes: ArraySlice<UInt8>) {
+    /// The request read from its bytes, borrowed: an initializer takes its arguments owned, so the
+    /// request's slice was retained for it and released in it (two locked operations a call).
+    init?(_ bytes: borrowing ArraySlice<UInt8>) {
         guard let (home, characteristic) = CachedReadRequest.leadingIDs(bytes),
             let value = RequestBytes.trailingValue(bytes, field: 3, after: 2)
         else { return nil }

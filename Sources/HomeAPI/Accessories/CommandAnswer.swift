@@ -10,7 +10,9 @@ struct CommandAnswer: Equatable {
     var commandID: UInt64 = 0
     var hapStatus: Int32 = 0
 
-    init?(_ bytes: ArraySlice<UInt8>) {
+    /// The request read from its bytes, borrowed: an initializer takes its arguments owned, so the
+    /// request's slice was retained for it and released in it (two locked operations a call).
+    init?(_ bytes: borrowing ArraySlice<UInt8>) {
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let tag = bytes[index]
