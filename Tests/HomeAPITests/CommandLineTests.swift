@@ -175,6 +175,12 @@ import Testing
         let actionID = String(action.output.split(separator: " ")[2])
         let changed = try cli(server, "action-set", "set-action", "--home", "My Home", "Lights On", actionID, "false")
         #expect(changed.status == 0, "\(changed.errors)")
+        // The id as `--json` prints it (base64, protobuf's JSON mapping) is taken too.
+        let hex = Array(actionID.replacingOccurrences(of: "-", with: ""))
+        let base64ID = Data(stride(from: 0, to: hex.count, by: 2).map { UInt8(String(hex[$0...$0 + 1]), radix: 16)! })
+            .base64EncodedString()
+        let again = try cli(server, "action-set", "set-action", "--home", "My Home", "Lights On", base64ID, "true")
+        #expect(again.status == 0, "\(again.errors)")
         try await eventually { logged().contains("paired: credential saved") }
         #expect(FileManager.default.fileExists(atPath: state))
 

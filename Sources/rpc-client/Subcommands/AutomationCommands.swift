@@ -177,9 +177,7 @@ struct ActionSetCommand: AsyncParsableCommand {
         @Argument(help: "The value: true/false, an integer, a decimal or text.") var value: String
 
         func run() async throws {
-            guard let id = UUID(uuidString: characteristic) else {
-                throw ValidationError("the characteristic id must be a UUID")
-            }
+            let id = try Resolve.uuid(characteristic, "characteristic")
             let actionID = UUID()
             let updated = try await connection.withHomeClient { client in
                 let found = try await Resolve.home(home, client)

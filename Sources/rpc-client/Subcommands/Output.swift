@@ -89,10 +89,12 @@ enum Resolve {
         return (found, client.home(found.id.uuid))
     }
 
-    /// An id typed as a UUID.
+    /// An id typed as a UUID, or as `--json` prints it (protobuf's JSON mapping: the 16 bytes in
+    /// base64).
     static func uuid(_ text: String, _ what: String) throws -> UUID {
-        guard let id = UUID(uuidString: text) else { throw ValidationError("the \(what) id must be a UUID: \(text)") }
-        return id
+        if let id = UUID(uuidString: text) { return id }
+        if let bytes = Data(base64Encoded: text), let id = UUID(data: bytes) { return id }
+        throw ValidationError("the \(what) id must be a UUID (or the base64 --json prints): \(text)")
     }
 
     static func zone(_ text: String, in home: Home) throws -> Zone {
