@@ -71,9 +71,9 @@ struct Add: AsyncParsableCommand {
         }
     }
 
-    /// The id of the advertised accessory named `text` (or `text` itself when it is a UUID).
+    /// The id of the advertised accessory named `text` (or `text` itself when it is an id).
     static func advertisedID(_ text: String, _ client: HomeClient) async throws -> UUID {
-        if let id = UUID(uuidString: text) { return id }
+        if let id = Resolve.typedID(text) { return id }
         // The browser lists everything advertised now first: read what arrives within a moment.
         let browser = try await client.browseAccessories()
         let collecting = Task { () -> [Home_V1_DiscoveredAccessory] in

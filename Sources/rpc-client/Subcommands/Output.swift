@@ -67,7 +67,7 @@ enum Resolve {
 
     static func pick<T>(_ text: String, _ what: String, in items: [T], id: (T) -> Data, name: (T) -> String) throws -> T
     {
-        if let uuid = UUID(uuidString: text), let found = items.first(where: { id($0).uuid == uuid }) { return found }
+        if let uuid = typedID(text), let found = items.first(where: { id($0).uuid == uuid }) { return found }
         let matches = items.filter { key(name($0)) == key(text) }
         guard let found = matches.first else {
             throw CallFailed(
@@ -89,12 +89,20 @@ enum Resolve {
         return (found, client.home(found.id.uuid))
     }
 
-    /// An id typed as a UUID, or as `--json` prints it (protobuf's JSON mapping: the 16 bytes in
-    /// base64).
-    static func uuid(_ text: String, _ what: String) throws -> UUID {
+    /// An id as a person types it: a UUID, or as `--json` prints it (protobuf's JSON mapping: the 16
+    /// bytes in base64); `nil` for anything else.
+    static func typedID(_ text: String) -> UUID? {
         if let id = UUID(uuidString: text) { return id }
         if let bytes = Data(base64Encoded: text), let id = UUID(data: bytes) { return id }
-        throw ValidationError("the \(what) id must be a UUID (or the base64 --json prints): \(text)")
+        return nil
+    }
+
+    /// An id typed as ``typedID(_:)`` takes it, or a usage error.
+    static func uuid(_ text: String, _ what: String) throws -> UUID {
+        guard let id = typedID(text) else {
+            throw ValidationError("the \(what) id must be a UUID (or the base64 --json prints): \(text)")
+        }
+        return id
     }
 
     static func zone(_ text: String, in home: Home) throws -> Zone {
@@ -116,7 +124,7 @@ enum Resolve {
 
     /// An account by id or name: the home's users first, then (for the owner) every account.
     static func account(_ text: String, in home: Home?, _ client: HomeClient) async throws -> Data {
-        if let uuid = UUID(uuidString: text) { return uuid.data }
+        if let uuid = typedID(text) { return uuid.data }
         if let user = home?.users.first(where: { key($0.name) == key(text) }) { return user.id }
         let accounts = try await client.listAccounts()
         return try pick(text, "account", in: accounts, id: \.id, name: \.name).id

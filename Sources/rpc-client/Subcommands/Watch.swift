@@ -30,7 +30,7 @@ struct Watch: AsyncParsableCommand {
     func run() async throws {
         let kinds = try kinds.map(Self.kind)
         let characteristics = try characteristic.map { text in
-            guard let id = UUID(uuidString: text) else {
+            guard let id = Resolve.typedID(text) else {
                 throw ValidationError("--characteristic \(text) is not an id")
             }
             return id
