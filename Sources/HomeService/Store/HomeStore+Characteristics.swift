@@ -141,7 +141,7 @@ extension HomeStore {
         _ = try reportedAccessory(characteristic.accessory, by: reporter)
         do {
             let kind = characteristic.kind
-            try ValueRules.validate(value, against: kind.metadata, characteristic: kind.displayName)
+            try ValueRules.validate(value, against: kind.contents.metadata, characteristic: kind.displayName)
         } catch {
             throw HomeServiceError(.accessorySentInvalidResponse, "accessory reported \(error.message)")
         }
