@@ -36,7 +36,8 @@ extension [UInt8] {
         UInt16(bigEndian: span.bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt16.self))
     }
 
-    /// The big-endian u32 at `index` (traps if it is not inside the array; inlined, as above).
+    /// The big-endian u32 at `index` (traps if it is not inside the array; inlined and loaded as the
+    /// u16 above: one bounds-checked load of the span, no pointer).
     @inline(__always)
     func getUInt32(at index: Int) -> UInt32 {
         UInt32(bigEndian: span.bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt32.self))
