@@ -215,7 +215,8 @@ final class ServerConnection: ConnectionDelegate {
         named name: String?,
         _ options: CallOptions
     ) {
-        guard let method else {
+        // Tested, not bound: `guard let` copied (retained) the method for the rest of the call.
+        guard method != nil else {
             let message = "unknown method \(name ?? decoder.lastMethod)"
             refuse(streamID, CallStatus(code: .unimplemented, message: message))
             return
@@ -227,7 +228,7 @@ final class ServerConnection: ConnectionDelegate {
             refuse(streamID, CallStatus(code: .resourceExhausted, message: message))
             return
         }
-        if server.authenticator != nil, principal == nil, server.requiresAuthentication[method.index] {
+        if server.authenticator != nil, principal == nil, server.requiresAuthentication[method!.index] {
             guard let token = options.metadata.bearerToken,
                 let authenticated = server.authenticator?.principal(forToken: token)
             else {
@@ -247,10 +248,10 @@ final class ServerConnection: ConnectionDelegate {
         let credit = machine.peerSettings.initialStreamCredit
         let call: ServerCall
         if let ended = takeEndedCall() {
-            call = consume ended
-            call.reopen(
+            // Reopened before it moves into `call`: reopened through `call`, it was retained around it.
+            ended.reopen(
                 streamID: streamID,
-                method: method,
+                method: method!,
                 metadata: options.metadata,
                 deadline: deadline,
                 startedAt: readStartedAt,
@@ -259,11 +260,12 @@ final class ServerConnection: ConnectionDelegate {
             )
             // A connection authenticates once, so a reused call has this principal or none; passing
             // it on every reuse retained and released it.
-            if !call.hasPrincipal, let principal { call.adopt(principal) }
+            if !ended.hasPrincipal, let principal { ended.adopt(principal) }
+            call = consume ended
         } else {
             call = ServerCall(
                 streamID: streamID,
-                method: method,
+                method: method!,
                 metadata: options.metadata,
                 principal: principal,
                 deadline: deadline,
@@ -379,7 +381,7 @@ final class ServerConnection: ConnectionDelegate {
         let (open, next) = machine.endCall(call.streamID, now: connection.loop.now)
         guard open != nil else { return }
         encodeCallEnd(call.streamID, status)
-        finishBookkeeping(for: call, code: status.code, message: status.message, then: next)
+        finishBookkeeping(for: (consume open)!, code: status.code, message: status.message, then: next)
         scheduleFlush()
     }
 
@@ -394,7 +396,7 @@ final class ServerConnection: ConnectionDelegate {
             into: &outbound,
             writingWith: write
         )
-        finishBookkeeping(for: call, code: .ok, then: next)
+        finishBookkeeping(for: (consume open)!, code: .ok, then: next)
         scheduleFlush()
     }
 
@@ -403,7 +405,7 @@ final class ServerConnection: ConnectionDelegate {
         let (open, next) = machine.endCall(call.streamID, now: connection.loop.now)
         guard open != nil else { return }
         FrameEncoder.encodeUnaryAnswer(streamID: call.streamID, response: response, into: &outbound)
-        finishBookkeeping(for: call, code: .ok, then: next)
+        finishBookkeeping(for: (consume open)!, code: .ok, then: next)
         scheduleFlush()
     }
 
@@ -412,9 +414,10 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     /// Log line, metrics and deadline timer for a call that just ended (``ConnectionStateMachine/endCall(_:now:)``),
-    /// then what the machine said to do next.
+    /// then what the machine said to do next. Takes the call that the machine gave back, to keep for
+    /// reuse: moved in, not copied (a copy retained it, and the machine's reference was released).
     private func finishBookkeeping(
-        for call: ServerCall,
+        for call: consuming ServerCall,
         code: StatusCode,
         message: String = "",
         then next: ConnectionStateMachine<ServerCall>.Action
@@ -426,7 +429,7 @@ final class ServerConnection: ConnectionDelegate {
             // Moved in: appending a copy retained it and released the binding.
             earlierEndedCalls.append(consume earlier)
         }
-        endedCall = call
+        let streamID = call.streamID
         if isHandlingRead && call.startedAt == readStartedAt {
             if endedDuringRead.methodIndex != call.methodIndex || endedDuringRead.code != code {
                 if endedDuringRead.calls > 0 { recordCallsEndedDuringRead() }
@@ -437,9 +440,10 @@ final class ServerConnection: ConnectionDelegate {
         } else {
             server.recordCallEnd(methodIndex: call.methodIndex, code: code, startedAt: call.startedAt)
         }
+        endedCall = consume call
         // Most calls never wait or have a timer: skip hashing into empty tables.
-        if !waitingForWritability.isEmpty { waitingForWritability.removeValue(forKey: call.streamID) }
-        if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: call.streamID)?.close() }
+        if !waitingForWritability.isEmpty { waitingForWritability.removeValue(forKey: streamID) }
+        if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: streamID)?.close() }
         perform(next)
     }
 
