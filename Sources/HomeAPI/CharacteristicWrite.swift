@@ -45,15 +45,15 @@ struct CharacteristicWrite: Equatable {
         _ value: CharacteristicValue,
         _ caller: Caller
     ) throws(APIFailure) {
-        let characteristic = try attempt(object: id.raw, field: "value") { () throws(HomeServiceError) in
+        let checked = try attempt(object: id.raw, field: "value") { () throws(HomeServiceError) in
             try api.store.checkWrite(id, value, as: caller.account)
         }
-        api.links.forward(.write(id, value), to: characteristic.accessory, deadline: call.deadline) { result in
+        api.links.forward(.write(id, value), to: checked.characteristic.accessory, deadline: call.deadline) { result in
             // Accepted by the accessory: now the cache, the durable row and the event.
             let (written, ticket) = api.store.write(from: caller.session) { () throws(APIFailure) -> [UInt8] in
                 _ = try result.get(object: id.raw)
                 let entry = try attempt(object: id.raw) { () throws(HomeServiceError) in
-                    try api.store.writeValue(id, value, as: caller.account)
+                    try api.store.writeValue(checked)
                 }
                 return encodedResponse(valueTime: entry.updatedAt)
             }

@@ -381,6 +381,42 @@ import Testing
         )
     }
 
+    /// A write checked before it went to the accessory is made as checked when nothing a check
+    /// reads changed meanwhile (other values may have), and is checked again when something did:
+    /// the accessory became unreachable or was blocked, the caller left the home, the
+    /// characteristic went with its accessory.
+    @Test(arguments: StoreKind.allCases)
+    func aCheckedWriteIsCheckedAgainWhenWhatItsCheckReadChanged(kind: StoreKind) throws {
+        let f = try RulesFixture(kind)
+        let brightness = f.characteristic(Accessories.brightness, on: f.lamp)
+        let on = f.characteristic(Accessories.on, on: f.lamp)
+        let carol = try f.harness.account("Carol")
+        try f.store.addUser(carol, to: f.home.id, role: .guest, as: f.owner)
+
+        let standing = try f.store.checkWrite(brightness, .int(30), as: carol)
+        try f.store.writeValue(on, .bool(true), as: f.owner)
+        #expect(f.store.writeCheckVersion == standing.version)
+        #expect(try f.store.writeValue(standing).value == .int(30))
+
+        let beforeUnreachable = try f.store.checkWrite(brightness, .int(40), as: carol)
+        try f.store.setReachable(f.lamp.id, false)
+        #expect(codeThrown { try f.store.writeValue(beforeUnreachable) } == .accessoryNotReachable)
+        try f.store.setReachable(f.lamp.id, true)
+
+        let beforeBlock = try f.store.checkWrite(brightness, .int(45), as: carol)
+        try f.store.setBlocked(f.lamp.id, true)
+        #expect(codeThrown { try f.store.writeValue(beforeBlock) } == .accessoryIsBlocked)
+        try f.store.setBlocked(f.lamp.id, false)
+
+        let beforeLeaving = try f.store.checkWrite(brightness, .int(50), as: carol)
+        try f.store.removeUser(carol, from: f.home.id, as: f.owner)
+        #expect(codeThrown { try f.store.writeValue(beforeLeaving) } == .notFound)
+
+        let beforeRemoval = try f.store.checkWrite(brightness, .int(60), as: f.owner)
+        try f.store.removeAccessory(f.lamp.id, as: f.owner)
+        #expect(codeThrown { try f.store.writeValue(beforeRemoval) } == .notFound)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func cachedReadsOfAnUnreachableAccessoryAnswerWithTheLastValue(kind: StoreKind) throws {
         let f = try RulesFixture(kind)

@@ -15,6 +15,16 @@ extension HomeStore {
         public var updatedAt: Int64 { entry.updatedAt }
     }
 
+    /// A characteristic write that ``checkWrite(_:_:as:)`` accepted, waiting for the accessory to
+    /// accept it too (``writeValue(_:)``).
+    public struct CheckedWrite: Sendable {
+        public let characteristic: Characteristic
+        let value: CharacteristicValue
+        let account: AccountID
+        /// ``writeCheckVersion`` when the write was checked.
+        let version: UInt64
+    }
+
     /// The cached value, its time and the accessory's reachability. Like HomeKit's `value`
     /// property, it answers for an unreachable accessory too, with the last value known; only a
     /// fresh read from the accessory fails with 4.
@@ -79,22 +89,41 @@ extension HomeStore {
     }
 
     /// Checks a write without doing it, before it is forwarded to the accessory.
+    /// - Returns: the accepted write, to make with ``writeValue(_:)`` once the accessory accepted it.
     /// - Throws: 5 read-only; 61 blocked; 4 or 88 unreachable; 43–51 and 3 for a bad value.
     public func checkWrite(
         _ id: CharacteristicID,
         _ value: CharacteristicValue,
         as account: AccountID
     )
-        throws(HomeServiceError) -> Characteristic
+        throws(HomeServiceError) -> CheckedWrite
     {
         try checkAcceptingChanges()
         let characteristic = try characteristic(id, for: account, .writeCharacteristic)
         try checkWritable(characteristic.kind, value, accessory: characteristic.accessory)
-        return characteristic
+        return CheckedWrite(characteristic: characteristic, value: value, account: account, version: writeCheckVersion)
     }
 
-    /// Writes a value the accessory accepted into the cache (checked again: the accessory answered
-    /// after a delay). The caller learns of it from its reply; observers get an event.
+    /// Writes a value the accessory accepted into the cache. The caller learns of it from its
+    /// reply; observers get an event.
+    ///
+    /// The accessory answered after a delay, so the write is checked again, unless nothing that a
+    /// check reads has changed since `checked` was made (``writeCheckVersion``): then its decision
+    /// stands, and the lookups, the caller's role and the value rules are not gone through twice.
+    /// - Throws: as ``checkWrite(_:_:as:)``.
+    @discardableResult
+    public func writeValue(_ checked: CheckedWrite) throws(HomeServiceError) -> CharacteristicCache.Entry {
+        try beginMutation()
+        defer { endMutation() }
+        let characteristic =
+            checked.version == writeCheckVersion
+            ? checked.characteristic
+            : try checkWrite(checked.characteristic.id, checked.value, as: checked.account).characteristic
+        record(checked.value, for: characteristic, by: .account(checked.account))
+        return cache[characteristic.slot]
+    }
+
+    /// Checks and writes a value in one step (``checkWrite(_:_:as:)``, then ``writeValue(_:)``).
     @discardableResult
     public func writeValue(
         _ id: CharacteristicID,
@@ -105,9 +134,7 @@ extension HomeStore {
     {
         try beginMutation()
         defer { endMutation() }
-        let characteristic = try checkWrite(id, value, as: account)
-        record(value, for: characteristic, by: .account(account))
-        return cache[characteristic.slot]
+        return try writeValue(checkWrite(id, value, as: account))
     }
 
     /// A value the accessory changed on its own (a sensor reading, a switch pressed).

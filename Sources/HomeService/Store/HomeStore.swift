@@ -80,6 +80,9 @@ public final class HomeStore {
     }
     /// Counts changes to `homeIDsByMember`: a ``MembershipMemo`` holds while it is unchanged.
     private(set) var membershipVersion: UInt64 = 0
+    /// Counts changes that can change what ``checkWrite(_:_:as:)`` decides (every row touched but
+    /// ``RecordKey/canChangeWriteChecks`` rows): a ``CheckedWrite`` stands while it is unchanged.
+    private(set) var writeCheckVersion: UInt64 = 0
     /// Each home's namespace: who holds each name, by comparison key.
     var names: [HomeID: HomeNamespace] = [:]
     /// Accounts that enabled notifications per characteristic. Not persisted: like HomeKit's, it
@@ -361,6 +364,7 @@ public final class HomeStore {
 
     /// Marks a row for writing (or deleting, if its object is gone when its batch goes to the writer).
     func touch(_ key: RecordKey) {
+        if key.canChangeWriteChecks { writeCheckVersion &+= 1 }
         if dirtySet.insert(key).inserted { dirty.append(key) }
     }
 

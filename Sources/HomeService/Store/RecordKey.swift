@@ -24,6 +24,19 @@ enum RecordKey: Hashable {
 }
 
 extension RecordKey {
+    /// Whether a change of this row can change what a characteristic write's check decides
+    /// (``HomeStore/writeCheckVersion``). Only rows known to play no part are left out: the
+    /// frequent ones (every value write touches its value and its home's revision) and those of
+    /// other kinds of object. A row left in by mistake only costs a second check.
+    var canChangeWriteChecks: Bool {
+        switch self {
+        case .value, .home, .idempotency, .actionSet, .trigger, .serviceGroup, .room, .zone: false
+        case .account, .token, .removedHomeEvents, .member, .accessory, .reachability, .service,
+            .characteristicKind, .characteristic:
+            true
+        }
+    }
+
     /// The set of touched rows hashes a key as the identifier tables hash an id (one keyed multiply,
     /// see `UniqueIdentifier._rawHashValue(seed:)`), the case mixed into the seed: the synthesized
     /// hashing ran SipHash over the case and both words of the id, 400 instructions a touch.
