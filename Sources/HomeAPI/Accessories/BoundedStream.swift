@@ -23,8 +23,10 @@ final class BoundedStream {
         guard !call.hasEnded else { return false }
         if waiting.count == sentFromWaiting, call.send(message) { return true }
         guard waiting.count - sentFromWaiting < limit else { return false }
+        // No need to ask for `onWritable`: the refused send that left the first message waiting
+        // asked, and so does a drain that leaves some (asking again for each message hashed the
+        // call into the connection's waiting table every time).
         waiting.append(message)
-        call.notifyWhenWritable()
         return true
     }
 
