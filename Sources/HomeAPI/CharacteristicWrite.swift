@@ -29,7 +29,7 @@ struct CharacteristicWrite: Equatable {
     /// `false` for the general path.
     static func shortcut(_ api: HomeAPI, _ call: ServerCall, _ bytes: ArraySlice<UInt8>) -> Bool {
         guard let request = CharacteristicWrite(bytes) else { return false }
-        api.answerLater(call, request) { api, call, request, caller throws(APIFailure) in
+        api.answerLater(call) { api, call, caller throws(APIFailure) in
             let id = try api.object(request.characteristic, "characteristic_id", in: request.home, caller)
             try forward(api, call, id, request.value, caller)
         }

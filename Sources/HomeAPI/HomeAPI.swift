@@ -240,9 +240,15 @@ public final class HomeAPI {
         _ request: Request,
         _ body: (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
     ) {
+        answerLater(call) { api, call, caller throws(APIFailure) in try body(api, call, request, caller) }
+    }
+
+    /// Runs a handler that answers `call` itself, with the request in its closure (a shortcut's: a
+    /// request passed through the generic form was copied twice, through its value witnesses).
+    func answerLater(_ call: ServerCall, _ body: (HomeAPI, ServerCall, Caller) throws(APIFailure) -> Void) {
         guard let caller = caller(of: call) else { return }
         do {
-            try body(self, call, request, caller)
+            try body(self, call, caller)
         } catch {
             call.fail(error.status)
         }

@@ -75,7 +75,7 @@ final class AccessoryLinks {
         self.store = store
         self.loop = loop
         self.configuration = configuration
-        commands = ForwardedCommands(loop: loop)
+        commands = ForwardedCommands(loop: loop, store: store)
         // Runs only while changes wait: an idle hook cost every loop iteration about 300 instructions.
         reachabilityHook = BeforePollHook(loop: loop, running: false) { [unowned self] in applyReachability() }
     }
@@ -347,8 +347,8 @@ final class AccessoryLinks {
                     ? deadline - 2 * ForwardedCommands.sweepMilliseconds : now
             )
         }
-        let name = store.accessoryName(accessory)
         guard due > now else {
+            let name = store.accessoryName(accessory)
             completion(.failure(HomeServiceError(.operationTimedOut, "no time was left to ask accessory \"\(name)\"")))
             return
         }
@@ -358,7 +358,7 @@ final class AccessoryLinks {
             ForwardedCommands.Pending(
                 link: ObjectIdentifier(link),
                 connectionID: link.connectionID,
-                accessoryName: name,
+                accessory: accessory,
                 expectsValue: expectsValue,
                 deadline: due,
                 completion: completion
@@ -367,6 +367,7 @@ final class AccessoryLinks {
         let command = LinkEncoding.command(id, for: accessory, action, timeoutMilliseconds: UInt32(clamping: due - now))
         if !link.send(encoded: command) {
             _ = commands.take(id, answeredOn: link.connectionID)
+            let name = store.accessoryName(accessory)
             completion(
                 .failure(HomeServiceError(.accessoryIsBusy, "accessory \"\(name)\" is not reading its commands"))
             )
@@ -390,13 +391,13 @@ final class AccessoryLinks {
             )
         }
         guard hapStatus == 0 else {
-            command.completion(.failure(HAPStatus.error(for: hapStatus, accessory: command.accessoryName)))
+            command.completion(.failure(HAPStatus.error(for: hapStatus, accessory: commands.accessoryName(command))))
             return
         }
         if command.expectsValue && value == nil {
             let error = HomeServiceError(
                 .accessorySentInvalidResponse,
-                "accessory \"\(command.accessoryName)\" answered a read without a value"
+                "accessory \"\(commands.accessoryName(command))\" answered a read without a value"
             )
             command.completion(.failure(error))
             throw APIFailure(error, field: "value")

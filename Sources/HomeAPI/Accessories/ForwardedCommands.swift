@@ -11,8 +11,9 @@ final class ForwardedCommands {
         /// The link the command went out on, and its connection: only that connection may answer.
         let link: ObjectIdentifier
         let connectionID: Int
-        /// The accessory it is for, for messages.
-        let accessoryName: String
+        /// The accessory it is for, whose name the messages give (looked up only for one: a name
+        /// kept with every command was a lookup and a string to copy and release per write).
+        let accessory: AccessoryID
         let expectsValue: Bool
         let deadline: UInt64
         let completion: Completion
@@ -22,6 +23,7 @@ final class ForwardedCommands {
     static let sweepMilliseconds: UInt64 = 20
 
     private let loop: EventLoop
+    private let store: HomeStore
     private var pending: [UInt64: Pending] = [:]
     private var nextID: UInt64 = 1
     /// Stopped, not closed, while no command waits: one write at a time made and closed a timer
@@ -29,8 +31,16 @@ final class ForwardedCommands {
     private var timer: LoopTimer?
     private lazy var sweepHandler: () -> Void = { [weak self] in self?.sweep() }
 
-    init(loop: EventLoop) {
+    init(loop: EventLoop, store: HomeStore) {
         self.loop = loop
+        self.store = store
+    }
+
+    /// The name of the accessory `command` is for, as the messages give it: its id once it is gone
+    /// (a removal fails its commands when it commits; a sweep may come first).
+    func accessoryName(_ command: Pending) -> String {
+        let name = store.accessoryName(command.accessory)
+        return name.isEmpty ? "\(command.accessory)" : name
     }
 
     var count: Int { pending.count }
@@ -100,7 +110,7 @@ final class ForwardedCommands {
                 .failure(
                     HomeServiceError(
                         .operationTimedOut,
-                        "accessory \"\(command.accessoryName)\" did not answer in time"
+                        "accessory \"\(accessoryName(command))\" did not answer in time"
                     )
                 )
             )
