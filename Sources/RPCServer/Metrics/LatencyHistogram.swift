@@ -9,10 +9,22 @@ public struct LatencyHistogram: Hashable, Sendable {
 
     public init() {}
 
+    /// A histogram of counts kept elsewhere (``ServerMetrics`` keeps its methods' in one array).
+    init(buckets: [UInt64], count: UInt64, totalMicroseconds: UInt64) {
+        precondition(buckets.count == Self.bucketCount, "a latency histogram has \(Self.bucketCount) buckets")
+        self.buckets = buckets
+        self.count = count
+        self.totalMicroseconds = totalMicroseconds
+    }
+
+    /// The bucket a latency of `microseconds` falls in.
+    static func bucket(ofMicroseconds microseconds: UInt64) -> Int {
+        min(bucketCount - 1, UInt64.bitWidth - microseconds.leadingZeroBitCount)
+    }
+
     /// Records `calls` calls that each took `microseconds`.
     public mutating func record(microseconds: UInt64, calls: UInt64 = 1) {
-        let index = min(Self.bucketCount - 1, UInt64.bitWidth - microseconds.leadingZeroBitCount)
-        buckets[index] += calls
+        buckets[Self.bucket(ofMicroseconds: microseconds)] += calls
         count += calls
         totalMicroseconds &+= microseconds &* calls
     }
