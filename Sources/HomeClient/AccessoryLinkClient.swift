@@ -1,6 +1,6 @@
 public import Foundation
 public import HomeProto
-import RPCClient
+public import RPCClient
 import SwiftProtobuf
 public import UV
 import Wire
@@ -40,12 +40,23 @@ public final class AccessoryLinkClient: Sendable {
         self.timeout = timeout
     }
 
+    /// Connects to homed's accessory face.
+    /// - Parameters:
+    ///   - timeout: each unary call's deadline (`nil`: none).
+    ///   - connection: the connection's settings. Its `initialStreamCredit` is how many commands the
+    ///     server may send on the link before the accessory has read any (the protocol's default, 64):
+    ///     a bridge that takes many commands at once can announce more, so that none wait in the
+    ///     server for credit.
     public static func connect(
         to endpoint: Endpoint,
-        timeout: Duration? = .seconds(30)
+        timeout: Duration? = .seconds(30),
+        connection: ClientConnection.Configuration = ClientConnection.Configuration()
     ) async throws(HomeClientError) -> AccessoryLinkClient {
         do {
-            return AccessoryLinkClient(rpc: try await RPCClient.connect(to: endpoint), timeout: timeout)
+            return AccessoryLinkClient(
+                rpc: try await RPCClient.connect(to: endpoint, configuration: connection),
+                timeout: timeout
+            )
         } catch {
             throw HomeClientError(error)
         }

@@ -1,6 +1,8 @@
 import Foundation
 import HomeClient
 import HomeProto
+import RPCClient
+import SwiftProtobuf
 import Testing
 import Wire
 
@@ -57,6 +59,27 @@ import Wire
 
         await simulators.close()
         await owner.close()
+    }
+
+    /// The link's connection takes the settings the accessory passes: with the smallest frame limit
+    /// a protocol peer may announce, the server cannot echo a large bridge's advertisement and ends
+    /// the stream with RESOURCE_EXHAUSTED; over a link with the default limit the same bridge is
+    /// advertised.
+    @Test func anAccessoryLinkTakesItsConnectionSettings() async throws {
+        let server = try await HomedProcess.launch()
+        var smallFrames = ClientConnection.Configuration()
+        smallFrames.maxFrameSize = WireLimits.minimumMaxFrameSize
+        let narrow = try await AccessoryLinkClient.connect(to: server.endpoint, connection: smallFrames)
+        let wide = try await AccessoryLinkClient.connect(to: server.endpoint)
+        let bridge = { Advertised.bridge("Bridge", behind: (1...110).map { Advertised.bulb("Bulb \($0)") }) }
+        let advertisement: [UInt8] = try bridge().serializedBytes()
+        #expect(advertisement.count > WireLimits.minimumMaxFrameSize)
+        await expectFailure(.resourceExhausted, nil, "an advertisement past the link's frame limit") {
+            try await SimulatedAccessory(bridge(), setupCode: Simulators.setupCode, link: narrow).start()
+        }
+        try await SimulatedAccessory(bridge(), setupCode: Simulators.setupCode, link: wide).start()
+        await narrow.close()
+        await wide.close()
     }
 
     @Test func aSilentAccessoryTimesOutAndTheServerKeepsServing() async throws {
