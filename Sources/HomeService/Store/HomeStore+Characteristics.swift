@@ -132,9 +132,7 @@ extension HomeStore {
     )
         throws(HomeServiceError) -> CharacteristicCache.Entry
     {
-        try beginMutation()
-        defer { endMutation() }
-        return try writeValue(checkWrite(id, value, as: account))
+        try writeValue(checkWrite(id, value, as: account))
     }
 
     /// A value the accessory changed on its own (a sensor reading, a switch pressed).
