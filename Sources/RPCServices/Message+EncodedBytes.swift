@@ -1,3 +1,6 @@
+// Pointers here are not C interop: swift-protobuf's buffer protocol requires the two lenders of
+// `EncodedBytes` below, which forward the array's own and keep nothing (see the comment on them).
+
 public import SwiftProtobuf
 
 extension SwiftProtobuf.Message {

@@ -1,3 +1,7 @@
+// Big-endian integers into and out of byte buffers. The pointer use below is not C interop: it is
+// the frame encoder's byte copying, borrowed only for each copy and bounded by the value's size
+// (each function says why); the reads are bounds-checked loads of the array's span.
+
 extension [UInt8] {
     /// Appends `value` in big-endian order.
     mutating func writeUInt16(_ value: UInt16) {
