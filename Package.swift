@@ -173,7 +173,7 @@ let package = Package(
             name: "HomeAPITests",
             dependencies: [
                 "HomeClient", "HomeAPI", "HomeProto", "RPCClient", "SQLite", "UV", "Wire", "homed", "rpc-client",
-                "LoadGen",
+                "LoadGen", "TestSupport",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSettings

@@ -225,6 +225,7 @@ struct Homed: ParsableCommand {
             // connection for all of it.
             let handle = { for report in reports { storeHolder.store?.handle(report) } }
             if let server = storeHolder.server { server.batchingOutput(handle) } else { handle() }
+            storeHolder.commitPacer?.commitsLanded()
         }
         // The store holds every home's layout: only its owner may read it (SQLite gives the WAL
         // files the database's mode).
@@ -296,12 +297,14 @@ struct Homed: ParsableCommand {
         )
         info.server = server
         storeHolder.server = server
-        // A commit starts once the loop has handled every ready connection: the mutations of all
-        // of them share it, and the writer thread does not take the loop's core mid-iteration.
-        let startCommits = { [unowned homeStore] in homeStore.startQueuedCommits() }
-        homeStore.onCommitWaiting = { [weak server] in
-            if let server { server.runBeforePolling(startCommits) } else { startCommits() }
+        // A commit starts once the loop has handled every ready connection (the mutations of all
+        // of them share it, and the writer thread does not take the loop's core mid-iteration), and
+        // not before the one in flight has landed and its clients have answered (CommitPacer).
+        let commitPacer = CommitPacer(store: homeStore, loop: loop) { [unowned server] task in
+            server.runBeforePolling(task)
         }
+        storeHolder.commitPacer = commitPacer
+        homeStore.onCommitWaiting = commitPacer.commitWaiting
 
         try Self.listen(server, on: .tcp(host: host, port: port), named: "\(host):\(port)")
         if let unixSocket {
@@ -345,6 +348,7 @@ struct Homed: ParsableCommand {
         loop.run()
         stallWatch?.close()
         for watcher in watchers { watcher.close() }
+        commitPacer.close()
         // A failure of these last commits is logged by onFailure, as one at run time is.
         homeStore.waitForCommits()
         commits.close()
@@ -386,4 +390,5 @@ struct Homed: ParsableCommand {
 private final class StoreHolder {
     var store: HomeStore?
     var server: RPCServer?
+    var commitPacer: CommitPacer?
 }

@@ -337,6 +337,9 @@ public final class HomeStore {
         return failure
     }
 
+    /// Whether a batch handed to the writer has not been reported committed yet (``handle(_:)``).
+    public var hasCommitInFlight: Bool { lastSubmitted > lastCommitted }
+
     /// Whether the store still accepts changes (a failed commit stops it until reopened).
     public var isAcceptingChanges: Bool { failure == nil }
 
