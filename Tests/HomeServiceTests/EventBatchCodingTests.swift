@@ -77,4 +77,17 @@ import Testing
         #expect(taken[2].first === otherEvent)
         #expect(batches.isEmpty && batches.take().isEmpty)
     }
+
+    @Test func oneHomesEventsStayInOrderInBatchesOfTheLargestSize() {
+        var batches = EventBatches(capacity: 4)
+        let few = changes(from: 1, count: 3)
+        for event in few { batches.add(event) }
+        #expect(batches.take().map { $0.map(\.revision) } == [[1, 2, 3]])
+        let many = changes(from: 4, count: 2 * EventBatches.maxEventsPerBatch + 1)
+        for event in many { batches.add(event) }
+        let taken = batches.take()
+        #expect(taken.map(\.count) == [EventBatches.maxEventsPerBatch, EventBatches.maxEventsPerBatch, 1])
+        #expect(taken.flatMap { $0.map(\.revision) } == many.map(\.revision))
+        #expect(batches.isEmpty)
+    }
 }

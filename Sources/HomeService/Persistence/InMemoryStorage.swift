@@ -18,7 +18,7 @@ public final class InMemoryStorage: StoreBackend {
 
     func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
         tables.withLock { state in
-            var events = EventBatches()
+            var events = EventBatches(capacity: changes.count)
             // As in a file: a commit's events of a home in one row, written before each trim.
             func writeEvents() {
                 for batch in events.take() {

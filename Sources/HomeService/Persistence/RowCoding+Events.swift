@@ -17,7 +17,7 @@ extension RowCoding {
     /// Each event: its revision's step from the one before (1: a home's revisions have no gaps;
     /// the first's is from `first_revision - 1`), its time's step (zigzag; the first's from 0), its
     /// initiator (tag 0: the same as the event before; 1 account or 2 accessory and its id; 3 the
-    /// server), then its body (``writeBody(_:into:)``, which delimits itself). About 45 bytes for a
+    /// server), then its body (``writeBody(of:into:)``, which delimits itself). About 45 bytes for a
     /// value update; a row of its own per event cost the writer an SQLite insert each.
     static func encodeEvents(_ changes: ArraySlice<HomeChange>) -> [UInt8] {
         var writer = ByteWriter(capacity: 48 * changes.count)
@@ -35,7 +35,7 @@ extension RowCoding {
                 writeInitiator(change.initiator, into: &writer)
                 initiator = change.initiator
             }
-            writeBody(change.event, into: &writer)
+            writeBody(of: change, into: &writer)
         }
         return writer.bytes
     }
@@ -96,7 +96,7 @@ extension RowCoding {
         var initiator = ByteWriter(capacity: 17)
         writeInitiator(change.initiator, into: &initiator)
         var body = ByteWriter(capacity: 48)
-        writeBody(change.event, into: &body)
+        writeBody(of: change, into: &body)
         return [
             .id(change.home), .integer(Int64(change.revision)), .integer(change.time), .blob(initiator.bytes),
             .blob(body.bytes),
@@ -140,20 +140,22 @@ extension RowCoding {
     }
 
     /// The kind, field presence bits, then the present fields in order.
-    private static func writeBody(_ event: ChangeEvent, into writer: inout ByteWriter) {
-        writer.writeByte(event.kind.rawValue)
+    /// Reads the change's event field by field: taking the event as a value copied it (retaining
+    /// its name and value) for every event a commit writes.
+    private static func writeBody(of change: HomeChange, into writer: inout ByteWriter) {
+        writer.writeByte(change.event.kind.rawValue)
         var present: UInt8 = 0
-        if event.object != nil { present |= 1 }
-        if event.container != nil { present |= 2 }
-        if event.name != nil { present |= 4 }
-        if event.value != nil { present |= 8 }
-        if event.flag != nil { present |= 16 }
+        if change.event.object != nil { present |= 1 }
+        if change.event.container != nil { present |= 2 }
+        if change.event.name != nil { present |= 4 }
+        if change.event.value != nil { present |= 8 }
+        if change.event.flag != nil { present |= 16 }
         writer.writeByte(present)
-        if let object = event.object { writer.writeID(object) }
-        if let container = event.container { writer.writeID(container) }
-        if let name = event.name { writer.writeString(name) }
-        if let value = event.value { writer.writeValue(value) }
-        if let flag = event.flag { writer.writeByte(flag ? 1 : 0) }
+        if let object = change.event.object { writer.writeID(object) }
+        if let container = change.event.container { writer.writeID(container) }
+        if let name = change.event.name { writer.writeString(name) }
+        if let value = change.event.value { writer.writeValue(value) }
+        if let flag = change.event.flag { writer.writeByte(flag ? 1 : 0) }
     }
 
     private static func readEvent(from reader: inout ByteReader) throws(StoreError) -> ChangeEvent {

@@ -119,7 +119,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         var statementsDone = start
         do {
             let overwritten = changes.overwrittenValueWrites()
-            var events = EventBatches()
+            var events = EventBatches(capacity: changes.count)
             try database.transaction {
                 for (index, change) in changes.enumerated() {
                     if let overwritten, overwritten[index] { continue }
