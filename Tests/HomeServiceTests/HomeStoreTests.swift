@@ -1,4 +1,5 @@
 import Foundation
+import SQLite
 import Testing
 
 @testable import HomeService
@@ -319,6 +320,10 @@ import Testing
         try harness.reopen()
         #expect(harness.store.homes.isEmpty && harness.store.characteristics.isEmpty)
         #expect(codeThrown { _ = try harness.store.changes(in: home.id, after: 0, as: owner) } == .notFound)
+        if kind == .file {
+            // Not even the removal's own event is left in the file.
+            #expect(try Database(path: harness.path).scalar("SELECT count(*) FROM event_batch")?.integer == 0)
+        }
     }
 
     /// Observers and callbacks wait for their batch alike: each is told once, when its batch is

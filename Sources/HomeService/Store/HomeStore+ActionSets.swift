@@ -185,22 +185,26 @@ extension HomeStore {
         answer: (ActionSet) -> Answer
     ) throws(HomeServiceError) -> Answer {
         // Through `update`, not `read`: an in-out access sees the set where it lies, where `read`
-        // hands a closure the compiler does not inline a copy (two, through `Optional.map`).
-        let action = actionSets.update(id) { set in
-            set.actions.firstIndex { $0.id == actionID }.map { ($0, set.actions[$0].characteristic) }
-        }
-        guard case let (index, characteristic)?? = action else {
+        // hands a closure the compiler does not inline a copy (two, through `Optional.map`). Found
+        // once: the check between the look and the change adds and removes no action set.
+        let slot = actionSets.slot(of: id)
+        guard let slot,
+            case let (index, characteristic)? = actionSets.update(
+                at: slot,
+                { set in set.actions.firstIndex { $0.id == actionID }.map { ($0, set.actions[$0].characteristic) } }
+            )
+        else {
             let name = actionSets.read(id, \.name) ?? ""
             throw HomeServiceError(.notFound, "action \(actionID) is not in action set \"\(name)\"")
         }
         _ = try checkTarget(characteristic, value, in: homeID, for: account)
-        let answered = actionSets.update(id) { set in
+        let answered = actionSets.update(at: slot) { set in
             set.actions[index].targetValue = value
             return answer(set)
         }
         touch(.actionSet(id))
         emit(ChangeEvent(.actionSetActionsUpdated, object: id.raw), in: homeID, by: .account(account))
-        return answered!
+        return answered
     }
 
     /// An execution about to happen: the writes to forward, and the actions that failed their checks.

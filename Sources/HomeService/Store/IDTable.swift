@@ -45,6 +45,22 @@ struct IDTable<Kind, Object> {
         return body(&objects[Int(position)]!)
     }
 
+    /// Where an object lies, to change it more than once in one step with one lookup of its id.
+    /// Holds until the table's next insertion or removal.
+    struct Slot {
+        fileprivate let position: Int
+    }
+
+    /// The object's slot; `nil` when there is none.
+    mutating func slot(of id: ID<Kind>) -> Slot? {
+        positions[id].map { Slot(position: Int($0)) }
+    }
+
+    /// Changes the object in `slot` where it lies (see ``update(_:_:)``).
+    mutating func update<Result>(at slot: Slot, _ body: (inout Object) -> Result) -> Result {
+        body(&objects[slot.position]!)
+    }
+
     /// Reads copy the object; changes through the subscript (`table[id]!.name = …`,
     /// `table[id]?.list.append(…)`) happen in place, and assigning `nil` removes it.
     subscript(id: ID<Kind>) -> Object? {
