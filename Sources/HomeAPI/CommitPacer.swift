@@ -40,7 +40,11 @@ public final class CommitPacer {
         guard isWaitingForLanding, !store.hasCommitInFlight else { return }
         isWaitingForLanding = false
         guard !isClosed else { return store.startQueuedCommits() }
-        runBeforePolling { [self] in pollOnce.start(after: .zero) { [self] in startUnlessOneIsInFlight() } }
+        runBeforePolling { [self] in
+            // Closed meanwhile (the loop stopped with this task queued): close() started what waits.
+            guard !isClosed else { return }
+            pollOnce.start(after: .zero) { [self] in startUnlessOneIsInFlight() }
+        }
     }
 
     /// Starts what waits and hands every later batch to the writer at once; releases the timer.

@@ -58,6 +58,41 @@ import UV
         #expect(try roomNames(of: home.id, in: try HomeStore.open(.memory(storage)), as: owner) == ["Hall", "Study"])
     }
 
+    @Test func aLandingHandledJustBeforeClosingLeavesTheClosedTimerAlone() throws {
+        let loop = try EventLoop()
+        var held: [CommitReport] = []
+        let reports = try Waker<CommitReport>(loop: loop) { held.append(contentsOf: $0) }
+        let store = try HomeStore.open(.memory(InMemoryStorage())) { _ = reports.send($0) }
+        store.waitForCommits()
+        let owner = try #require(store.owner).id
+        let beforePolling = TasksBeforePolling(loop: loop)
+        let pacer = CommitPacer(store: store, loop: loop, runBeforePolling: beforePolling.add)
+        store.onCommitWaiting = pacer.commitWaiting
+        let home = try store.addHome(named: "Home", as: owner)
+        let homeBatch = store.currentTicket.batch
+        loop.run(until: { held.contains { $0.committedThrough >= homeBatch } })
+        _ = try store.addRoom(named: "Hall", to: home.id, as: owner)
+        // The room's commit waits for the home's to land: let its before-poll task run.
+        var iterations = 0
+        let ticks = LoopTimer(loop: loop)
+        ticks.start(after: .milliseconds(1), repeating: .milliseconds(1)) { iterations += 1 }
+        loop.run(until: { iterations >= 3 })
+        ticks.close()
+        #expect(!held.contains { $0.committedThrough > homeBatch })
+
+        // The landing queues the timer's start for the next poll; the pacer closes first.
+        for report in held { store.handle(report) }
+        pacer.commitsLanded()
+        pacer.close()
+        #expect(store.hasCommitInFlight)
+        loop.run(until: { held.contains { $0.committedThrough > homeBatch } })
+        #expect(held.last?.committedThrough == homeBatch + 1)
+
+        beforePolling.close()
+        reports.close()
+        try loop.close()
+    }
+
     @Test func closingStartsWhatWaitsAndLaterBatchesAtOnce() throws {
         let storage = InMemoryStorage()
         let loop = try EventLoop()
