@@ -86,7 +86,6 @@ extension HomeStore {
         emit(ChangeEvent(.homeRemoved, object: id.raw), in: id, by: initiator)
         // The home goes first, so its objects go without unlisting themselves one by one.
         homes[id] = nil
-        removedHomeSincePendingEvents = true
         for accessory in home.accessories where accessories[accessory]?.bridge == nil {
             deleteAccessory(accessory)
         }

@@ -115,10 +115,6 @@ public final class HomeStore {
     private var dirty: [RecordKey] = []
     private var dirtySet: Set<RecordKey> = []
     private var pendingChanges: [HomeChange] = []
-    /// Whether a home was removed since the pending events were emitted (each was of a home that
-    /// existed then): only then can one be of a home that is gone, and only then does
-    /// ``submitPending()`` look each event's home up.
-    var removedHomeSincePendingEvents = false
     /// The row changes of the mutations not yet handed to the writer, numbered ``nextBatch``. With
     /// ``onCommitWaiting`` set they wait here for ``startQueuedCommits()`` and go as one batch:
     /// handing each mutation over took the writer's lock and a list of its own.
@@ -427,7 +423,6 @@ public final class HomeStore {
     /// Turns the new events into row changes of the batch (``endMutation()`` calls it), and hands
     /// the batch to the writer at once, with the touched rows, unless ``onCommitWaiting`` is set.
     private func submitPending() {
-        defer { removedHomeSincePendingEvents = false }
         guard !dirty.isEmpty || !pendingChanges.isEmpty else { return }
         let number = nextBatch
         // A mutation's events are nearly always of one home: a set only when there are more.
@@ -438,9 +433,8 @@ public final class HomeStore {
         func take(_ change: consuming HomeChange) {
             let home = change.home
             unpublished.append((number, copy change))
-            // In place, by index: the key subscript would copy the home only to see that it is
-            // there, and a plain lookup retained and released the table's storage around it.
-            if removedHomeSincePendingEvents, !homes.containsKeyInPlace(home) { return }
+            // Even a removed home's: the removal's `.removedHomeEvents` row change, which the batch
+            // takes after its events, trims every event row of the home in the same commit.
             batch.append(.event(change))
             if eventHome == nil {
                 eventHome = home

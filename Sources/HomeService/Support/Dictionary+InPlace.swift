@@ -8,12 +8,4 @@ extension Dictionary {
         guard let index = index(forKey: key) else { return nil }
         return body(&values[index])
     }
-
-    /// Whether there is a value for `key`, looked up in place: on a class's stored dictionary,
-    /// `index(forKey:)` retained and released the dictionary's storage around the lookup (two
-    /// atomic operations), which an in-out access does not need.
-    @inline(__always)
-    mutating func containsKeyInPlace(_ key: Key) -> Bool {
-        index(forKey: key) != nil
-    }
 }
