@@ -15,6 +15,66 @@ import Testing
         #expect(try database.scalar("PRAGMA journal_mode")?.text == "wal")
     }
 
+    /// The server's mode: the file locked from the end of the load on (no other connection can
+    /// read it), and a backup written by the writer thread with every change made before it was
+    /// asked for, reported through the commit reports like a commit.
+    @Test func aStoreThatHoldsItsFileIsCopiedByItsWriter() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("homestore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("home.sqlite").path
+        let reports = Mutex<[CommitReport]>([])
+        let store = try HomeStore.open(
+            .file(path: path),
+            configuration: HomeStore.Configuration(locksFileExclusively: true)
+        ) { report in reports.withLock { $0.append(report) } }
+        let owner = store.owner!.id
+        let home = try store.addHome(named: "Cabin", as: owner)
+        _ = try store.addRoom(named: "Loft", to: home.id, as: owner)
+
+        let other = try Database(path: path)
+        try other.execute("PRAGMA busy_timeout=0")
+        #expect(throws: SQLiteError.self) { try other.scalar("SELECT count(*) FROM room") }
+
+        let copyPath = directory.appendingPathComponent("copy.sqlite").path
+        let guest = try store.createAccount(named: "Guest", by: owner).id
+        #expect(throws: HomeServiceError(.insufficientPrivileges, "only the server's owner may back up the store")) {
+            try store.writeCopy(to: copyPath, by: guest) { _ in }
+        }
+        #expect(throws: HomeServiceError.self) { try store.writeCopy(to: "copy.sqlite", by: owner) { _ in } }
+        var outcomes: [Result<Int64, HomeServiceError>] = []
+        try store.writeCopy(to: copyPath, by: owner) { outcomes.append($0) }
+        try store.writeCopy(to: copyPath, by: owner) { outcomes.append($0) }
+        store.waitForCommits()
+        for report in reports.withLock({ $0 }) { store.handle(report) }
+        #expect(outcomes.count == 2)
+        #expect(((try? outcomes.first?.get()) ?? 0) > 0)
+        if case .failure(let error) = outcomes.last {
+            #expect(error.code == .alreadyExists)
+        } else {
+            Issue.record("a second copy over the first")
+        }
+
+        let copy = try HomeStore.open(.file(path: copyPath))
+        #expect(copy.homes(of: owner).map(\.name) == ["Cabin"])
+        #expect(try copy.home(home.id, as: owner).rooms == store.home(home.id, as: owner).rooms)
+    }
+
+    @Test func aStoreInMemoryHasNoFileToCopy() throws {
+        let reports = Mutex<[CommitReport]>([])
+        let store = try HomeStore.open(.memory(InMemoryStorage())) { report in reports.withLock { $0.append(report) } }
+        var outcome: Result<Int64, HomeServiceError>?
+        try store.writeCopy(to: "/tmp/never-written.sqlite", by: store.owner!.id) { outcome = $0 }
+        store.waitForCommits()
+        for report in reports.withLock({ $0 }) { store.handle(report) }
+        if case .failure(let error) = outcome {
+            #expect(error.code == .operationNotSupported)
+        } else {
+            Issue.record("no refusal")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never-written.sqlite"))
+    }
+
     @Test func aFileFromANewerServerIsRefused() throws {
         let harness = try StoreHarness(.file)
         harness.store.waitForCommits()
@@ -299,6 +359,8 @@ import Testing
         func rowCount(of table: StoreTable) throws(StoreError) -> Int { try inner.rowCount(of: table) }
 
         func makeReader() throws(StoreError) -> any TableReader { inner }
+
+        func writeCopy(to path: String) throws(HomeServiceError) -> Int64 { try inner.writeCopy(to: path) }
 
         /// A store on a new instrumented storage, loaded, with its owner.
         static func storeWithOwner() throws -> (InstrumentedStorage, HomeStore, AccountID) {

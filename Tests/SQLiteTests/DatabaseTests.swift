@@ -222,19 +222,25 @@ private struct Abort: Error {}
         }
     }
 
+    /// A new WAL database at `path` with one accessory row, on a connection that holds the file: in
+    /// exclusive locking mode it keeps the file locked after its next access, taken here.
+    static func holdingTheFile(at path: String) throws -> Database {
+        let holder = try Database(path: path)
+        _ = try holder.scalar("PRAGMA journal_mode=WAL")
+        try holder.execute("CREATE TABLE accessory (name TEXT)")
+        try holder.prepare("INSERT INTO accessory VALUES (?)").run([.text("Porch Light")])
+        _ = try holder.scalar("PRAGMA locking_mode=EXCLUSIVE")
+        try holder.execute("BEGIN IMMEDIATE; COMMIT")
+        return holder
+    }
+
     /// Start-up reads on connections of their own while the store's connection may hold a lock;
     /// they must wait for it, not fail with SQLITE_BUSY ("database is locked").
     @Test func aSecondConnectionWaitsForALockInsteadOfFailing() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("homerpc-\(UUID().uuidString).sqlite")
             .path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let holder = try Database(path: path)
-        _ = try holder.scalar("PRAGMA journal_mode=WAL")
-        try holder.execute("CREATE TABLE accessory (name TEXT)")
-        try holder.prepare("INSERT INTO accessory VALUES (?)").run([.text("Porch Light")])
-        // In exclusive locking mode the connection keeps the file locked after its next access.
-        _ = try holder.scalar("PRAGMA locking_mode=EXCLUSIVE")
-        try holder.execute("BEGIN IMMEDIATE; COMMIT")
+        let holder = try Self.holdingTheFile(at: path)
         let handedOver = UncheckedSendable(holder)
         let released = DispatchGroup()
         released.enter()
@@ -246,6 +252,39 @@ private struct Abort: Error {}
         defer { released.wait() }
         let reader = try Database(path: path)
         #expect(try reader.scalar("SELECT count(*) FROM accessory") == .integer(1))
+    }
+
+    /// The server's store holds its file in exclusive locking mode, where no other connection can
+    /// read it: a backup is a copy the holding connection writes. It has what was committed, only
+    /// its owner may read it, and it never replaces an existing file.
+    @Test func theConnectionThatHoldsTheFileWritesACopyOfIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("homerpc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let holder = try Self.holdingTheFile(at: path)
+        let other = try Database(path: path)
+        try other.execute("PRAGMA busy_timeout=0")
+        let locked = #expect(throws: SQLiteError.self) { try other.scalar("SELECT count(*) FROM accessory") }
+        #expect(locked?.isBusy == true)
+
+        let copyPath = directory.appendingPathComponent("copy.sqlite").path
+        let size = try holder.writeCopy(to: copyPath)
+        let attributes = try FileManager.default.attributesOfItem(atPath: copyPath)
+        #expect((attributes[.size] as? NSNumber)?.int64Value == size)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let copy = try Database(path: copyPath)
+        #expect(try copy.scalar("SELECT name FROM accessory") == .text("Porch Light"))
+        #expect(try copy.scalar("PRAGMA integrity_check") == .text("ok"))
+
+        // An existing file stays as it was; a directory that does not exist is named as the cause.
+        try holder.prepare("INSERT INTO accessory VALUES (?)").run([.text("Garage Light")])
+        let exists = #expect(throws: CopyError.self) { try holder.writeCopy(to: copyPath) }
+        #expect(exists.map { if case .exists = $0 { true } else { false } } == true)
+        #expect(try copy.scalar("SELECT count(*) FROM accessory") == .integer(1))
+        let missing = directory.appendingPathComponent("no-such-directory/copy.sqlite").path
+        let cannotCreate = #expect(throws: CopyError.self) { try holder.writeCopy(to: missing) }
+        #expect(cannotCreate?.description == "cannot create \(missing): No such file or directory")
     }
 
     @Test func dataSurvivesReopeningTheFile() throws {

@@ -30,7 +30,10 @@ do {
     var random = SplitMix(state: seed)
     var unlimited = ObjectLimits()
     unlimited.roomsPerHome = .max
-    let store = try HomeStore.open(.file(path: arguments[1]), configuration: HomeStore.Configuration(limits: unlimited))
+    let store = try HomeStore.open(
+        .file(path: arguments[1]),
+        configuration: HomeStore.Configuration(limits: unlimited, locksFileExclusively: true)
+    )
     let owner = store.owner!.id
     let home = try store.homes(of: owner).first ?? store.addHome(named: "Crash Home", as: owner)
     store.waitForCommits()

@@ -66,6 +66,13 @@ public final class InMemoryStorage: StoreBackend {
     /// Itself: its tables are behind a lock.
     func makeReader() throws(StoreError) -> any TableReader { self }
 
+    func writeCopy(to path: String) throws(HomeServiceError) -> Int64 {
+        throw HomeServiceError(
+            .operationNotSupported,
+            "this server keeps its store in memory: there is no file to back up"
+        )
+    }
+
     private func rows(of table: StoreTable) -> [[SQLValue]] {
         if table == StoreSchema.eventBatch {
             return tables.withLock { state in

@@ -51,6 +51,36 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         }
     }
 
+    /// Keeps the file locked by this connection until it closes (SQLite's exclusive locking mode):
+    /// a commit then takes and releases no lock, where it made six `fcntl` calls (the file's and the
+    /// WAL index's locks), and no other process can read the file while the server runs (a backup
+    /// goes through ``writeCopy(to:)``). Call it once the load's other connections are closed.
+    /// - Throws: when another process holds the file (an `sqlite3` shell, a backup) past SQLite's
+    ///   busy timeout; the connection is then back in normal locking mode.
+    func holdExclusively() throws(StoreError) {
+        do {
+            _ = try database.scalar("PRAGMA locking_mode=EXCLUSIVE")
+            // The next write transaction takes the lock: take it now, so that a process that
+            // holds the file stops the start-up instead of failing the first commit.
+            try database.execute("BEGIN IMMEDIATE; COMMIT")
+        } catch {
+            _ = try? database.scalar("PRAGMA locking_mode=NORMAL")
+            throw .database("\(database.path) is open in another process; the server needs it alone: \(error)")
+        }
+    }
+
+    func writeCopy(to path: String) throws(HomeServiceError) -> Int64 {
+        do {
+            return try database.writeCopy(to: path)
+        } catch {
+            switch error {
+            case .exists: throw HomeServiceError(.alreadyExists, error.description)
+            case .cannotCreate: throw HomeServiceError(.invalidParameter, error.description)
+            case .failed: throw HomeServiceError(.genericError, error.description)
+            }
+        }
+    }
+
     /// Runs SQLite's quick check over the whole file on a connection of its own, so that it can run
     /// beside the load (WAL lets readers overlap): it reads every page, a quarter of a second at
     /// 100,000 accessories.

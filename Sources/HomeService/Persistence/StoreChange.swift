@@ -56,6 +56,11 @@ protocol StoreBackend: TableReader {
     /// A second reader of the same rows, for loading a table on another thread while this backend
     /// reads others.
     func makeReader() throws(StoreError) -> any TableReader
+    /// Writes a consistent copy of what is committed to a new file at `path` and returns its size
+    /// in bytes. Called on the writer thread only, between commits.
+    /// - Throws: 1 when `path` exists, 3 when it cannot be created, 48 for a store without a file,
+    ///   52 when writing the copy failed.
+    func writeCopy(to path: String) throws(HomeServiceError) -> Int64
 }
 
 /// A stored row as the loader reads it: SQLite's current row, read in place, or an array of values

@@ -129,7 +129,7 @@ extension HomeStore {
         return text
     }
 
-    private func requireOwner(_ caller: AccountID, _ what: String) throws(HomeServiceError) {
+    func requireOwner(_ caller: AccountID, _ what: String) throws(HomeServiceError) {
         guard accounts[caller]?.isOwner == true else {
             throw HomeServiceError(.insufficientPrivileges, "only the server's owner may \(what)")
         }

@@ -34,15 +34,23 @@ public final class HomeStore {
         public var limits: ObjectLimits
         /// Milliseconds since the Unix epoch: event times, execution dates, trigger checks.
         public var clock: @Sendable () -> Int64
+        /// Whether a file store keeps its file locked from the end of the load until it closes
+        /// (SQLite's exclusive locking mode): each commit then makes no lock calls (six `fcntl`
+        /// before), and no other process or connection can open the file meanwhile, so a backup
+        /// goes through ``writeCopy(to:by:then:)``. The server sets it; it is off by default so that
+        /// tools and tests may open the file beside a store.
+        public var locksFileExclusively: Bool
 
         public init(
             retention: EventRetention = EventRetention(),
             limits: ObjectLimits = ObjectLimits(),
-            clock: @escaping @Sendable () -> Int64 = wallClock
+            clock: @escaping @Sendable () -> Int64 = wallClock,
+            locksFileExclusively: Bool = false
         ) {
             self.retention = retention
             self.limits = limits
             self.clock = clock
+            self.locksFileExclusively = locksFileExclusively
         }
     }
 
@@ -108,7 +116,7 @@ public final class HomeStore {
 
     // MARK: Commit plumbing
 
-    private let writer: StoreWriter
+    let writer: StoreWriter
     /// Rows touched since the batch last took them, in first-touch order: by the mutation in
     /// progress, and with ``onCommitWaiting`` set by every mutation of the batch (see
     /// ``appendTouchedRows()``).
@@ -132,6 +140,9 @@ public final class HomeStore {
     private var waiting = FrontDroppingArray<CommitWaiter>()
     private var unpublished = FrontDroppingArray<(batch: UInt64, change: HomeChange)>()
     private var failure: StoreError?
+    /// Who waits for each copy of the store the writer is making (``writeCopy(to:by:then:)``).
+    var copyWaiters: [UInt64: (Result<Int64, HomeServiceError>) -> Void] = [:]
+    var lastCopyNumber: UInt64 = 0
     /// How many mutations (and write scopes) are open; the outermost submits.
     var mutationDepth = 0
     /// The session of the write scope in progress.
@@ -192,6 +203,8 @@ public final class HomeStore {
         // A damaged file is reported as such, whatever the load made of its rows.
         try integrityCheck?.value()
         try loaded.get()
+        // The load's other connections are closed: the writer's keeps the file to itself from here.
+        if configuration.locksFileExclusively, let file = backend as? SQLiteStorage { try file.holdExclusively() }
         if !store.accounts.values.contains(where: \.isOwner) {
             store.newOwnerToken = store.createOwner()
         }
@@ -283,6 +296,7 @@ public final class HomeStore {
     /// committed changes only, and a revision handed out is never reused for another change.
     /// Call on this store's thread.
     public func handle(_ report: CommitReport) {
+        if let copy = report.finishedCopy { copyWaiters.removeValue(forKey: copy.number)?(copy.result) }
         guard report.committedThrough > lastCommitted || report.failure != nil else { return }
         lastCommitted = max(lastCommitted, report.committedThrough)
         if let reportFailure = report.failure, failure == nil {
