@@ -114,7 +114,7 @@ public final class HomeAPI {
 
     /// Every controller method, in the order docs/API.md lists them.
     public static var methods: [APIMethod] {
-        HomeMethods.all + [SubscribeMethod.method, AccessoryLinkMethods.browse] + AccountMethods.all
+        HomeMethods.all + [SubscribeMethod.method, AccessoryLinkMethods.browse] + AccountMethods.all + AdminMethods.all
     }
 
     /// The accessory face's methods: they take no bearer token (docs/API.md, "Accessories").

@@ -6,6 +6,7 @@ import SwiftProtobuf
 
 let homeService = "home.v1.HomeService/"
 let accountService = "home.v1.AccountService/"
+let adminService = "home.v1.AdminService/"
 
 extension HomeClient {
     // MARK: Homes
@@ -80,6 +81,20 @@ extension HomeClient {
         var request = Home_V1_ListTokensRequest()
         if let account { request.accountID = account.data }
         return try await call(accountService + "ListTokens", request, returning: Home_V1_ListTokensResponse.self).tokens
+    }
+
+    // MARK: The store
+
+    /// Has the server write a consistent copy of its store to a new file at `path`, an absolute path
+    /// on the server's machine (owner only). Every change acknowledged before the call is in the
+    /// copy. Answers with the copy's size in bytes once it is on disk.
+    /// - Throws: a ``HomeClientError`` with HomeKit code 1 when something exists at `path`, 3 when the
+    ///   path is not absolute or the file cannot be created, 17 for anyone but the owner.
+    public func backupStore(to path: String) async throws(HomeClientError) -> UInt64 {
+        var request = Home_V1_BackupStoreRequest()
+        request.path = path
+        return try await call(adminService + "BackupStore", request, returning: Home_V1_BackupStoreResponse.self)
+            .sizeBytes
     }
 }
 

@@ -228,6 +228,7 @@ public enum MethodTypes {
         entry("AccountService", "IssueToken", Home_V1_IssueTokenRequest.self, Home_V1_IssueTokenResponse.self),
         entry("AccountService", "RevokeToken", Home_V1_RevokeTokenRequest.self, Home_V1_RevokeTokenResponse.self),
         entry("AccountService", "ListTokens", Home_V1_ListTokensRequest.self, Home_V1_ListTokensResponse.self),
+        entry("AdminService", "BackupStore", Home_V1_BackupStoreRequest.self, Home_V1_BackupStoreResponse.self),
         Entry(
             name: "home.v1.AccessoryLink/Advertise",
             request: Home_V1_AdvertiseRequest.self,

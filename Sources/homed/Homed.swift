@@ -95,6 +95,15 @@ struct Homed: ParsableCommand {
     @Option(help: "The SQLite store (created on first start, with WAL files and a .lock file beside it).")
     var store = "homed.sqlite"
 
+    @Flag(
+        help: """
+            Leave the store readable by other processes while the server runs (SQLite's normal \
+            locking: `sqlite3 homed.sqlite ".backup …"` works, and each commit makes six lock calls \
+            more). By default the server holds the file locked: back it up with `rpc-client backup`.
+            """
+    )
+    var sharedStore = false
+
     @Option(help: "Where the first start writes the owner account's token (mode 0600).")
     var ownerTokenFile = "homed-owner.token"
 
@@ -238,7 +247,8 @@ struct Homed: ParsableCommand {
                     maxAgeMilliseconds: Int64(min(eventRetentionHours, 1_000_000)) * 3_600_000
                 ),
                 limits: limits.objectLimits,
-                clock: Self.clock(shiftedBy: clockOffsetMs)
+                clock: Self.clock(shiftedBy: clockOffsetMs),
+                locksFileExclusively: !sharedStore
             )
         ) { report in _ = commits.send(report) }
         umask(previousMask)

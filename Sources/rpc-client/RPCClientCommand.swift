@@ -14,7 +14,7 @@ struct RPCClientCommand: AsyncParsableCommand {
             HomeCommand.self, RoomCommand.self, ZoneCommand.self, AccessoryCommand.self, ServiceCommand.self,
             CharacteristicCommand.self, ServiceGroupCommand.self, ActionSetCommand.self, TriggerCommand.self,
             UserCommand.self, AccountCommand.self, Watch.self, Call.self, Methods.self,
-            Health.self, Info.self,
+            Backup.self, Health.self, Info.self,
         ]
     )
 }

@@ -63,7 +63,8 @@ import Wire
     /// another connection's write lock on the file), reads of its home wait for it too, so no one
     /// sees a room a crash could take back, or a revision that could come to name another change.
     @Test func aReadWaitsForTheChangesItWouldShow() async throws {
-        let server = try await HomedProcess.launch()
+        // Shared: by default the server holds the file locked, and no other connection could lock it.
+        let server = try await HomedProcess.launch(arguments: ["--shared-store"])
         let client = server.client()
         let home = client.home(try await client.addHome(named: "Read Home").id.uuid)
         let before = try await home.get().revision

@@ -2,6 +2,7 @@ import Foundation
 import HomeAPI
 import HomeClient
 import HomeProto
+import SQLite
 import SwiftProtobuf
 import Testing
 import Wire
@@ -204,6 +205,28 @@ import Wire
         did("RemoveAccessory")
         #expect(try await owner.home(cabin.id.uuid).remove())
         did("RemoveHome")
+
+        // A backup holds everything acknowledged so far: opened on its own, the home is at the
+        // revision the server shows, with the same rooms. Only the owner may take one, and never
+        // over an existing file.
+        let backupPath = server.directory.appendingPathComponent("backup.sqlite").path
+        #expect(try await owner.backupStore(to: backupPath) > 0)
+        did("BackupStore")
+        let shown = try await home.get()
+        let copy = try Database(path: backupPath)
+        let homeKey = SQLValue.blob(Array(created.id))
+        let copiedRevision = try copy.prepare("SELECT max(last_revision) FROM event_batch WHERE home = ?").query([
+            homeKey
+        ])
+        #expect(copiedRevision.first?.first == .integer(Int64(shown.revision)))
+        let copiedRooms = try copy.prepare("SELECT count(*) FROM room WHERE home = ?").query([homeKey])
+        // The room table holds the room for the entire home too.
+        #expect(copiedRooms.first?.first == .integer(Int64(shown.rooms.count + 1)))
+        await expectFailure(.alreadyExists, 1) { _ = try await owner.backupStore(to: backupPath) }
+        await expectFailure(.invalidArgument, 3) { _ = try await owner.backupStore(to: "backup.sqlite") }
+        await expectFailure(.invalidArgument, 3) {
+            _ = try await owner.backupStore(to: "/nonexistent-homerpc-directory/backup.sqlite")
+        }
 
         // A revoked token stops working at once, on a connection that is already authenticated too.
         let aliceClient = server.client(token: aliceSecret)

@@ -383,4 +383,18 @@ extension HomeKitCodeTests {
             { _ = try await s.f.clients[.guest]!.listTokens(of: s.f.accounts[.administrator]!) }
         },
     ]
+
+    static let adminCases: [Case] = [
+        Case("BackupStore", 17, "an administrator") { s in
+            let path = s.f.server.directory.appendingPathComponent("refused.sqlite").path
+            return { _ = try await s.f.clients[.administrator]!.backupStore(to: path) }
+        },
+        Case("BackupStore", 3, "a relative path") { s in { _ = try await s.f.owner.backupStore(to: "backup.sqlite") } },
+        Case("BackupStore", 3, "a directory that does not exist") { s in
+            { _ = try await s.f.owner.backupStore(to: "/nonexistent-homerpc-directory/backup.sqlite") }
+        },
+        Case("BackupStore", 1, "over the store itself") { s in
+            { _ = try await s.f.owner.backupStore(to: s.f.server.storePath) }
+        },
+    ]
 }

@@ -128,7 +128,7 @@ import Wire
         let cases =
             Self.nameCases + Self.homeCases + Self.roomCases + Self.accessoryCases
             + Self.characteristicCases + Self.groupCases + Self.actionSetCases + Self.triggerCases
-            + Self.userCases + Self.accountCases
+            + Self.userCases + Self.accountCases + Self.adminCases
         let tested = Set(cases.map { "\($0.method) \($0.code)" })
         let missing = documented.subtracting(tested)
         #expect(missing.isEmpty, "documented but not tested: \(missing.sorted())")

@@ -427,6 +427,10 @@ import Wire
             let (token, _) = try await f.owner.issueToken(for: account)
             return Home_V1_RevokeTokenRequest.with { $0.tokenID = token.id }
         case "ListTokens": return Home_V1_ListTokensRequest()
+        case "BackupStore":
+            return Home_V1_BackupStoreRequest.with {
+                $0.path = f.server.directory.appendingPathComponent("backup-\(UUID().uuidString).sqlite").path
+            }
         case "BrowseAccessories":
             // Something for the browser to show.
             _ = try await f.advertise(Advertised.bulb("Shown"))
@@ -501,10 +505,9 @@ import Wire
 @Suite struct MethodTableTests {
     @Test func theClientKnowsEveryServerMethodWithItsTypes() {
         let server = HomeAPI.methods.map { "\($0.name) \($0.requestType) \($0.responseType) \($0.isStreaming)" }
-        let client = MethodTypes.all.filter {
-            $0.name.hasPrefix("home.v1.HomeService/") || $0.name.hasPrefix("home.v1.AccountService/")
-        }
-        .map { "\($0.name) \($0.request.protoMessageName) \($0.response.protoMessageName) \($0.isStreaming)" }
+        let services = ["home.v1.HomeService/", "home.v1.AccountService/", "home.v1.AdminService/"]
+        let client = MethodTypes.all.filter { entry in services.contains { entry.name.hasPrefix($0) } }
+            .map { "\($0.name) \($0.request.protoMessageName) \($0.response.protoMessageName) \($0.isStreaming)" }
         #expect(client == server)
     }
 }
