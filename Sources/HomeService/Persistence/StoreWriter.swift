@@ -79,7 +79,7 @@ final class StoreWriter: Sendable {
     /// Writes a copy of what is committed to `path` once the commits already started have ended (so
     /// that every change acknowledged so far is in it), and reports it with
     /// ``CommitReport/finishedCopy``. Commits wait while it runs: a copy of a 100,000-accessory store
-    /// takes about a second.
+    /// (82 MB) takes about 0.35 s.
     func writeCopy(to path: String, number: UInt64) {
         queue.async {
             let result = Result { () throws(HomeServiceError) in try self.backend.writeCopy(to: path) }

@@ -7,9 +7,9 @@ struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Have the server write a consistent copy of its store to a new file (owner only).",
         discussion: """
-            The path is on the server's machine, so it must be absolute; the server refuses a path
-            where something exists. Every change acknowledged before the command is in the copy.
-            Raise --timeout for a large store (about a second per 100,000 accessories).
+            The path is on the server's machine, so it must be absolute; the server refuses a path \
+            where something exists. Every change acknowledged before the command is in the copy. \
+            Raise --timeout for a large store.
             """
     )
     @OptionGroup var connection: ConnectionOptions

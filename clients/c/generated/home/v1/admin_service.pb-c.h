@@ -26,8 +26,8 @@ typedef struct Home__V1__BackupStoreResponse Home__V1__BackupStoreResponse;
 
 /*
  * Writes a consistent copy of the store to a new file on the server's machine: every change
- * acknowledged before the call is in it. Changes made meanwhile wait for the copy (about a second
- * for 100,000 accessories). The copy is one SQLite file, readable by its owner only; restore it by
+ * acknowledged before the call is in it. Changes made meanwhile wait for the copy (about 0.35 s
+ * for 100,000 accessories, an 82 MB store). The copy is one SQLite file, readable by its owner only; restore it by
  * replacing the store's file with it while the server is stopped (docs/OPERATIONS.md).
  * Owner only (17 otherwise). Codes: 3 for a path that is not absolute or whose file cannot be
  * created (the message gives the system's reason); 1 when something exists at the path (it is left
