@@ -63,7 +63,7 @@ public struct RevisionLog<Event: Sendable>: Sendable {
     }
 
     private mutating func trim(now: UInt64) {
-        entries.removeFirst(max(0, entries.count - maxEntries))
+        if entries.count > maxEntries { entries.removeFirst(entries.count - maxEntries) }
         entries.removeFirst { now >= $0.time + maxAgeMilliseconds }
     }
 }
