@@ -21,8 +21,8 @@ enum AdminMethods {
             call,
             request,
             caller throws(APIFailure) in
-            let path = request.path
-            try attempt(field: "path") { () throws(HomeServiceError) in
+            let path = try backupPath(named: request.fileName, in: api.backupDirectory)
+            try attempt(field: "file_name") { () throws(HomeServiceError) in
                 try api.store.writeCopy(to: path, by: caller.account) { result in
                     switch result {
                     case .success(let size):
@@ -31,10 +31,26 @@ enum AdminMethods {
                         response.sizeBytes = UInt64(size)
                         call.respond(with: response)
                     case .failure(let error):
-                        call.fail(APIFailure(error, field: "path").status)
+                        call.fail(APIFailure(error, field: "file_name").status)
                     }
                 }
             }
         }
     ]
+
+    /// The path of the backup `name` in `directory`. Only a plain file name is taken (not empty, at
+    /// most 255 bytes, no '/', no NUL, not starting with '.'), so that the owner's token cannot have
+    /// the server create files anywhere else on its machine (Redis's `CONFIG SET dir` taught that).
+    static func backupPath(named name: String, in directory: String) throws(APIFailure) -> String {
+        let bytes = name.utf8
+        guard !bytes.isEmpty, bytes.count <= 255, bytes.first != UInt8(ascii: "."),
+            !bytes.contains(UInt8(ascii: "/")), !bytes.contains(0)
+        else {
+            throw .invalid(
+                "file_name",
+                "a backup is named by a file name in the server's backup directory: not empty, at most 255 bytes, no '/', not starting with '.'"
+            )
+        }
+        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
 }

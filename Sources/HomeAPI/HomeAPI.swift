@@ -26,6 +26,8 @@ public final class HomeAPI {
     private(set) var scheduler: TriggerScheduler!
     /// The answers waiting for their commits.
     private let commitAnswers: CommitAnswers
+    /// The absolute directory `BackupStore` writes into (``AdminMethods``).
+    let backupDirectory: String
     /// Arrays of written answers, to encode a store write's answer into.
     private let answerBuffers = AnswerBuffers()
 
@@ -50,15 +52,18 @@ public final class HomeAPI {
     ///   - maxUnreadStateBytesInAll: the same for every connection's subscriptions together (homed
     ///     gives it the server's budget for buffered bytes).
     ///   - accessories: the accessory face's timeouts and bounds.
+    ///   - backupDirectory: the absolute directory backups are written into, by file name only.
     public init(
         store: HomeStore,
         loop: EventLoop,
         maxPendingEventsPerSubscription: Int = 4096,
         maxUnreadStateBytesPerConnection: Int = 16 << 20,
         maxUnreadStateBytesInAll: Int = 1 << 30,
-        accessories: AccessoryLinkConfiguration = AccessoryLinkConfiguration()
+        accessories: AccessoryLinkConfiguration = AccessoryLinkConfiguration(),
+        backupDirectory: String
     ) {
         self.store = store
+        self.backupDirectory = backupDirectory
         commitAnswers = CommitAnswers(store: store, buffers: answerBuffers)
         let links = AccessoryLinks(store: store, loop: loop, configuration: accessories)
         self.links = links

@@ -85,16 +85,22 @@ extension HomeClient {
 
     // MARK: The store
 
-    /// Has the server write a consistent copy of its store to a new file at `path`, an absolute path
-    /// on the server's machine (owner only). Every change acknowledged before the call is in the
-    /// copy. Answers with the copy's size in bytes once it is on disk.
-    /// - Throws: a ``HomeClientError`` with HomeKit code 1 when something exists at `path`, 3 when the
-    ///   path is not absolute or the file cannot be created, 17 for anyone but the owner.
-    public func backupStore(to path: String) async throws(HomeClientError) -> UInt64 {
+    /// Has the server write a consistent copy of its store to a new file named `fileName` in its
+    /// backup directory (`homed --backup-directory`, by default the store's directory; owner only).
+    /// Every change acknowledged before the call is in the copy. Answers once it is on disk.
+    /// - Returns: the absolute path written, on the server's machine, and the copy's size in bytes.
+    /// - Throws: a ``HomeClientError`` with HomeKit code 1 when something exists under the name, 3
+    ///   for a name that is not a plain file name (or a file the directory does not let the server
+    ///   create), 17 for anyone but the owner.
+    public func backupStore(named fileName: String) async throws(HomeClientError) -> (path: String, bytes: UInt64) {
         var request = Home_V1_BackupStoreRequest()
-        request.path = path
-        return try await call(adminService + "BackupStore", request, returning: Home_V1_BackupStoreResponse.self)
-            .sizeBytes
+        request.fileName = fileName
+        let response = try await call(
+            adminService + "BackupStore",
+            request,
+            returning: Home_V1_BackupStoreResponse.self
+        )
+        return (response.path, response.sizeBytes)
     }
 }
 

@@ -104,6 +104,14 @@ struct Homed: ParsableCommand {
     )
     var sharedStore = false
 
+    @Option(
+        help: """
+            Where `rpc-client backup NAME` writes its copies of the store (by file name only); by \
+            default the store's own directory.
+            """
+    )
+    var backupDirectory: String?
+
     @Option(help: "Where the first start writes the owner account's token (mode 0600).")
     var ownerTokenFile = "homed-owner.token"
 
@@ -198,6 +206,7 @@ struct Homed: ParsableCommand {
         }
         let logger = Logger(label: "homed")
         logger.info("starting", metadata: ["version": "\(Self.version)", "pid": "\(getpid())"])
+        let backups = try Self.backupDirectory(backupDirectory, store: store)
         // Held until the process ends.
         let storeLock = try StoreLock.acquire(storePath: store)
         defer { withExtendedLifetime(storeLock) {} }
@@ -281,7 +290,8 @@ struct Homed: ParsableCommand {
             maxPendingEventsPerSubscription: maxPendingEventsPerSubscription,
             maxUnreadStateBytesPerConnection: maxUnreadStateBytes,
             maxUnreadStateBytesInAll: maxBufferedBytes,
-            accessories: accessories
+            accessories: accessories,
+            backupDirectory: backups
         )
         api.register(in: &registry)
         health.markServing(servicesIn: registry)
@@ -384,6 +394,20 @@ struct Homed: ParsableCommand {
         try? FileManager.default.removeItem(atPath: path)
         try Data((secret + "\n").utf8).write(to: URL(fileURLWithPath: path))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
+    /// The absolute directory backups go to: `option`, or the store's own directory. It must exist,
+    /// so that a mistyped flag stops the start rather than the first backup.
+    static func backupDirectory(_ option: String?, store: String) throws -> String {
+        let directory =
+            URL(fileURLWithPath: option ?? URL(fileURLWithPath: store).deletingLastPathComponent().path)
+            .standardizedFileURL.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
+            throw StartError("--backup-directory \(directory) is not a directory")
+        }
+        return directory
     }
 
     /// A socket file left by a server that died cannot be bound again; anything else is not ours.

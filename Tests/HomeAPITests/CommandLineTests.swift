@@ -89,11 +89,12 @@ import Testing
         let missing = try cli(server, "room", "add", "--home", "Nowhere", "Den")
         #expect(missing.status == 1 && missing.errors.contains("no home named \"Nowhere\""))
 
-        // A backup, into a new file on the server's machine: the path must be absolute.
-        let backup = try cli(server, "backup", server.directory.appendingPathComponent("cli-backup.sqlite").path)
-        #expect(backup.status == 0 && backup.output.hasPrefix("wrote "), "\(backup.errors)")
-        #expect(try cli(server, "backup", "relative.sqlite").status == 64)
-        let overTheStore = try cli(server, "backup", server.storePath)
+        // A backup, into a new file of the server's backup directory (here the store's), by name.
+        let backup = try cli(server, "backup", "cli-backup.sqlite")
+        let backupPath = server.directory.appendingPathComponent("cli-backup.sqlite").path
+        #expect(backup.status == 0 && backup.output.hasPrefix("wrote \(backupPath) "), "\(backup.errors)")
+        #expect(try cli(server, "backup", "/tmp/cli-backup.sqlite").status == 64)
+        let overTheStore = try cli(server, "backup", "homed.sqlite")
         #expect(overTheStore.status == 1 && overTheStore.errors.contains("ALREADY_EXISTS"))
 
         // `call` with hand-written JSON, and a stream through it.

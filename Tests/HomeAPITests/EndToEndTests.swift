@@ -207,10 +207,11 @@ import Wire
         did("RemoveHome")
 
         // A backup holds everything acknowledged so far: opened on its own, the home is at the
-        // revision the server shows, with the same rooms. Only the owner may take one, and never
-        // over an existing file.
+        // revision the server shows, with the same rooms. It goes to the backup directory (by
+        // default the store's), by file name only, and never over an existing file.
         let backupPath = server.directory.appendingPathComponent("backup.sqlite").path
-        #expect(try await owner.backupStore(to: backupPath) > 0)
+        let backup = try await owner.backupStore(named: "backup.sqlite")
+        #expect(backup.path == backupPath && backup.bytes > 0)
         did("BackupStore")
         let shown = try await home.get()
         let copy = try Database(path: backupPath)
@@ -222,11 +223,11 @@ import Wire
         let copiedRooms = try copy.prepare("SELECT count(*) FROM room WHERE home = ?").query([homeKey])
         // The room table holds the room for the entire home too.
         #expect(copiedRooms.first?.first == .integer(Int64(shown.rooms.count + 1)))
-        await expectFailure(.alreadyExists, 1) { _ = try await owner.backupStore(to: backupPath) }
-        await expectFailure(.invalidArgument, 3) { _ = try await owner.backupStore(to: "backup.sqlite") }
-        await expectFailure(.invalidArgument, 3) {
-            _ = try await owner.backupStore(to: "/nonexistent-homerpc-directory/backup.sqlite")
+        await expectFailure(.alreadyExists, 1) { _ = try await owner.backupStore(named: "backup.sqlite") }
+        for name in [backupPath, "../backup.sqlite", ".hidden", "", String(repeating: "b", count: 256)] {
+            await expectFailure(.invalidArgument, 3, name) { _ = try await owner.backupStore(named: name) }
         }
+        #expect(!FileManager.default.fileExists(atPath: server.directory.appendingPathComponent(".hidden").path))
 
         // A revoked token stops working at once, on a connection that is already authenticated too.
         let aliceClient = server.client(token: aliceSecret)
@@ -263,6 +264,35 @@ import Wire
         #expect(after == before)
         #expect(try await again.listHomes().map(\.name) == ["My Home"])
         await again.close()
+    }
+
+    /// Backups go to the directory the operator names, by file name only; a directory that does not
+    /// exist stops the start before the store is opened.
+    @Test func backupsGoToTheBackupDirectory() async throws {
+        let backups = FileManager.default.temporaryDirectory.appendingPathComponent("backups-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: backups, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: backups) }
+        let server = try await HomedProcess.launch(arguments: ["--backup-directory", backups.path])
+        let owner = server.client()
+        let written = try await owner.backupStore(named: "nightly.sqlite")
+        #expect(written.path == backups.appendingPathComponent("nightly.sqlite").path)
+        #expect(FileManager.default.fileExists(atPath: written.path))
+        await owner.close()
+        server.stop()
+
+        let refused = Process()
+        refused.executableURL = URL(fileURLWithPath: HomedProcess.executablePath)
+        refused.arguments = [
+            "--port", "0", "--store", server.storePath, "--backup-directory", "/nonexistent-homerpc-directory",
+        ]
+        let errors = Pipe()
+        refused.standardError = errors
+        refused.standardOutput = FileHandle.nullDevice
+        try refused.run()
+        refused.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(refused.terminationStatus == 1)
+        #expect(message.contains("--backup-directory /nonexistent-homerpc-directory is not a directory"), "\(message)")
     }
 
     /// A client whose server restarted finds its connection closed on its next call; nothing was

@@ -386,15 +386,13 @@ extension HomeKitCodeTests {
 
     static let adminCases: [Case] = [
         Case("BackupStore", 17, "an administrator") { s in
-            let path = s.f.server.directory.appendingPathComponent("refused.sqlite").path
-            return { _ = try await s.f.clients[.administrator]!.backupStore(to: path) }
+            { _ = try await s.f.clients[.administrator]!.backupStore(named: "refused.sqlite") }
         },
-        Case("BackupStore", 3, "a relative path") { s in { _ = try await s.f.owner.backupStore(to: "backup.sqlite") } },
-        Case("BackupStore", 3, "a directory that does not exist") { s in
-            { _ = try await s.f.owner.backupStore(to: "/nonexistent-homerpc-directory/backup.sqlite") }
+        Case("BackupStore", 3, "a path, not a file name") { s in
+            { _ = try await s.f.owner.backupStore(named: "/tmp/backup.sqlite") }
         },
-        Case("BackupStore", 1, "over the store itself") { s in
-            { _ = try await s.f.owner.backupStore(to: s.f.server.storePath) }
+        Case("BackupStore", 1, "the store's own name, in its directory") { s in
+            { _ = try await s.f.owner.backupStore(named: "homed.sqlite") }
         },
     ]
 }

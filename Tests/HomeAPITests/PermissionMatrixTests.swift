@@ -429,7 +429,7 @@ import Wire
         case "ListTokens": return Home_V1_ListTokensRequest()
         case "BackupStore":
             return Home_V1_BackupStoreRequest.with {
-                $0.path = f.server.directory.appendingPathComponent("backup-\(UUID().uuidString).sqlite").path
+                $0.fileName = "backup-\(UUID().uuidString).sqlite"
             }
         case "BrowseAccessories":
             // Something for the browser to show.

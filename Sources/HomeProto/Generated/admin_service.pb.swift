@@ -23,20 +23,24 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-/// Writes a consistent copy of the store to a new file on the server's machine: every change
-/// acknowledged before the call is in it. Changes made meanwhile wait for the copy (about 0.35 s
-/// for 100,000 accessories, an 82 MB store). The copy is one SQLite file, readable by its owner only; restore it by
-/// replacing the store's file with it while the server is stopped (docs/OPERATIONS.md).
-/// Owner only (17 otherwise). Codes: 3 for a path that is not absolute or whose file cannot be
-/// created (the message gives the system's reason); 1 when something exists at the path (it is left
-/// alone); 52 when writing the copy failed (a full disk; nothing is left at the path).
+/// Writes a consistent copy of the store to a new file in the server's backup directory (`homed
+/// --backup-directory`, by default the store's own directory): every change acknowledged before the
+/// call is in it. Changes made meanwhile wait for the copy (about 0.35 s for 100,000 accessories, an
+/// 82 MB store). The copy is one SQLite file, readable by its owner only; restore it by replacing the
+/// store's file with it while the server is stopped (docs/OPERATIONS.md).
+/// Owner only (17 otherwise). Codes: 3 for a name that is not a plain file name, or a file the
+/// directory does not let the server create (the message gives the system's reason); 1 when
+/// something exists under the name (it is left alone); 52 when writing the copy failed (a full disk;
+/// nothing is left under the name).
 public nonisolated struct Home_V1_BackupStoreRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// An absolute path on the server's machine, in a directory the server may write.
-  public var path: String = String()
+  /// A file name in the backup directory: not empty, at most 255 bytes, no '/', not starting with
+  /// '.'. Only names are taken, so that the owner's token cannot place files elsewhere on the
+  /// server's machine.
+  public var fileName: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -48,7 +52,7 @@ public nonisolated struct Home_V1_BackupStoreResponse: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// The path written.
+  /// The absolute path written, on the server's machine.
   public var path: String = String()
 
   /// The copy's size in bytes.
@@ -65,7 +69,7 @@ fileprivate nonisolated let _protobuf_package = "home.v1"
 
 nonisolated extension Home_V1_BackupStoreRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".BackupStoreRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}file_name\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -73,21 +77,21 @@ nonisolated extension Home_V1_BackupStoreRequest: SwiftProtobuf.Message, SwiftPr
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.path) }()
+      case 1: try { try decoder.decodeSingularStringField(value: &self.fileName) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.path.isEmpty {
-      try visitor.visitSingularStringField(value: self.path, fieldNumber: 1)
+    if !self.fileName.isEmpty {
+      try visitor.visitSingularStringField(value: self.fileName, fieldNumber: 1)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Home_V1_BackupStoreRequest, rhs: Home_V1_BackupStoreRequest) -> Bool {
-    if lhs.path != rhs.path {return false}
+    if lhs.fileName != rhs.fileName {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

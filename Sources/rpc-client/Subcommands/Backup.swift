@@ -7,22 +7,24 @@ struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Have the server write a consistent copy of its store to a new file (owner only).",
         discussion: """
-            The path is on the server's machine, so it must be absolute; the server refuses a path \
-            where something exists. Every change acknowledged before the command is in the copy. \
-            Raise --timeout for a large store.
+            The file goes to the server's backup directory (homed --backup-directory, by default the \
+            store's own directory), under NAME: a plain file name, where nothing exists yet. Every \
+            change acknowledged before the command is in the copy. Raise --timeout for a large store.
             """
     )
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "Absolute path of the new file, on the server's machine.") var path: String
+    @Argument(help: "The new file's name in the server's backup directory (no '/').") var name: String
 
     func validate() throws {
-        guard path.hasPrefix("/") else {
-            throw ValidationError("the path is on the server's machine: give it absolute")
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
+            throw ValidationError(
+                "give a plain file name (no '/', not starting with '.'): the server picks the directory"
+            )
         }
     }
 
     func run() async throws {
-        let size = try await connection.withHomeClient { try await $0.backupStore(to: path) }
+        let (path, size) = try await connection.withHomeClient { try await $0.backupStore(named: name) }
         if connection.json {
             var response = Home_V1_BackupStoreResponse()
             response.path = path

@@ -100,12 +100,12 @@ void   home__v1__backup_store_response__free_unpacked
 static const ProtobufCFieldDescriptor home__v1__backup_store_request__field_descriptors[1] =
 {
   {
-    "path",
+    "file_name",
     1,
     PROTOBUF_C_LABEL_NONE,
     PROTOBUF_C_TYPE_STRING,
     0,   /* quantifier_offset */
-    offsetof(Home__V1__BackupStoreRequest, path),
+    offsetof(Home__V1__BackupStoreRequest, file_name),
     NULL,
     &protobuf_c_empty_string,
     0,             /* flags */
@@ -113,7 +113,7 @@ static const ProtobufCFieldDescriptor home__v1__backup_store_request__field_desc
   },
 };
 static const unsigned home__v1__backup_store_request__field_indices_by_name[] = {
-  0,   /* field[0] = path */
+  0,   /* field[0] = file_name */
 };
 static const ProtobufCIntRange home__v1__backup_store_request__number_ranges[1 + 1] =
 {

@@ -25,21 +25,25 @@ typedef struct Home__V1__BackupStoreResponse Home__V1__BackupStoreResponse;
 /* --- messages --- */
 
 /*
- * Writes a consistent copy of the store to a new file on the server's machine: every change
- * acknowledged before the call is in it. Changes made meanwhile wait for the copy (about 0.35 s
- * for 100,000 accessories, an 82 MB store). The copy is one SQLite file, readable by its owner only; restore it by
- * replacing the store's file with it while the server is stopped (docs/OPERATIONS.md).
- * Owner only (17 otherwise). Codes: 3 for a path that is not absolute or whose file cannot be
- * created (the message gives the system's reason); 1 when something exists at the path (it is left
- * alone); 52 when writing the copy failed (a full disk; nothing is left at the path).
+ * Writes a consistent copy of the store to a new file in the server's backup directory (`homed
+ * --backup-directory`, by default the store's own directory): every change acknowledged before the
+ * call is in it. Changes made meanwhile wait for the copy (about 0.35 s for 100,000 accessories, an
+ * 82 MB store). The copy is one SQLite file, readable by its owner only; restore it by replacing the
+ * store's file with it while the server is stopped (docs/OPERATIONS.md).
+ * Owner only (17 otherwise). Codes: 3 for a name that is not a plain file name, or a file the
+ * directory does not let the server create (the message gives the system's reason); 1 when
+ * something exists under the name (it is left alone); 52 when writing the copy failed (a full disk;
+ * nothing is left under the name).
  */
 struct  Home__V1__BackupStoreRequest
 {
   ProtobufCMessage base;
   /*
-   * An absolute path on the server's machine, in a directory the server may write.
+   * A file name in the backup directory: not empty, at most 255 bytes, no '/', not starting with
+   * '.'. Only names are taken, so that the owner's token cannot place files elsewhere on the
+   * server's machine.
    */
-  char *path;
+  char *file_name;
 };
 #define HOME__V1__BACKUP_STORE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__backup_store_request__descriptor) \
@@ -50,7 +54,7 @@ struct  Home__V1__BackupStoreResponse
 {
   ProtobufCMessage base;
   /*
-   * The path written.
+   * The absolute path written, on the server's machine.
    */
   char *path;
   /*
