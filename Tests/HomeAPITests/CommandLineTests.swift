@@ -106,7 +106,9 @@ import Testing
         #expect(refusedCall.errors.contains("[HomeKit ") && refusedCall.errors.contains("(field name)"))
 
         // The health check by service name, as grpc.health.v1 clients ask.
-        for service in ["", "home.v1.HomeService", "home.v1.AccountService", "home.v1.AccessoryLink"] {
+        for service in [
+            "", "home.v1.HomeService", "home.v1.AccountService", "home.v1.AdminService", "home.v1.AccessoryLink",
+        ] {
             let health = try cli(server, "health", "--service", service)
             #expect(health.status == 0 && health.output.contains("SERVING"), "\(service): \(health.errors)")
         }
