@@ -104,6 +104,9 @@ public final class Database {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The rowid (the INTEGER PRIMARY KEY) of the row the last INSERT added.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// The first value of the first row of `sql`, e.g. for `PRAGMA journal_mode=WAL`.
     public func scalar(_ sql: String) throws(SQLiteError) -> SQLValue? {
         let statement = try prepare(sql)

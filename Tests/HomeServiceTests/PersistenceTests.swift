@@ -199,6 +199,66 @@ import Testing
     }
 
     /// Every retained change of the home (none when it needs a resync).
+    /// Version 6 keyed event batches by (home, first_revision); version 7 numbers them in the order
+    /// they were written. Two homes' batches, written in turns, replay the same after the migration,
+    /// and the writer goes on adding and trimming them.
+    @Test func aVersion6FileIsMigratedToNumberedBatches() throws {
+        let harness = try StoreHarness(.file, retention: EventRetention(maxEvents: 128, maxAgeMilliseconds: 3_600_000))
+        let store = harness.store
+        let home = try store.addHome(named: "Home", as: harness.owner)
+        let other = try store.addHome(named: "Other", as: harness.owner)
+        let lamp = try store.addAccessory(Accessories.bulb(), to: home.id, as: harness.owner)[0]
+        let brightness = store.characteristic(ofType: Accessories.brightness, on: lamp.id).id
+        for percent in 1...40 {
+            try store.writeValue(brightness, .int(Int64(percent)), as: harness.owner)
+            store.waitForCommits()
+            _ = try store.addRoom(named: "Room \(percent)", to: other.id, as: harness.owner)
+            store.waitForCommits()
+        }
+        let before = StoreSnapshot(store)
+        let history = try Self.history(of: home.id, in: store, as: harness.owner)
+        let otherHistory = try Self.history(of: other.id, in: store, as: harness.owner)
+        let batches = try harness.storedEventBatches()
+
+        let database = try Database(path: harness.path)
+        try database.execute(
+            """
+            CREATE TABLE event_batch_v6 (home BLOB NOT NULL, first_revision INTEGER NOT NULL,
+                last_revision INTEGER NOT NULL, events BLOB NOT NULL,
+                PRIMARY KEY (home, first_revision)) WITHOUT ROWID;
+            INSERT INTO event_batch_v6 SELECT home, first_revision, last_revision, events FROM event_batch
+                ORDER BY number DESC;
+            DROP TABLE event_batch;
+            ALTER TABLE event_batch_v6 RENAME TO event_batch;
+            PRAGMA user_version = 6;
+            """
+        )
+        try harness.reopen()
+        #expect(try database.scalar("PRAGMA user_version")?.integer == Int64(StoreSchema.currentVersion))
+        // Each home's batches in revision order, the homes one after the other.
+        let migrated = try harness.storedEventBatches()
+        #expect(migrated.count == batches.count)
+        #expect(migrated.map(\.[0].home) == migrated.map(\.[0].home).sorted { $0.raw < $1.raw })
+        #expect(StoreSnapshot(harness.store) == before)
+        #expect(try Self.history(of: home.id, in: harness.store, as: harness.owner) == history)
+        #expect(try Self.history(of: other.id, in: harness.store, as: harness.owner) == otherHistory)
+
+        for percent in 1...100 {
+            try harness.store.writeValue(brightness, .int(Int64(percent)), as: harness.owner)
+            harness.store.waitForCommits()
+        }
+        let total = try harness.store.home(home.id, as: harness.owner).revision
+        try harness.reopen()
+        guard
+            case .changes(let replayed) = try harness.store.changes(in: home.id, after: total - 128, as: harness.owner)
+        else {
+            Issue.record("the last 128 events do not replay")
+            return
+        }
+        #expect(replayed.map(\.revision) == Array((total - 127)...total))
+        #expect(try Self.history(of: other.id, in: harness.store, as: harness.owner) == otherHistory)
+    }
+
     static func history(of home: HomeID, in store: HomeStore, as account: AccountID) throws -> [HomeChange] {
         guard case .changes(let changes) = try store.changes(in: home, after: 0, as: account) else { return [] }
         return changes

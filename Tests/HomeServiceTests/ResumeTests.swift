@@ -112,6 +112,47 @@ import Testing
         }
     }
 
+    /// Batches are numbered in the order they are written, homes mixed: a trim deletes its home's
+    /// batches and no other's, whether they lie among another home's (the first 400 commits here
+    /// carry an event of each home, and a trim step is 4 events) or in a run of their own (the rest).
+    @Test(arguments: StoreKind.allCases)
+    func aTrimDeletesOnlyItsOwnHomesBatches(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind, retention: EventRetention(maxEvents: 256, maxAgeMilliseconds: 3_600_000))
+        let store = harness.store
+        let (busy, _) = try mutatedHome(harness, count: 1)
+        let quiet = try store.addHome(named: "Quiet", as: harness.owner)
+        let lamp = try #require(try store.home(busy.id, as: harness.owner).accessories.first)
+        let brightness = store.characteristic(ofType: Accessories.brightness, on: lamp)
+        for index in 0..<800 {
+            try store.writeValue(brightness.id, .int(Int64(index % 100)), as: harness.owner)
+            if index < 400 { _ = try store.addRoom(named: "Room \(index)", to: quiet.id, as: harness.owner) }
+            store.waitForCommits()
+            // Each home's rows: its 256 retained events, a trim step (4) and the rest of a batch that
+            // reaches past the trim.
+            let batches = try harness.storedEventBatches()
+            let bound = 2 * (256 + 4 + (batches.map(\.count).max() ?? 1) - 1)
+            #expect(batches.joined().count <= bound, "after \(index + 1) commits")
+            // and every event a subscriber can still resume from: the trims took none of them.
+            for home in [busy.id, quiet.id] {
+                let log = try #require(store.logs[home])
+                let stored = batches.joined().filter { $0.home == home }.map(\.revision)
+                let resumable = Array((log.oldestResumableRevision + 1)...log.currentRevision)
+                #expect(stored.suffix(resumable.count) == resumable[...], "after \(index + 1) commits")
+            }
+        }
+        for reopened in [false, true] {
+            if reopened { try harness.reopen() }
+            for home in [busy.id, quiet.id] {
+                let total = try harness.store.home(home, as: harness.owner).revision
+                #expect(try replay(harness.store, home, after: total - 257, as: harness.owner) == nil)
+                let changes = try #require(try replay(harness.store, home, after: total - 256, as: harness.owner))
+                #expect(changes.map(\.revision) == Array((total - 255)...total))
+            }
+        }
+        _ = try harness.store.addRoom(named: "After", to: quiet.id, as: harness.owner)
+        #expect(harness.store.waitForCommits() == nil)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func beyondTheAgeRetentionASubscriberMustResync(kind: StoreKind) throws {
         let harness = try StoreHarness(kind, retention: EventRetention(maxEvents: 1000, maxAgeMilliseconds: 60_000))

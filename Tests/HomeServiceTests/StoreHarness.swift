@@ -76,16 +76,21 @@ final class StoreHarness {
 
     /// How many events each event batch row holds.
     func storedEventBatchSizes() throws -> [Int] {
+        try storedEventBatches().map(\.count)
+    }
+
+    /// The events each event batch row holds, in the table's order.
+    func storedEventBatches() throws -> [[HomeChange]] {
         let reader: any TableReader =
             switch kind {
             case .memory: memory
             case .file: try SQLiteStorage(path: path)
             }
-        var sizes: [Int] = []
+        var batches: [[HomeChange]] = []
         try reader.forEachRow(of: StoreSchema.eventBatch) { (row) throws(StoreError) in
-            sizes.append(try RowCoding.changes(inBatch: row).count)
+            batches.append(try RowCoding.changes(inBatch: row))
         }
-        return sizes
+        return batches
     }
 
     func rowCount(of table: StoreTable) throws -> Int {

@@ -11,7 +11,12 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
     private let insertEventBatch: Statement
     private let setValue: Statement
     private let setReachable: Statement
-    private let trimEvents: Statement
+    private let deleteEventBatchRange: Statement
+    private let deleteEventBatch: Statement
+    /// Each home's batches in the table (the writer's alone, like the connection). A failed commit
+    /// can leave it naming rows the rollback removed: the writer commits nothing after a failure,
+    /// and the next open reads the table afresh.
+    private var eventBatches = EventBatchIndex()
 
     /// How the writer and migration 6 add an event batch.
     private static let insertEventBatchSQL =
@@ -36,14 +41,15 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             // A plain INSERT: an event is never replaced (a revision once used means one change), so a
             // second batch starting at a revision fails the commit instead of overwriting the first.
             insertEventBatch = try database.prepare(Self.insertEventBatchSQL)
+            eventBatches = try Self.indexEventBatches(in: database)
             setValue = try database.prepare(
                 "UPDATE characteristic SET value = ?, value_time = ? WHERE id = ?"
             )
             setReachable = try database.prepare("UPDATE accessory SET is_reachable = ? WHERE id = ?")
-            // Whole batches only: one that reaches past the revision stays until a later trim.
-            trimEvents = try database.prepare(
-                "DELETE FROM event_batch WHERE home = ?1 AND first_revision <= ?2 AND last_revision <= ?2"
-            )
+            // A trim's batches, by number: a run of the table when no other home wrote in between
+            // (nearly always), one row at a time otherwise.
+            deleteEventBatchRange = try database.prepare("DELETE FROM event_batch WHERE number BETWEEN ?1 AND ?2")
+            deleteEventBatch = try database.prepare("DELETE FROM event_batch WHERE number = ?")
         } catch let error as StoreError {
             throw error
         } catch {
@@ -144,6 +150,22 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         try database.execute("DROP TABLE event")
     }
 
+    /// Where each home's event batches are, read once at open.
+    private static func indexEventBatches(in database: Database) throws -> EventBatchIndex {
+        var index = EventBatchIndex()
+        let batches = try database.prepare(
+            "SELECT number, home, first_revision, last_revision FROM event_batch ORDER BY number"
+        )
+        try batches.forEachRow { row in
+            guard let number = row.integer(0), let home = row.blob(1), let first = row.integer(2),
+                let last = row.integer(3)
+            else { throw StoreError.corrupt("an event batch row has a missing column") }
+            try index.check(home: home, firstRevision: first)
+            index.add(number: number, home: home, lastRevision: last)
+        }
+        return index
+    }
+
     func apply(_ changes: [StoreChange]) throws(StoreError) -> CommitTiming {
         let start = ContinuousClock.now
         var statementsDone = start
@@ -166,7 +188,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
                         try setReachable.run([.bool(reachable), .blob(accessory)])
                     case .trimEvents(let home, let revision):
                         try insertBatches(events.take())
-                        try trimEvents.run([.blob(home), .integer(revision)])
+                        try deleteEventBatches(of: home, through: revision)
                     }
                 }
                 try insertBatches(events.take())
@@ -182,8 +204,25 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         )
     }
 
-    private func insertBatches(_ batches: [ArraySlice<HomeChange>]) throws(SQLiteError) {
-        for batch in batches { try insertEventBatch.run(RowCoding.eventBatch(batch)) }
+    private func insertBatches(_ batches: [ArraySlice<HomeChange>]) throws {
+        for batch in batches {
+            let home = batch.first!.home.raw.bytes
+            try eventBatches.check(home: home, firstRevision: Int64(batch.first!.revision))
+            try insertEventBatch.run(RowCoding.eventBatch(batch))
+            eventBatches.add(number: database.lastInsertedRowID, home: home, lastRevision: Int64(batch.last!.revision))
+        }
+    }
+
+    /// Deletes the home's batches that end at or before `revision`. Whole batches only: one that
+    /// reaches past the revision stays until a later trim.
+    private func deleteEventBatches(of home: [UInt8], through revision: Int64) throws(SQLiteError) {
+        let numbers = eventBatches.removeBatches(of: home, through: revision)
+        guard let first = numbers.first, let last = numbers.last else { return }
+        if last - first + 1 == Int64(numbers.count) {
+            try deleteEventBatchRange.run([.integer(first), .integer(last)])
+        } else {
+            for number in numbers { try deleteEventBatch.run([.integer(number)]) }
+        }
     }
 
     func forEachRow(of table: StoreTable, _ body: (any StoredRow) throws(StoreError) -> Void) throws(StoreError) {

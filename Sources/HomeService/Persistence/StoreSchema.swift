@@ -107,12 +107,13 @@ enum StoreSchema {
     )
     /// A commit's events of one home, revisions `first_revision` through `last_revision`, in one row
     /// (``RowCoding/encodeEvents(_:)``): an SQLite insert per event was most of the writer's work
-    /// under a write load.
+    /// under a write load. Numbered (the rowid, not loaded) in the order they were written, so each
+    /// home's come in revision order (``EventBatchIndex``).
     static let eventBatch = StoreTable(
         name: "event_batch",
         columns: ["home", "first_revision", "last_revision", "events"],
         keyColumnCount: 2,
-        orderBy: "home, first_revision"
+        orderBy: "number"
     )
 
     /// Versions 1 to 5 kept a row per event; migration 6 turns them into batches.
@@ -218,6 +219,17 @@ enum StoreSchema {
         CREATE TABLE event_batch (home BLOB NOT NULL, first_revision INTEGER NOT NULL,
             last_revision INTEGER NOT NULL, events BLOB NOT NULL,
             PRIMARY KEY (home, first_revision)) WITHOUT ROWID;
+        """,
+        // 7: event batches are numbered in the order they are written (``EventBatchIndex``): keyed by
+        // (home, revision), each commit's insert made SQLite rebalance the table's last pages every
+        // few commits.
+        """
+        CREATE TABLE event_batch_v7 (number INTEGER PRIMARY KEY, home BLOB NOT NULL,
+            first_revision INTEGER NOT NULL, last_revision INTEGER NOT NULL, events BLOB NOT NULL);
+        INSERT INTO event_batch_v7 (home, first_revision, last_revision, events)
+            SELECT home, first_revision, last_revision, events FROM event_batch ORDER BY home, first_revision;
+        DROP TABLE event_batch;
+        ALTER TABLE event_batch_v7 RENAME TO event_batch;
         """,
     ]
 

@@ -15,6 +15,7 @@ struct FrontDroppingArray<Element> {
 
     var isEmpty: Bool { count == 0 }
     var first: Element? { isEmpty ? nil : slots[head] }
+    var last: Element? { isEmpty ? nil : slots[slotIndex(count - 1)] }
     /// Elements the storage has room for without growing.
     var capacity: Int { slots.count }
 
