@@ -84,7 +84,7 @@ import Testing
         }
     }
 
-    /// The event table is trimmed in steps of a 64th of the retention (here 2 events), as commits
+    /// The event table is trimmed in steps of a 16th of the retention (here 8 events), as commits
     /// come back: it never holds more than a step (and the rest of one batch) beyond what is retained, and what it holds beyond
     /// that is not resumable, before a reopen or after.
     @Test(arguments: StoreKind.allCases)
@@ -100,7 +100,7 @@ import Testing
             // trimmed revision stays, so the table may hold a step and the rest of one batch more.
             let batches = try harness.storedEventBatchSizes()
             let stored = batches.reduce(0, +)
-            let bound = 128 + 2 + (batches.max() ?? 1) - 1
+            let bound = 128 + 8 + (batches.max() ?? 1) - 1
             #expect(stored <= bound, "\(stored) stored events after \(index + 1) writes")
         }
         let total = try harness.store.home(home.id, as: harness.owner).revision
@@ -114,7 +114,7 @@ import Testing
 
     /// Batches are numbered in the order they are written, homes mixed: a trim deletes its home's
     /// batches and no other's, whether they lie among another home's (the first 400 commits here
-    /// carry an event of each home, and a trim step is 4 events) or in a run of their own (the rest).
+    /// carry an event of each home, and a trim step is 16 events) or in a run of their own (the rest).
     @Test(arguments: StoreKind.allCases)
     func aTrimDeletesOnlyItsOwnHomesBatches(kind: StoreKind) throws {
         let harness = try StoreHarness(kind, retention: EventRetention(maxEvents: 256, maxAgeMilliseconds: 3_600_000))
@@ -127,10 +127,10 @@ import Testing
             try store.writeValue(brightness.id, .int(Int64(index % 100)), as: harness.owner)
             if index < 400 { _ = try store.addRoom(named: "Room \(index)", to: quiet.id, as: harness.owner) }
             store.waitForCommits()
-            // Each home's rows: its 256 retained events, a trim step (4) and the rest of a batch that
+            // Each home's rows: its 256 retained events, a trim step (16) and the rest of a batch that
             // reaches past the trim.
             let batches = try harness.storedEventBatches()
-            let bound = 2 * (256 + 4 + (batches.map(\.count).max() ?? 1) - 1)
+            let bound = 2 * (256 + 16 + (batches.map(\.count).max() ?? 1) - 1)
             #expect(batches.joined().count <= bound, "after \(index + 1) commits")
             // and every event a subscriber can still resume from: the trims took none of them.
             for home in [busy.id, quiet.id] {

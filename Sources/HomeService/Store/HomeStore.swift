@@ -480,16 +480,17 @@ public final class HomeStore {
 
     /// Adds a trim of the home's event rows to the batch once a step of them is past the retention.
     /// Trims what the log no longer retains, but keeps the latest event: it carries the revision.
-    /// In steps of a 64th of the retention: a DELETE per mutation rewrote the table's first page in
-    /// every commit, a step's rows cost about one page among many commits. The table holds at most a
-    /// step more than the log; a reopen trims the log anyway.
+    /// In steps of a 16th of the retention: a DELETE per mutation rewrote the table's first page in
+    /// every commit; a trim writes 6 to 10 pages of the WAL (the first leaves, their parent, the free
+    /// list) for 10 batches or 40, and at 64ths that was a third of the pages of commits of 16 writes.
+    /// The table holds at most a step more than the log; a reopen trims the log anyway.
     private func trimEvents(of homeID: HomeID) {
         if homeWithNoTrimDue == homeID { return }
         // Read in place: `logs[homeID]` copied the log, retaining and releasing its storage.
         let revisions = logs.mutateValue(forKey: homeID) { ($0.currentRevision, $0.oldestResumableRevision) }
         guard let (current, oldestResumable) = revisions, current > 0 else { return }
         let through = min(oldestResumable, current - 1)
-        let trimStep = UInt64(max(1, configuration.retention.maxEvents / 64))
+        let trimStep = UInt64(max(1, configuration.retention.maxEvents / 16))
         guard through >= trimmedThrough[homeID, default: 0] + trimStep else {
             homeWithNoTrimDue = homeID
             return
