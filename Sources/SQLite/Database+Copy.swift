@@ -12,12 +12,15 @@ public enum CopyError: Error, Sendable, CustomStringConvertible {
     case cannotCreate(path: String, reason: String)
     /// SQLite could not write the copy (a full disk, an I/O error); the partial file is removed.
     case failed(SQLiteError)
+    /// The copy was written but could not be synced to disk (an I/O error); it is removed.
+    case notSynced(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .exists(let path): "\(path) already exists"
         case .cannotCreate(let path, let reason): "cannot create \(path): \(reason)"
         case .failed(let error): "the copy failed: \(error)"
+        case .notSynced(let path, let reason): "syncing \(path) failed: \(reason)"
         }
     }
 }
@@ -52,7 +55,7 @@ extension Database {
         guard copy >= 0, fsync(copy) == 0, fstat(copy, &status) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(path)
-            throw .cannotCreate(path: path, reason: "syncing the copy failed: \(reason)")
+            throw .notSynced(path: path, reason: reason)
         }
         return Int64(status.st_size)
     }

@@ -4,7 +4,8 @@
 ///
 /// The table is numbered in the order batches are written, so that a commit appends at its end. Keyed
 /// by (home, revision), as it was up to schema version 6, SQLite rebalanced its last pages every few
-/// commits (an index B-tree has no cheap append): 2.8 pages of the WAL a commit of 16 writes, 1.2 now.
+/// commits (an index B-tree has no cheap append): 2.8 pages of the WAL a commit of 16 writes, 1.8
+/// numbered (1.5 with trims in 16ths).
 struct EventBatchIndex {
     private struct Batch {
         let number: Int64

@@ -38,8 +38,8 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             // file grows to about 40 MB before it is reused.
             try database.execute("PRAGMA wal_autocheckpoint=10000")
             try Self.migrate(database)
-            // A plain INSERT: an event is never replaced (a revision once used means one change), so a
-            // second batch starting at a revision fails the commit instead of overwriting the first.
+            // A plain INSERT, numbered by SQLite: an event is never replaced (a revision once used
+            // means one change; ``EventBatchIndex`` fails a commit whose batch would reuse one).
             insertEventBatch = try database.prepare(Self.insertEventBatchSQL)
             eventBatches = try Self.indexEventBatches(in: database)
             setValue = try database.prepare(
@@ -82,7 +82,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             switch error {
             case .exists: throw HomeServiceError(.alreadyExists, error.description)
             case .cannotCreate: throw HomeServiceError(.invalidParameter, error.description)
-            case .failed: throw HomeServiceError(.genericError, error.description)
+            case .failed, .notSynced: throw HomeServiceError(.genericError, error.description)
             }
         }
     }

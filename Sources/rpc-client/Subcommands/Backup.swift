@@ -2,7 +2,7 @@ import ArgumentParser
 import HomeClient
 import HomeProto
 
-/// `rpc-client backup PATH`
+/// `rpc-client backup NAME`
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Have the server write a consistent copy of its store to a new file (owner only).",
