@@ -1,0 +1,186 @@
+import ArgumentParser
+import Foundation
+import HomeClient
+import HomeProto
+
+/// `rpc-client action-set …`
+struct ActionSetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "action-set",
+        abstract: "List, add, rename, remove and execute action sets; add, change and remove their writes.",
+        subcommands: [
+            List.self, Add.self, Rename.self, Remove.self, AddAction.self, SetAction.self, RemoveAction.self,
+            Execute.self,
+        ]
+    )
+
+    static func actionSet(_ text: String, in home: Home) throws -> ActionSet {
+        try Resolve.pick(text, "action set", in: home.actionSets, id: \.id, name: \.name)
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The home's action sets.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+
+        func run() async throws {
+            let found = try await connection.withHomeClient { try await Resolve.home(home, $0) }
+            if connection.json {
+                var response = Home_V1_GetHomeResponse()
+                response.home.actionSets = found.actionSets
+                try Output.json(response)
+                return
+            }
+            Output.table(
+                ["NAME", "ACTIONS", "ID"],
+                found.actionSets.map { [$0.name, "\($0.actions.count)", Output.id($0.id)] }
+            )
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an action set.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "Its name.") var name: String
+
+        func run() async throws {
+            let actionSet = try await connection.withHomeClient { client in
+                try await client.home(try await Resolve.home(home, client).id.uuid).addActionSet(named: name)
+            }
+            if connection.json {
+                try Output.json(actionSet)
+            } else {
+                print("added action set \"\(actionSet.name)\" \(Output.id(actionSet.id))")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an action set (not a built-in one).")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                try await client.home(found.id.uuid).removeActionSet(
+                    try ActionSetCommand.actionSet(actionSet, in: found).id.uuid
+                )
+            }
+        }
+    }
+
+    struct AddAction: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-action",
+            abstract: "Add \"write VALUE to a characteristic\" (ids from `accessory list`) to an action set."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+        @Argument(help: "The characteristic's id.") var characteristic: String
+        @Argument(help: "The value: true/false, an integer, a decimal or text.") var value: String
+
+        func run() async throws {
+            let id = try Resolve.uuid(characteristic, "characteristic")
+            let actionID = UUID()
+            let updated = try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                return try await client.home(found.id.uuid).addAction(
+                    writing: CharacteristicCommand.Write.parse(value),
+                    to: id,
+                    in: try ActionSetCommand.actionSet(actionSet, in: found).id.uuid,
+                    actionID: actionID
+                )
+            }
+            // The new action's id is what set-action and remove-action take.
+            if connection.json {
+                try Output.json(updated)
+            } else {
+                print("added action \(actionID.uuidString) to action set \"\(updated.name)\"")
+            }
+        }
+    }
+
+    struct Execute: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run an action set's writes.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+
+        func run() async throws {
+            try await connection.withHomeClient { client in
+                let found = try await Resolve.home(home, client)
+                try await client.home(found.id.uuid).executeActionSet(
+                    try ActionSetCommand.actionSet(actionSet, in: found).id.uuid
+                )
+            }
+        }
+    }
+}
+
+extension ActionSetCommand {
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename an action set.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+        @Argument(help: "Its new name.") var name: String
+
+        func run() async throws {
+            let renamed = try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                return try await handle.renameActionSet(
+                    try ActionSetCommand.actionSet(actionSet, in: found).id.uuid,
+                    to: name
+                )
+            }
+            if connection.json { try Output.json(renamed) } else { print("renamed action set to \"\(renamed.name)\"") }
+        }
+    }
+
+    struct SetAction: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-action",
+            abstract: "Change the value an action writes (action ids from `action-set list --json`)."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+        @Argument(help: "The action's id.") var action: String
+        @Argument(help: "The value: true/false, an integer, a decimal or text.") var value: String
+
+        func run() async throws {
+            let actionID = try Resolve.uuid(action, "action")
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.updateTargetValue(
+                    of: actionID,
+                    in: try ActionSetCommand.actionSet(actionSet, in: found).id.uuid,
+                    to: CharacteristicCommand.Write.parse(value)
+                )
+            }
+        }
+    }
+
+    struct RemoveAction: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove-action", abstract: "Remove an action.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+        @Argument(help: "The action's id.") var action: String
+
+        func run() async throws {
+            let actionID = try Resolve.uuid(action, "action")
+            try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.removeAction(
+                    actionID,
+                    from: try ActionSetCommand.actionSet(actionSet, in: found).id.uuid
+                )
+            }
+        }
+    }
+}
