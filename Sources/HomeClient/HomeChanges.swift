@@ -24,6 +24,8 @@ public struct ChangeOptions: Sendable {
     /// Where to continue per home (the last revision an earlier stream delivered).
     public var resumeFrom: [UUID: UInt64]
 
+    /// Options as the properties above describe them; by default, every home of the account and
+    /// every event kind, from now on.
     public init(
         homes: [UUID] = [],
         kinds: [HomeEventKind] = [],

@@ -33,6 +33,7 @@ extension HomeClient {
 
     // MARK: Accounts
 
+    /// The account the client's token belongs to.
     public func whoAmI() async throws(HomeClientError) -> Account {
         try await call(accountService + "WhoAmI", Home_V1_WhoAmIRequest(), returning: Home_V1_WhoAmIResponse.self)
             .account
@@ -72,12 +73,16 @@ extension HomeClient {
         return (response.token, response.secret)
     }
 
+    /// Revokes a token (the owner any, others their own): calls with it fail with UNAUTHENTICATED
+    /// from then on, also on connections it already authenticated.
     public func revokeToken(_ id: UUID) async throws(HomeClientError) {
         var request = Home_V1_RevokeTokenRequest()
         request.tokenID = id.data
         _ = try await mutate(accountService + "RevokeToken", request, returning: Home_V1_RevokeTokenResponse.self)
     }
 
+    /// The tokens of `account` (the caller's own when `nil`; another's for the owner only), without
+    /// their secrets.
     public func listTokens(of account: UUID? = nil) async throws(HomeClientError) -> [TokenInfo] {
         var request = Home_V1_ListTokensRequest()
         if let account { request.accountID = account.data }

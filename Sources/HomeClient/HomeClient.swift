@@ -20,6 +20,7 @@ import Wire
 /// with that same key when the connection failed or the server was draining, so a retried change
 /// is applied once. Calls may run concurrently.
 public actor HomeClient {
+    /// Where the server listens.
     public let endpoint: Endpoint
     private let token: String
     /// The deadline of each call, enforced by the server.

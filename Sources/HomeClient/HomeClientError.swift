@@ -7,7 +7,9 @@ public import Wire
 /// Why a call failed: the status, and for a domain failure the HomeKit code with the object and
 /// request field it concerns.
 public struct HomeClientError: Error, Sendable, CustomStringConvertible {
+    /// The call's status code (docs/API.md maps HomeKit codes to them).
     public var status: StatusCode
+    /// The server's explanation, or the client's for a transport failure.
     public var message: String
     /// HomeKit's HMErrorCode number (e.g. 17 InsufficientPrivileges); `nil` for protocol or
     /// transport failures.

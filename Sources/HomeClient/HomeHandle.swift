@@ -7,7 +7,9 @@ import SwiftProtobuf
 
 /// Everything that happens in one home: `client.home(id).addRoom(named: "卧室")`.
 public struct HomeHandle: Sendable {
+    /// The client the calls go through.
     public let client: HomeClient
+    /// The home's id.
     public let id: UUID
 
     private func call<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
@@ -52,6 +54,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("RenameHome", request, Home_V1_RenameHomeResponse.self).home
     }
 
+    /// Makes this the caller's primary home (HomeKit's `updatePrimaryHome`).
     public func makePrimary() async throws(HomeClientError) {
         var request = Home_V1_SetPrimaryHomeRequest()
         request.homeID = id.data
@@ -68,6 +71,7 @@ public struct HomeHandle: Sendable {
 
     // MARK: Rooms and zones
 
+    /// Adds a room. Fails with a name code (3, 46, 36, 35, 60), 31 (a similar name in the home) or 49.
     public func addRoom(named name: String) async throws(HomeClientError) -> Room {
         var request = Home_V1_AddRoomRequest()
         request.homeID = id.data
@@ -75,6 +79,8 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddRoom", request, Home_V1_AddRoomResponse.self).room
     }
 
+    /// Removes a room: its accessories move to the room for the entire home, and it leaves every
+    /// zone. The room for the entire home cannot be removed (29).
     public func removeRoom(_ room: UUID) async throws(HomeClientError) {
         var request = Home_V1_RemoveRoomRequest()
         request.homeID = id.data
@@ -82,6 +88,8 @@ public struct HomeHandle: Sendable {
         _ = try await mutate("RemoveRoom", request, Home_V1_RemoveRoomResponse.self)
     }
 
+    /// Renames a room. Fails with a name code, 33 (its name already), 31, or 29 for the room for the
+    /// entire home.
     @discardableResult
     public func renameRoom(_ room: UUID, to name: String) async throws(HomeClientError) -> Room {
         var request = Home_V1_RenameRoomRequest()
@@ -91,6 +99,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("RenameRoom", request, Home_V1_RenameRoomResponse.self).room
     }
 
+    /// Adds a zone, with no rooms. Fails with a name code, 31 or 49.
     public func addZone(named name: String) async throws(HomeClientError) -> Zone {
         var request = Home_V1_AddZoneRequest()
         request.homeID = id.data
@@ -98,6 +107,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddZone", request, Home_V1_AddZoneResponse.self).zone
     }
 
+    /// Removes a zone; its rooms stay.
     public func removeZone(_ zone: UUID) async throws(HomeClientError) {
         var request = Home_V1_RemoveZoneRequest()
         request.homeID = id.data
@@ -105,6 +115,7 @@ public struct HomeHandle: Sendable {
         _ = try await mutate("RemoveZone", request, Home_V1_RemoveZoneResponse.self)
     }
 
+    /// Renames a zone. Fails with a name code, 33 or 31.
     @discardableResult
     public func renameZone(_ zone: UUID, to name: String) async throws(HomeClientError) -> Zone {
         var request = Home_V1_RenameZoneRequest()
@@ -114,6 +125,8 @@ public struct HomeHandle: Sendable {
         return try await mutate("RenameZone", request, Home_V1_RenameZoneResponse.self).zone
     }
 
+    /// Puts a room in a zone (a room may be in many). Fails with 1 if it is there already, 24 for
+    /// the room for the entire home.
     @discardableResult
     public func addRoom(_ room: UUID, toZone zone: UUID) async throws(HomeClientError) -> Zone {
         var request = Home_V1_AddRoomToZoneRequest()
@@ -123,6 +136,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddRoomToZone", request, Home_V1_AddRoomToZoneResponse.self).zone
     }
 
+    /// Takes a room out of a zone. Fails with 2 if it is not in it.
     @discardableResult
     public func removeRoom(_ room: UUID, fromZone zone: UUID) async throws(HomeClientError) -> Zone {
         var request = Home_V1_RemoveRoomFromZoneRequest()
@@ -145,6 +159,8 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddAccessory", request, Home_V1_AddAccessoryResponse.self).accessories
     }
 
+    /// Removes an accessory and its pairing (a bridge takes those behind it along; removing one
+    /// behind a bridge fails with 34).
     public func removeAccessory(_ accessory: UUID) async throws(HomeClientError) {
         var request = Home_V1_RemoveAccessoryRequest()
         request.homeID = id.data
@@ -152,6 +168,8 @@ public struct HomeHandle: Sendable {
         _ = try await mutate("RemoveAccessory", request, Home_V1_RemoveAccessoryResponse.self)
     }
 
+    /// Renames an accessory, on the server only (the device keeps its own name). Fails with a name
+    /// code, 33 or 31.
     @discardableResult
     public func renameAccessory(_ accessory: UUID, to name: String) async throws(HomeClientError) -> Accessory {
         var request = Home_V1_RenameAccessoryRequest()
@@ -161,6 +179,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("RenameAccessory", request, Home_V1_RenameAccessoryResponse.self).accessory
     }
 
+    /// Moves an accessory to a room (a bridge moves alone, not those behind it).
     @discardableResult
     public func assignAccessory(_ accessory: UUID, toRoom room: UUID) async throws(HomeClientError) -> Accessory {
         var request = Home_V1_AssignAccessoryToRoomRequest()
@@ -170,6 +189,9 @@ public struct HomeHandle: Sendable {
         return try await mutate("AssignAccessoryToRoom", request, Home_V1_AssignAccessoryToRoomResponse.self).accessory
     }
 
+    /// Asks the accessory to identify itself; answers when it did. Fails with 4 (88 behind a bridge)
+    /// when it is not connected, 61 when blocked, 8 when it does not answer in time, 48 when it
+    /// cannot identify, or with the code for its own refusal.
     public func identifyAccessory(_ accessory: UUID) async throws(HomeClientError) {
         var request = Home_V1_IdentifyAccessoryRequest()
         request.homeID = id.data
@@ -177,6 +199,8 @@ public struct HomeHandle: Sendable {
         _ = try await call("IdentifyAccessory", request, Home_V1_IdentifyAccessoryResponse.self)
     }
 
+    /// Unblocks a bridge that attached serving other accessories than it was paired with. Fails
+    /// with 81 for an accessory that is not a bridge.
     @discardableResult
     public func unblockAccessory(_ accessory: UUID) async throws(HomeClientError) -> Accessory {
         var request = Home_V1_UnblockAccessoryRequest()
@@ -185,6 +209,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("UnblockAccessory", request, Home_V1_UnblockAccessoryResponse.self).accessory
     }
 
+    /// Renames a service (names are unique in the home). Fails with a name code, 33 or 31.
     @discardableResult
     public func renameService(_ service: UUID, to name: String) async throws(HomeClientError) -> Service {
         var request = Home_V1_RenameServiceRequest()
@@ -220,8 +245,10 @@ public struct HomeHandle: Sendable {
 
     // MARK: Characteristics
 
-    /// The cached value, its time and whether the accessory is reachable.
-    /// The cached value; with `fresh`, the accessory is asked first.
+    /// The cached value, its time and whether the accessory is reachable (an unreachable
+    /// accessory's last value is still answered); with `fresh`, the accessory is asked first and its
+    /// answer cached. Fails with 6 for a write-only characteristic, 61; with `fresh` also 4 / 88, 8
+    /// or 50.
     public func readCharacteristic(
         _ characteristic: UUID,
         fresh: Bool = false
@@ -235,7 +262,10 @@ public struct HomeHandle: Sendable {
         return try await call("ReadCharacteristic", request, Home_V1_ReadCharacteristicResponse.self)
     }
 
-    /// Writes a value; answers once it is durable. - Returns: the value's time (ms since the epoch).
+    /// Writes a value: the accessory gets it first, and the call answers once the accessory accepted
+    /// it and the new value is durable. Fails with 5 (read-only), 61, 4 / 88, a value code, 8, or the
+    /// code for the accessory's refusal.
+    /// - Returns: the value's time (ms since the epoch).
     @discardableResult
     public func writeCharacteristic(
         _ characteristic: UUID,
@@ -250,6 +280,9 @@ public struct HomeHandle: Sendable {
         return try await mutate("WriteCharacteristic", request, Home_V1_WriteCharacteristicResponse.self).valueTimeMs
     }
 
+    /// Turns value-change events for this characteristic on (or off) for the caller's account.
+    /// Not persisted: it resets when the accessory becomes unreachable. Fails with 7 for a
+    /// characteristic without event support, 61, or 4 / 88.
     public func enableNotification(_ characteristic: UUID, _ enable: Bool = true) async throws(HomeClientError) {
         var request = Home_V1_EnableNotificationRequest()
         request.homeID = id.data
@@ -269,6 +302,7 @@ public struct HomeHandle: Sendable {
 
     // MARK: Service groups
 
+    /// Adds a service group, with no services. Fails with a name code, 31 or 49.
     public func addServiceGroup(named name: String) async throws(HomeClientError) -> ServiceGroup {
         var request = Home_V1_AddServiceGroupRequest()
         request.homeID = id.data
@@ -276,6 +310,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddServiceGroup", request, Home_V1_AddServiceGroupResponse.self).serviceGroup
     }
 
+    /// Removes a service group; its services stay.
     public func removeServiceGroup(_ group: UUID) async throws(HomeClientError) {
         var request = Home_V1_RemoveServiceGroupRequest()
         request.homeID = id.data
@@ -283,6 +318,7 @@ public struct HomeHandle: Sendable {
         _ = try await mutate("RemoveServiceGroup", request, Home_V1_RemoveServiceGroupResponse.self)
     }
 
+    /// Renames a service group. Fails with a name code, 33 or 31.
     @discardableResult
     public func renameServiceGroup(_ group: UUID, to name: String) async throws(HomeClientError) -> ServiceGroup {
         var request = Home_V1_RenameServiceGroupRequest()
@@ -292,6 +328,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("RenameServiceGroup", request, Home_V1_RenameServiceGroupResponse.self).serviceGroup
     }
 
+    /// Puts a service in a group (a service may be in many). Fails with 1 if it is there already.
     @discardableResult
     public func addService(_ service: UUID, toGroup group: UUID) async throws(HomeClientError) -> ServiceGroup {
         var request = Home_V1_AddServiceToGroupRequest()
@@ -301,6 +338,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddServiceToGroup", request, Home_V1_AddServiceToGroupResponse.self).serviceGroup
     }
 
+    /// Takes a service out of a group. Fails with 2 if it is not in it.
     @discardableResult
     public func removeService(_ service: UUID, fromGroup group: UUID) async throws(HomeClientError) -> ServiceGroup {
         var request = Home_V1_RemoveServiceFromGroupRequest()
@@ -313,6 +351,7 @@ public struct HomeHandle: Sendable {
 
     // MARK: Action sets
 
+    /// Adds a user-defined action set, with no actions. Fails with a name code, 31 or 49.
     public func addActionSet(named name: String) async throws(HomeClientError) -> ActionSet {
         var request = Home_V1_AddActionSetRequest()
         request.homeID = id.data
@@ -320,6 +359,8 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddActionSet", request, Home_V1_AddActionSetResponse.self).actionSet
     }
 
+    /// Removes an action set (it leaves every trigger). The four built-in ones cannot be removed
+    /// (83).
     public func removeActionSet(_ actionSet: UUID) async throws(HomeClientError) {
         var request = Home_V1_RemoveActionSetRequest()
         request.homeID = id.data
@@ -327,6 +368,7 @@ public struct HomeHandle: Sendable {
         _ = try await mutate("RemoveActionSet", request, Home_V1_RemoveActionSetResponse.self)
     }
 
+    /// Renames an action set. Fails with a name code, 33 or 31.
     @discardableResult
     public func renameActionSet(_ actionSet: UUID, to name: String) async throws(HomeClientError) -> ActionSet {
         var request = Home_V1_RenameActionSetRequest()
@@ -353,6 +395,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddAction", request, Home_V1_AddActionResponse.self).actionSet
     }
 
+    /// Removes an action from its set (an enabled trigger left with an empty set is disabled).
     @discardableResult
     public func removeAction(_ action: UUID, from actionSet: UUID) async throws(HomeClientError) -> ActionSet {
         var request = Home_V1_RemoveActionRequest()
@@ -362,6 +405,8 @@ public struct HomeHandle: Sendable {
         return try await mutate("RemoveAction", request, Home_V1_RemoveActionResponse.self).actionSet
     }
 
+    /// Changes the value an action writes. Fails with 2 for an action not in the set, or a value
+    /// code (43, 44, 45, 46, 51, 3).
     @discardableResult
     public func updateTargetValue(
         of action: UUID,
@@ -401,6 +446,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddTrigger", request, Home_V1_AddTriggerResponse.self).trigger
     }
 
+    /// Removes a timer trigger.
     public func removeTrigger(_ trigger: UUID) async throws(HomeClientError) {
         var request = Home_V1_RemoveTriggerRequest()
         request.homeID = id.data
@@ -408,6 +454,7 @@ public struct HomeHandle: Sendable {
         _ = try await mutate("RemoveTrigger", request, Home_V1_RemoveTriggerResponse.self)
     }
 
+    /// Renames a timer trigger. Fails with a name code, 33 or 31.
     @discardableResult
     public func renameTrigger(_ trigger: UUID, to name: String) async throws(HomeClientError) -> TimerTrigger {
         var request = Home_V1_RenameTriggerRequest()
@@ -417,6 +464,8 @@ public struct HomeHandle: Sendable {
         return try await mutate("RenameTrigger", request, Home_V1_RenameTriggerResponse.self).trigger
     }
 
+    /// Enables (or disables) a trigger. Enabling needs an action set (26), each with an action
+    /// (25), a fire date not past for a one-shot trigger (28) and a next fire within 5 weeks (71).
     @discardableResult
     public func enableTrigger(_ trigger: UUID, _ enable: Bool = true) async throws(HomeClientError) -> TimerTrigger {
         var request = Home_V1_EnableTriggerRequest()
@@ -426,6 +475,8 @@ public struct HomeHandle: Sendable {
         return try await mutate("EnableTrigger", request, Home_V1_EnableTriggerResponse.self).trigger
     }
 
+    /// Moves a trigger's fire date, which must be on a whole minute (70), for a one-shot trigger in
+    /// the future (28), and for an enabled one fire within 5 weeks (71).
     @discardableResult
     public func updateFireDate(of trigger: UUID, to fireDate: Date) async throws(HomeClientError) -> TimerTrigger {
         var request = Home_V1_UpdateTriggerFireDateRequest()
@@ -451,6 +502,7 @@ public struct HomeHandle: Sendable {
             .trigger
     }
 
+    /// Has the trigger run an action set too. Fails with 1 if it does already.
     @discardableResult
     public func addActionSet(_ actionSet: UUID, toTrigger trigger: UUID) async throws(HomeClientError) -> TimerTrigger {
         var request = Home_V1_AddActionSetToTriggerRequest()
@@ -460,6 +512,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddActionSetToTrigger", request, Home_V1_AddActionSetToTriggerResponse.self).trigger
     }
 
+    /// Stops the trigger running an action set (the trigger is disabled if it can no longer run).
     @discardableResult
     public func removeActionSet(
         _ actionSet: UUID,
@@ -477,6 +530,7 @@ public struct HomeHandle: Sendable {
 
     // MARK: Users
 
+    /// The home's members: name, whether administrator, and which is the owner.
     public func listUsers() async throws(HomeClientError) -> [User] {
         var request = Home_V1_ListUsersRequest()
         request.homeID = id.data
@@ -493,6 +547,7 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddUser", request, Home_V1_AddUserResponse.self).user
     }
 
+    /// Removes a member. The owner cannot be removed (48).
     public func removeUser(_ account: UUID) async throws(HomeClientError) {
         var request = Home_V1_RemoveUserRequest()
         request.homeID = id.data
@@ -500,6 +555,7 @@ public struct HomeHandle: Sendable {
         _ = try await mutate("RemoveUser", request, Home_V1_RemoveUserResponse.self)
     }
 
+    /// Makes a member an administrator or a guest. The owner's access cannot change (48).
     @discardableResult
     public func updateUserAccess(_ account: UUID, administrator: Bool) async throws(HomeClientError) -> User {
         var request = Home_V1_UpdateUserAccessRequest()

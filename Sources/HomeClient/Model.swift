@@ -1,42 +1,62 @@
 public import HomeProto
 
 // The model values the SDK returns: the protocol's messages, which are Swift value types.
+/// A home, alone (as listed) or with everything in it (``HomeHandle/get()``).
 public typealias Home = Home_V1_Home
+/// A room.
 public typealias Room = Home_V1_Room
+/// A zone and the rooms in it.
 public typealias Zone = Home_V1_Zone
+/// An accessory with its services, room, reachability and identity.
 public typealias Accessory = Home_V1_Accessory
+/// A service of an accessory, with its characteristics.
 public typealias Service = Home_V1_Service
+/// A characteristic: type, properties, metadata and cached value.
 public typealias Characteristic = Home_V1_Characteristic
+/// A characteristic's value, one of its formats (``bool(_:)``, ``int(_:)``, ...).
 public typealias CharacteristicValue = Home_V1_CharacteristicValue
+/// A service group and its services.
 public typealias ServiceGroup = Home_V1_ServiceGroup
+/// An action set: its writes, type, and whether it is executing.
 public typealias ActionSet = Home_V1_ActionSet
+/// One write of an action set: a characteristic and its target value.
 public typealias CharacteristicWriteAction = Home_V1_CharacteristicWriteAction
+/// A timer trigger: fire date, recurrence, action sets, enabled.
 public typealias TimerTrigger = Home_V1_TimerTrigger
+/// How often a trigger repeats.
 public typealias Recurrence = Home_V1_Recurrence
+/// A member of a home and its access.
 public typealias User = Home_V1_User
+/// An account on the server.
 public typealias Account = Home_V1_Account
+/// A token's id, account and times, never its secret.
 public typealias TokenInfo = Home_V1_TokenInfo
+/// What an accessory advertises: identity, services and characteristics, bridged accessories.
 public typealias AccessoryDescription = Home_V1_AccessoryDescription
 
 extension CharacteristicValue {
+    /// A boolean value.
     public static func bool(_ value: Bool) -> CharacteristicValue {
         var message = CharacteristicValue()
         message.boolValue = value
         return message
     }
 
+    /// A signed integer value (for any integer format).
     public static func int(_ value: Int64) -> CharacteristicValue {
         var message = CharacteristicValue()
         message.signedValue = value
         return message
     }
 
+    /// A floating-point value.
     public static func float(_ value: Double) -> CharacteristicValue {
         var message = CharacteristicValue()
         message.floatValue = value
         return message
     }
 
+    /// A text value.
     public static func string(_ value: String) -> CharacteristicValue {
         var message = CharacteristicValue()
         message.stringValue = value

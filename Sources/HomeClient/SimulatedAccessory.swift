@@ -41,7 +41,9 @@ public actor SimulatedAccessory {
     }
     /// Writes applied since the accessory started.
     public var appliedWriteCount: Int { commandState.withLock { $0.recentWrites.total } }
+    /// How many of the latest writes ``appliedWrites`` keeps.
     public static let recentWriteLimit = 1_000
+    /// How many identify requests it answered.
     public var identifyCount: Int { commandState.withLock { $0.identifyCount } }
     /// Whether the link is open now.
     public private(set) var isLinked = false
@@ -93,10 +95,13 @@ public actor SimulatedAccessory {
     /// The accessory's identifier (the bridge's, for a bridge).
     public var id: UUID { UUID(data: description.id) ?? UUID() }
 
+    /// Calls `handler` with the credential and the description (ids filled in) once a controller
+    /// pairs the accessory; keep the credential to attach again later.
     public func onPaired(_ handler: @escaping @Sendable (String, AccessoryDescription) -> Void) {
         onPaired = handler
     }
 
+    /// Calls `handler` with every message the link brings (for a log).
     public func onMessage(_ handler: @escaping @Sendable (LinkMessage) -> Void) {
         commandState.withLock { $0.onMessage = handler }
     }
@@ -182,10 +187,12 @@ public actor SimulatedAccessory {
         return found.flatMap { UUID(data: $0.id) }
     }
 
+    /// Sets what it does with the writes that come next.
     public func setWriteBehaviour(_ behaviour: WriteBehaviour) {
         commandState.withLock { $0.writeBehaviour = behaviour }
     }
 
+    /// Makes the accessory answer commands (`true`, the default) or leave them all unanswered.
     public func setResponsive(_ responsive: Bool) {
         commandState.withLock { $0.isResponsive = responsive }
     }

@@ -31,6 +31,7 @@ public final class ClientConnection: ConnectionDelegate {
         /// ever. The server's own keepalive uses the same defaults.
         public var keepaliveTimeout: Duration = .seconds(10)
 
+        /// The defaults.
         public init() {}
     }
 
@@ -49,7 +50,9 @@ public final class ClientConnection: ConnectionDelegate {
         init(kind: Kind) { self.kind = kind }
     }
 
+    /// The loop the connection and its callbacks run on.
     public let loop: EventLoop
+    /// The settings it was opened with.
     public let configuration: Configuration
     let connection: Connection
     private var decoder: FrameDecoder
@@ -151,6 +154,7 @@ public final class ClientConnection: ConnectionDelegate {
         if batchDepth == 0 { flush() }
     }
 
+    /// Whether calls can still start on it.
     public var isOpen: Bool { connection.state == .open && closeError == nil }
     /// Calls started and not yet ended.
     public var callsInFlight: Int { calls.count }
