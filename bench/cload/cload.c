@@ -10,7 +10,7 @@
  *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc  HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
  *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP ARG...  (e.g. GET key)
  *   cload grpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
- *   cload accessory HOST PORT ATTACH-REQUEST-HEX
+ *   cload accessory HOST PORT ATTACH-REQUEST-HEX [EXTRA-CREDIT]
  *
  * gRPC runs the closed loop only. Its calls are HTTP/2 streams of one connection each (a POST to
  * /METHOD with the length-prefixed request, the token as `authorization: Bearer` on every call, as
@@ -526,15 +526,23 @@ static uint64_t command_id(const unsigned char *message, size_t length) {
  * accessory id and the credential a simulator was paired with), prints "attached", then answers
  * every command at once with success (AnswerCommand, hap_status 0), with at most the server's
  * MAX_CONCURRENT_STREAMS - 1 answers in flight, granting the link's credit as it reads commands and
- * answering PINGs. Runs until killed; exits 1 if the link ends or an answer is refused.
+ * answering PINGs. With EXTRA-CREDIT, it grants the link that many messages beyond the protocol's
+ * initial 64 as soon as it attaches (a bridge that expects bursts of commands; bench/accessory-window.sh).
+ * Runs until killed; exits 1 if the link ends or an answer is refused.
  */
-static int run_accessory(const char *host, int port, const char *attach_hex) {
+static int run_accessory(const char *host, int port, const char *attach_hex, uint32_t extra_credit) {
     int fd = open_connection(host, port, NULL, NULL);
     size_t attach_length;
     unsigned char *attach = from_hex(attach_hex, &attach_length);
     struct buffer in = {0}, out = {0}, answer = {0};
     hrpc_call(&out, "home.v1.AccessoryLink/Attach", attach, attach_length, NULL, 1);
     free(attach);
+    if (extra_credit > 0) {
+        unsigned char increment[4];
+        put32(increment, extra_credit);
+        frame_header(&out, 4, 0x06, 0, 1);
+        append(&out, increment, 4);
+    }
     hrpc_call(&answer, "home.v1.AccessoryLink/AnswerCommand", NULL, 0, NULL, 0);
     size_t answer_message = answer.used - 10; /* the empty request's MESSAGE header */
     answer.used = answer_message;             /* the CALL_START; each answer adds its own MESSAGE */
@@ -635,9 +643,9 @@ int main(int argc, char **argv) {
     double rate = 0;
     const char *histogram_path = NULL;
     if (argc == 3 && strcmp(argv[1], "--percentiles") == 0) return pooled_percentiles(argv[2]);
-    if (argc == 5 && strcmp(argv[1], "accessory") == 0) {
+    if ((argc == 5 || argc == 6) && strcmp(argv[1], "accessory") == 0) {
         protocol = HRPC;
-        return run_accessory(argv[2], atoi(argv[3]), argv[4]);
+        return run_accessory(argv[2], atoi(argv[3]), argv[4], argc == 6 ? (uint32_t)strtoul(argv[5], NULL, 10) : 0);
     }
     if (argc > 2 && strcmp(argv[1], "--rate") == 0) {
         rate = atof(argv[2]);

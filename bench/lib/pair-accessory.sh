@@ -74,15 +74,16 @@ print(sys.argv[1][:36] + "1210" + set_id + "1a10" + action_id + "22021032")
 PY
 }
 
-# lean_accessory HOST PORT WORK_DIR
+# lean_accessory HOST PORT WORK_DIR [EXTRA-CREDIT]
 #   Replaces the simulator that pair_accessory (or bench_lamp) paired in WORK_DIR with
 #   `cload accessory` (bench/cload: build_cload first), attached with the same accessory id and
 #   credential, on the same CPU: it answers every command at once with success, at a small fraction
 #   of the Swift simulator's cost per command, so that a forwarded write's rate is the server's and
 #   not the accessory's (the simulator took 8.5 us of CPU per write at 1 x 16, the shared core of
-#   the load client). stop_simulator WORK_DIR stops it.
+#   the load client). EXTRA-CREDIT: the link's window beyond the protocol's 64 messages (default
+#   none). stop_simulator WORK_DIR stops it.
 lean_accessory() {
-    local host=$1 port=$2 work=$3 attach
+    local host=$1 port=$2 work=$3 extra=${4:-} attach
     # The simulator saves its credential once the pairing reaches it, just after AddAccessory answers.
     for _ in $(seq 100); do grep -q '"credential"' "$work/simulator.json" 2>/dev/null && break; sleep 0.05; done
     stop_simulator "$work"
@@ -94,7 +95,7 @@ credential = state["credential"].encode()
 print((b"\x0a\x10" + accessory + b"\x12" + bytes([len(credential)]) + credential).hex())
 PY
     )
-    taskset -c "${SIMULATOR_CPU:-1}" "$CLOAD" accessory "$host" "$port" "$attach" >"$work/accessory.log" 2>&1 &
+    taskset -c "${SIMULATOR_CPU:-1}" "$CLOAD" accessory "$host" "$port" "$attach" $extra >"$work/accessory.log" 2>&1 &
     echo $! >"$work/simulator.pid"
     for _ in $(seq 100); do grep -q attached "$work/accessory.log" && return 0; sleep 0.05; done
     echo "cload accessory did not attach: $(cat "$work/accessory.log")" >&2
