@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs every check CI runs: installs missing Debian packages, builds everything (any
 # compiler warning fails), lints formatting (any finding fails), then runs the tests: the Swift
-# package's, then the C client SDK's against a homed of its own.
+# package's, a client written only from docs/ checking a homed against them, then the C client SDK's
+# against a homed of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,9 @@ scripts/format.sh -l
 
 echo "== tests"
 timeout --signal=INT 1800 swift test
+
+echo "== a client written from the documents (Tests/DocsConformance)"
+python3 Tests/DocsConformance/check_docs.py "$(swift build --show-bin-path)/homed"
 
 echo "== C client SDK (clients/c)"
 clients/c/test.sh

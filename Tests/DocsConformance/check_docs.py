@@ -1,0 +1,516 @@
+"""Checks a real homed against what docs/PROTOCOL.md and docs/API.md promise, with a client written
+only from those documents (docs_client.py). Each check names the section it comes from.
+
+Usage: check_docs.py HOMED  (starts HOMED in a temporary directory on a free loopback port, twice:
+the second start checks what must survive a restart). Exit status 1 if any check failed.
+"""
+
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+from docs_client import (CALL_END, CALL_START, CANCEL, CREDIT, END_STREAM, GOAWAY, MESSAGE, PING, PONG, PREFACE,
+                         CallEnd, Connection, GoAway, bearer, call_start, decode, field_bytes,
+                         field_varint, frame)
+
+HOME = "home.v1.HomeService/"
+ACCOUNTS = "home.v1.AccountService/"
+LINK = "home.v1.AccessoryLink/"
+OK, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED = 0, 3, 4, 5, 6, 7
+RESOURCE_EXHAUSTED, UNIMPLEMENTED, UNAVAILABLE, UNAUTHENTICATED = 8, 12, 14, 16
+
+failures = []
+
+
+def check(name, passed, evidence=""):
+    print(("ok    " if passed else "FAIL  ") + name + ("" if passed else "\n      got: %r" % (evidence,)))
+    if not passed:
+        failures.append(name)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    def __init__(self, binary, directory):
+        self.binary, self.directory, self.port = binary, directory, free_port()
+        self.address = ("127.0.0.1", self.port)
+
+    def start(self):
+        log = open(os.path.join(self.directory, "homed.log"), "ab")
+        self.process = subprocess.Popen([self.binary, "--port", str(self.port)], cwd=self.directory,
+                                        stdout=log, stderr=log)
+        for _ in range(200):
+            if self.process.poll() is not None:
+                raise RuntimeError("homed exited with status %d" % self.process.returncode)
+            try:
+                socket.create_connection(self.address).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        with open(os.path.join(self.directory, "homed-owner.token")) as file:
+            self.owner_token = file.read().strip()
+
+    def owner(self, **options):
+        connection = Connection(self.address, **options)
+        _, end = connection.unary(HOME + "ListHomes", metadata=bearer(self.owner_token))
+        assert end.code == OK, end
+        return connection
+
+
+def message_field(response, number):
+    """The sub-message in field `number` of a response, decoded."""
+    return decode(decode(response)[number][0])
+
+
+# ---- PROTOCOL.md ----
+
+def check_framing(server):
+    connection = Connection(server.address)
+    check("SETTINGS: the server announces MAX_FRAME_SIZE 1 MiB, MAX_CONCURRENT_STREAMS 100, INITIAL_STREAM_CREDIT 1 "
+          "(\"A whole unary call\")", connection.server_settings == {1: 1048576, 3: 100, 2: 1},
+          connection.server_settings)
+    response, end = connection.unary("home.v1.Health/Check")
+    check("Authentication: Health/Check answers without a token, SERVING",
+          end.code == OK and decode(response) == {1: [1]}, (end, response))
+    connection.send(frame(PING, 0, 0, b"12345678"))
+    frame_type, _, _, payload = connection.read_frame()
+    check("PING is answered by a PONG with its 8 bytes", (frame_type, payload) == (PONG, b"12345678"),
+          (frame_type, payload))
+    _, end = connection.unary(HOME + "NoSuchMethod")
+    check("a call to no such method: UNIMPLEMENTED", end.code == UNIMPLEMENTED, end)
+
+    stream = connection.allocate_stream()
+    connection.send(call_start(stream, "home.v1.Health/Check", timeout_ms=50))
+    started = time.monotonic()
+    _, end = connection.collect([stream])[stream]
+    check("Deadlines: a 50 ms call whose request never comes ends DEADLINE_EXCEEDED in time",
+          end.code == DEADLINE_EXCEEDED and time.monotonic() - started < 1, end)
+    stream = connection.allocate_stream()
+    connection.send(call_start(stream, "home.v1.Health/Check") + frame(MESSAGE, 0, stream))
+    _, end = connection.collect([stream])[stream]
+    check("a request without END_STREAM: INVALID_ARGUMENT", end.code == INVALID_ARGUMENT, end)
+    _, end = connection.unary("home.v1.Health/Check", metadata=[("x-padding", "a" * 20000)])
+    _, after = connection.unary("home.v1.Health/Check")
+    check("CALL_START: over 16,384 bytes of metadata is RESOURCE_EXHAUSTED and the connection goes on",
+          end.code == RESOURCE_EXHAUSTED and after.code == OK, (end, after))
+    stream = connection.allocate_stream()
+    connection.send(call_start(stream, "home.v1.Health/Check"))
+    connection.send(frame(CANCEL, 0, stream))
+    _, end = connection.unary("home.v1.Health/Check")
+    check("CANCEL: nothing more comes for the cancelled stream", end.code == OK, end)
+    connection.send(call_start(1, "home.v1.Health/Check") + frame(MESSAGE, END_STREAM, 1))
+    check_goaway("a CALL_START whose stream id is not greater than the last: GOAWAY INVALID_ARGUMENT",
+                 connection, INVALID_ARGUMENT)
+
+    protocol_errors = [
+        ("an unknown frame type", frame(0x42, 0, 0), INVALID_ARGUMENT),
+        ("a CALL_START with trailing bytes", frame(CALL_START, 0, 1, call_start(1, "home.v1.Health/Check")[10:] + b"\x00"),
+         INVALID_ARGUMENT),
+        ("a frame header over MAX_FRAME_SIZE (before its payload)", struct.pack(">IBBI", 2 << 20, MESSAGE, 0, 1),
+         RESOURCE_EXHAUSTED),
+        ("CREDIT granting 0", frame(CREDIT, 0, 1, b"\x00\x00\x00\x00"), INVALID_ARGUMENT),
+        ("a CANCEL with a payload", frame(CANCEL, 0, 1, b"x"), INVALID_ARGUMENT),
+        ("PING on a stream", frame(PING, 0, 3, b"12345678"), INVALID_ARGUMENT),
+        ("a second preface", PREFACE, INVALID_ARGUMENT),
+        ("CALL_END from the client", frame(CALL_END, 0, 1, b"\x00\x00\x00\x00"), INVALID_ARGUMENT),
+    ]
+    for name, data, code in protocol_errors:
+        connection = Connection(server.address)
+        connection.send(data)
+        check_goaway("Protocol errors: %s gets GOAWAY %d and the connection closes" % (name, code), connection, code)
+
+    connection = Connection(server.address, handshake=False)
+    connection.send(PREFACE + frame(PING, 0, 0, b"abcdefgh"))
+    connection.read_server_preface()
+    check_goaway("Connection lifecycle: a first frame other than SETTINGS: GOAWAY \"expected SETTINGS first\"",
+                 connection, INVALID_ARGUMENT, "expected SETTINGS first")
+
+    connection = Connection(server.address, handshake=False)
+    connection.send(b"HRPC\r\n\x00\x02")
+    connection.read_server_preface()
+    check_goaway("Preface: version 2 gets our preface, then GOAWAY \"unsupported protocol version 2\"",
+                 connection, INVALID_ARGUMENT, "unsupported protocol version 2")
+
+    stranger = socket.create_connection(server.address)
+    stranger.settimeout(10)
+    stranger.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    check("Preface: a stranger (HTTP) gets no answer at all, the connection closes", stranger.recv(100) == b"")
+    _, end = Connection(server.address).unary("home.v1.Health/Check")
+    check("... and the server keeps serving", end.code == OK, end)
+
+
+def check_goaway(name, connection, code, text=None):
+    try:
+        while True:
+            frame_type, _, _, payload = connection.read_frame()
+            if frame_type == GOAWAY:
+                away = GoAway(payload)
+                break
+    except EOFError:
+        check(name, False, "closed without GOAWAY")
+        return
+    closed = False
+    try:
+        connection.read_frame()
+    except EOFError:
+        closed = True
+    check(name, away.code == code and (text is None or text in away.message) and closed, (away, closed))
+
+
+# ---- docs/API.md ----
+
+def check_accounts_and_homes(server):
+    connection = Connection(server.address)
+    _, end = connection.unary(HOME + "ListHomes")
+    check("Authentication: a call without a token: UNAUTHENTICATED", end.code == UNAUTHENTICATED, end)
+    for token in ["nonsense", "hrt_" + "0" * 40, ""]:
+        _, end = connection.unary(HOME + "ListHomes", metadata=bearer(token))
+        check("Authentication: a wrong token %r: UNAUTHENTICATED" % token[:12], end.code == UNAUTHENTICATED, end)
+    _, end = connection.unary(HOME + "ListHomes", metadata=[("authorization", "Basic " + server.owner_token)])
+    check("Authentication: not a bearer token: UNAUTHENTICATED", end.code == UNAUTHENTICATED, end)
+
+    owner = server.owner()
+    _, end = owner.unary(HOME + "ListHomes")
+    check("Authentication: the first valid token authenticates the connection for its later calls",
+          end.code == OK, end)
+    name = "Docs " + uuid.uuid4().hex[:6]
+    response, end = owner.unary(HOME + "AddHome", field_bytes(1, name))
+    home = message_field(response, 1)
+    home_id = home[1][0]
+    check("AddHome answers the home with a 16-byte id, primary as the caller's first home",
+          end.code == OK and len(home_id) == 16 and home.get(3) == [1], (end, home))
+    _, end = owner.unary(HOME + "AddHome", field_bytes(1, name.upper().replace(" ", "")))
+    check("AddHome: a similar name (case and spaces ignored): ALREADY_EXISTS, 32",
+          (end.code, end.homekit_code) == (ALREADY_EXISTS, 32), end)
+    for bad, code in [("", 3), ("x" * 65, 46), (" Room", 36), ("Room!", 35), ("Room'", 60)]:
+        _, end = owner.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, bad))
+        check("Name codes: %r: INVALID_ARGUMENT, %d, field name" % (bad, code),
+              (end.code, end.homekit_code, end.field) == (INVALID_ARGUMENT, code, "name"), end)
+    response, end = owner.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "卧室"))
+    room_id = message_field(response, 1)[1][0]
+    check("AddRoom takes Unicode letters", end.code == OK, end)
+    _, end = owner.unary(HOME + "AddRoom", field_bytes(1, home_id[:15]) + field_bytes(2, "Hall"))
+    check("Identifiers: a 15-byte id: INVALID_ARGUMENT, 3, naming the field",
+          (end.code, end.homekit_code, end.field) == (INVALID_ARGUMENT, 3, "home_id"), end)
+    _, end = owner.unary(HOME + "AddRoom", b"\xff\xff\xff")
+    check("a request that does not decode: INVALID_ARGUMENT", end.code == INVALID_ARGUMENT, end)
+    response, end = owner.unary(HOME + "GetHome", field_bytes(1, home_id))
+    home = message_field(response, 1)
+    room_for_entire_home = decode(home[5][0])[1][0]
+    check("GetHome: the room for the entire home, the room, the four built-in action sets, the owner",
+          end.code == OK and len(home.get(6, [])) == 1 and len(home.get(10, [])) == 4 and len(home.get(12, [])) == 1,
+          {key: len(values) for key, values in home.items()})
+    _, end = owner.unary(HOME + "RenameRoom", field_bytes(1, home_id) + field_bytes(2, room_for_entire_home)
+                         + field_bytes(3, "Everywhere"))
+    check("RenameRoom: the room for the entire home: FAILED_PRECONDITION, 29",
+          (end.code, end.homekit_code) == (9, 29), end)
+    response, end = owner.unary(HOME + "AddZone", field_bytes(1, home_id) + field_bytes(2, "Upstairs"))
+    zone_id = message_field(response, 1)[1][0]
+    _, end = owner.unary(HOME + "AddRoomToZone", field_bytes(1, home_id) + field_bytes(2, zone_id)
+                         + field_bytes(3, room_for_entire_home))
+    check("AddRoomToZone: the room for the entire home: FAILED_PRECONDITION, 24",
+          (end.code, end.homekit_code) == (9, 24), end)
+
+    streams = {owner.start(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Room %d" % i)): "Room %d" % i
+               for i in range(20)}
+    answers = owner.collect(list(streams))
+    matched = all(end.code == OK and message_field(messages[0], 1)[2][0] == streams[stream].encode()
+                  for stream, (messages, end) in answers.items())
+    check("CALL_START: 20 calls at once, each answer matched to its call by stream id", matched)
+
+    # Roles: a guest and a non-member.
+    response, end = owner.unary(ACCOUNTS + "CreateAccount", field_bytes(1, "Guest " + uuid.uuid4().hex[:4]))
+    account_id = message_field(response, 1)[1][0]
+    response, end = owner.unary(ACCOUNTS + "IssueToken", field_bytes(1, account_id))
+    token = decode(response)
+    secret, token_id = token[2][0].decode(), decode(token[1][0])[1][0]
+    check("IssueToken answers the secret and the token's id", end.code == OK and len(token_id) == 16, end)
+    outsider = Connection(server.address)
+    _, end = outsider.unary(HOME + "ListHomes", metadata=bearer(secret))
+    _, hidden = outsider.unary(HOME + "GetHome", field_bytes(1, home_id))
+    _, missing = outsider.unary(HOME + "GetHome", field_bytes(1, uuid.uuid4().bytes))
+    check("Homes in requests: a non-member gets exactly what a home that does not exist gets (NOT_FOUND, 2)",
+          (hidden.code, hidden.homekit_code, hidden.message) == (missing.code, missing.homekit_code, missing.message)
+          == (NOT_FOUND, 2, missing.message), (hidden, missing))
+    _, end = owner.unary(HOME + "AddUser", field_bytes(1, home_id) + field_bytes(2, account_id))
+    check("AddUser adds a guest", end.code == OK, end)
+    _, end = outsider.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Den"))
+    check("Roles: a guest adding a room: PERMISSION_DENIED, 17", (end.code, end.homekit_code) == (PERMISSION_DENIED, 17),
+          end)
+    _, end = outsider.unary(HOME + "GetHome", field_bytes(1, home_id))
+    check("Roles: a guest reads the home", end.code == OK, end)
+    _, end = outsider.unary(ACCOUNTS + "ListAccounts")
+    check("ListAccounts is the server owner's: PERMISSION_DENIED, 17",
+          (end.code, end.homekit_code) == (PERMISSION_DENIED, 17), end)
+    _, end = owner.unary(ACCOUNTS + "RevokeToken", field_bytes(1, token_id))
+    _, after = outsider.unary(HOME + "ListHomes")
+    check("Authentication: revoking a token ends its connection's rights (UNAUTHENTICATED)",
+          end.code == OK and after.code == UNAUTHENTICATED, (end, after))
+    return home_id, room_id
+
+
+def check_idempotency(server, home_id):
+    owner = server.owner()
+    key = [("idempotency-key", uuid.uuid4().hex)]
+    request = field_bytes(1, home_id) + field_bytes(2, "Pantry")
+    first, first_end = owner.unary(HOME + "AddRoom", request, metadata=key)
+    again, again_end = owner.unary(HOME + "AddRoom", request, metadata=key)
+    check("Retries: the same key and request answer the first outcome and change nothing",
+          first_end.code == OK and again_end.code == OK and first == again, (first_end, again_end))
+    _, end = owner.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Larder"), metadata=key)
+    check("Retries: another request under a used key: INVALID_ARGUMENT", end.code == INVALID_ARGUMENT, end)
+    _, end = owner.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Attic"),
+                         metadata=[("idempotency-key", "k" * 129)])
+    check("Retries: a key over 128 bytes: INVALID_ARGUMENT", end.code == INVALID_ARGUMENT, end)
+    refused_key = [("idempotency-key", uuid.uuid4().hex)]
+    _, refused = owner.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Pantry"), metadata=refused_key)
+    return key, request, first, refused_key, refused
+
+
+def check_subscription(server, home_id):
+    subscriber = server.owner(initial_stream_credit=2)
+    stream = subscriber.start(HOME + "Subscribe", field_bytes(1, home_id))
+    writer = server.owner()
+    _, end = writer.unary("home.v1.Health/Check")  # the Subscribe is open once a later call on its server answered
+    time.sleep(0.2)
+    for index in range(5):
+        writer.unary(HOME + "AddZone", field_bytes(1, home_id) + field_bytes(2, "Zone %d" % index))
+    events = read_messages(subscriber, stream, 1.0)
+    check("Stream credit: with INITIAL_STREAM_CREDIT 2 the server sends 2 events and waits", len(events) == 2,
+          len(events))
+    subscriber.send(frame(CREDIT, 0, stream, struct.pack(">I", 3)))
+    events += read_messages(subscriber, stream, 1.0)
+    revisions = [decode(event)[2][0] for event in events]
+    check("Stream credit: CREDIT 3 lets the other 3 through, in revision order, each a ZoneAdded",
+          len(events) == 5 and revisions == list(range(revisions[0], revisions[0] + 5))
+          and all(118 in decode(event) for event in events), revisions)
+    subscriber.send(frame(CANCEL, 0, stream))
+
+
+def read_messages(connection, stream, quiet_seconds):
+    """The stream's MESSAGE payloads until nothing arrives for quiet_seconds."""
+    messages = []
+    connection.socket.settimeout(quiet_seconds)
+    try:
+        while True:
+            frame_type, _, frame_stream, payload = connection.read_frame()
+            if frame_type == MESSAGE and frame_stream == stream:
+                messages.append(payload)
+    except socket.timeout:
+        pass
+    connection.socket.settimeout(10)
+    return messages
+
+
+def uuid_type(short):
+    return "%08X-0000-1000-8000-0026BB765291" % short
+
+
+def characteristic(short, value=None):
+    return field_bytes(2, uuid_type(short)) + (field_bytes(5, value) if value is not None else b"")
+
+
+LAMP = (field_bytes(2, "Docs Lamp") + field_varint(3, 5) + field_bytes(4, "Acme") + field_bytes(5, "L1")
+        + field_varint(7, 1)
+        + field_bytes(8, field_bytes(2, uuid_type(0x3E))
+                      + field_bytes(7, characteristic(0x14))
+                      + field_bytes(7, characteristic(0x20, field_bytes(5, "Acme")))
+                      + field_bytes(7, characteristic(0x21, field_bytes(5, "L1")))
+                      + field_bytes(7, characteristic(0x23, field_bytes(5, "Docs Lamp")))
+                      + field_bytes(7, characteristic(0x30, field_bytes(5, "SN1")))
+                      + field_bytes(7, characteristic(0x52, field_bytes(5, "1.0"))))
+        + field_bytes(8, field_bytes(2, uuid_type(0x43)) + field_varint(4, 1)
+                      + field_bytes(7, characteristic(0x25, field_varint(1, 0)))
+                      + field_bytes(7, characteristic(0x08, field_varint(2, 50)))))
+
+
+def check_accessory_face(server, home_id):
+    link = Connection(server.address)
+    _, end = link.unary(LINK + "Advertise", field_bytes(1, LAMP) + field_bytes(2, "123-45-678"))
+    check("Pairing: a guessable setup code (123-45-678) is refused: INVALID_ARGUMENT",
+          end.code == INVALID_ARGUMENT, end)
+    stream = link.start(LINK + "Advertise", field_bytes(1, LAMP) + field_bytes(2, "135-79-246"))
+    frame_type, _, _, payload = link.read_frame()
+    advertised = decode(decode(payload)[1][0])[1][0] if frame_type == MESSAGE else b""
+    description = decode(advertised)
+    accessory_id = description[1][0]
+    brightness = decode(decode(description[8][1])[7][1])[1][0]
+    check("Pairing: Advertise's first message returns the description with every id filled in",
+          len(accessory_id) == 16 and len(brightness) == 16, description)
+    owner = server.owner()
+    _, end = owner.unary(HOME + "AddAccessory", field_bytes(1, home_id) + field_bytes(3, accessory_id)
+                         + field_bytes(4, "135-79-247"))
+    check("Pairing: a wrong setup code: PERMISSION_DENIED, 18", (end.code, end.homekit_code) == (PERMISSION_DENIED, 18),
+          end)
+    _, end = owner.unary(HOME + "AddAccessory", field_bytes(1, home_id) + field_bytes(3, accessory_id)
+                         + field_bytes(4, "135-79-246"))
+    _, _, _, payload = link.read_frame()
+    paired = decode(payload)
+    credential = decode(paired[2][0])[1][0].decode() if 2 in paired else ""
+    check("Pairing: AddAccessory with the right code; the link gets `paired` with a hac_ credential",
+          end.code == OK and credential.startswith("hac_"), (end, paired))
+
+    def write(value, timeout_ms=3000):
+        request = field_bytes(1, home_id) + field_bytes(2, brightness) + field_bytes(3, field_varint(2, value))
+        return owner.unary(HOME + "WriteCharacteristic", request, timeout_ms=timeout_ms)[1]
+
+    def answer_next(hap_status):
+        _, _, _, payload = link.read_frame()
+        command = decode(decode(payload)[4][0])
+        answered = link.unary(LINK + "AnswerCommand", field_varint(1, command[1][0]) + field_varint(2, hap_status))
+        outcome["command"], outcome["answer"] = command, answered[1]
+
+    for hap_status, expected in [(0, (OK, None)), (-70403, (UNAVAILABLE, 14)), (-70404, (9, 5)), (-70410, (3, 43)),
+                                 (-70000, (3, 50))]:
+        outcome = {}
+        accessory = threading.Thread(target=answer_next, args=(hap_status,))
+        accessory.start()
+        end = write(80)
+        accessory.join()
+        check("Commands: a write the accessory answers with HAP status %d: %r" % (hap_status, expected),
+              (end.code, end.homekit_code) == expected and outcome["answer"].code == OK
+              and decode(outcome["command"][3][0])[1][0] == brightness, (end, outcome))
+    for value, code in [(101, 45), (-1, 44)]:
+        end = write(value)
+        check("Value codes: Brightness %d: INVALID_ARGUMENT, %d, without asking the accessory" % (value, code),
+              (end.code, end.homekit_code) == (INVALID_ARGUMENT, code), end)
+    request = field_bytes(1, home_id) + field_bytes(2, brightness) + field_bytes(3, field_varint(1, 1))
+    _, end = owner.unary(HOME + "WriteCharacteristic", request)
+    check("Value codes: a bool for an integer characteristic: INVALID_ARGUMENT, 43",
+          (end.code, end.homekit_code) == (INVALID_ARGUMENT, 43), end)
+
+    started = time.monotonic()
+    end = write(60, timeout_ms=600)
+    check("Commands: unanswered, the write fails with 8 (DEADLINE_EXCEEDED) 40 ms before the call's deadline",
+          (end.code, end.homekit_code) == (DEADLINE_EXCEEDED, 8) and time.monotonic() - started < 0.6, end)
+    _, _, _, payload = link.read_frame()
+    late = decode(decode(payload)[4][0])[1][0]
+    _, end = link.unary(LINK + "AnswerCommand", field_varint(1, late) + field_varint(2, 0))
+    check("Commands: a late answer gets NOT_FOUND", end.code == NOT_FOUND, end)
+
+    report = field_bytes(1, field_bytes(1, brightness) + field_bytes(2, field_varint(2, 12)))
+    _, end = link.unary(LINK + "ReportValues", report)
+    response, read = owner.unary(HOME + "ReadCharacteristic", field_bytes(1, home_id) + field_bytes(2, brightness))
+    check("Value reports: ReportValues changes the cached value ReadCharacteristic answers",
+          end.code == OK and read.code == OK and decode(decode(response)[1][0]) == {2: [12]}, (end, response))
+
+    impostor = Connection(server.address)
+    _, end = impostor.unary(LINK + "Attach", field_bytes(1, accessory_id) + field_bytes(2, "hac_" + "0" * 40))
+    check("Pairing: Attach with a wrong credential: UNAUTHENTICATED", end.code == UNAUTHENTICATED, end)
+    _, end = impostor.unary(LINK + "Advertise", field_bytes(1, field_bytes(1, accessory_id) + LAMP)
+                            + field_bytes(2, "135-79-246"))
+    check("Pairing: advertising a paired accessory's id: ALREADY_EXISTS, 13",
+          (end.code, end.homekit_code) == (ALREADY_EXISTS, 13), end)
+    outcome = {}
+    accessory = threading.Thread(target=answer_next, args=(0,))
+    accessory.start()
+    end = write(42)
+    accessory.join()
+    check("... and the accessory holding the credential is not disturbed: writes still reach it", end.code == OK, end)
+
+    link.close()
+    time.sleep(0.3)
+    end = write(40)
+    check("Reachability: once the link ends, a write: UNAVAILABLE, 4", (end.code, end.homekit_code) == (UNAVAILABLE, 4),
+          end)
+    link = Connection(server.address)
+    attach = link.start(LINK + "Attach", field_bytes(1, accessory_id) + field_bytes(2, credential))
+    frame_type, _, _, payload = link.read_frame()
+    check("Pairing: Attach with the credential: `attached`", frame_type == MESSAGE and 3 in decode(payload), payload)
+    outcome = {}
+    accessory = threading.Thread(target=answer_next, args=(0,))
+    accessory.start()
+    end = write(41)
+    accessory.join()
+    check("... and writes reach it again", end.code == OK, end)
+    return link, attach
+
+
+def check_drain(server, link, attach):
+    """Graceful drain: SIGTERM with a subscription and an accessory's link open."""
+    owner = server.owner()
+    stream = owner.start(HOME + "Subscribe", b"")
+    owner.unary("home.v1.Health/Check")
+    server.process.send_signal(signal.SIGTERM)
+    away, ended = None, None
+    try:
+        while away is None or ended is None:
+            frame_type, flags, frame_stream, payload = owner.read_frame()
+            if frame_type == GOAWAY:
+                away = GoAway(payload)
+            elif frame_type == CALL_END and frame_stream == stream:
+                ended = CallEnd(payload, flags)
+    except EOFError:
+        pass
+    check("Graceful drain: GOAWAY(OK, \"server is draining\")",
+          away is not None and away.code == OK and "draining" in away.message, away)
+    check("Graceful drain: an open Subscribe ends UNAVAILABLE, retryable",
+          ended is not None and ended.code == UNAVAILABLE and ended.retryable, ended)
+    ended = None
+    try:
+        while ended is None:
+            frame_type, flags, frame_stream, payload = link.read_frame()
+            if frame_type == CALL_END and frame_stream == attach:
+                ended = CallEnd(payload, flags)
+    except EOFError:
+        pass
+    check("Draining (Accessories): the accessory's link ends UNAVAILABLE, retryable",
+          ended is not None and ended.code == UNAVAILABLE and ended.retryable, ended)
+    check("Graceful drain: homed exits 0", server.process.wait(timeout=15) == 0, server.process.returncode)
+
+
+def check_after_restart(server, home_id, room_id, key, request, first, refused_key, refused):
+    server.start()
+    owner = server.owner()
+    response, end = owner.unary(HOME + "GetHome", field_bytes(1, home_id))
+    rooms = [decode(room)[1][0] for room in message_field(response, 1).get(6, [])]
+    check("Mutations answer when durable: the rooms acknowledged before the restart are there",
+          end.code == OK and room_id in rooms and len(rooms) == 22, (end, len(rooms)))
+    again, end = owner.unary(HOME + "AddRoom", request, metadata=key)
+    check("Retries: after a restart the same key still answers the first outcome",
+          end.code == OK and again == first, end)
+    _, end = owner.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Pantry"), metadata=refused_key)
+    check("Retries: a refused request's key answers the same refusal after a restart",
+          (end.code, end.homekit_code, end.message) == (refused.code, refused.homekit_code, refused.message)
+          and refused.homekit_code == 31, (refused, end))
+    server.process.send_signal(signal.SIGTERM)
+    server.process.wait(timeout=15)
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory() as directory:
+        server = Server(binary, directory)
+        try:
+            server.start()
+            check_framing(server)
+            home_id, room_id = check_accounts_and_homes(server)
+            retry = check_idempotency(server, home_id)
+            check_subscription(server, home_id)
+            link, attach = check_accessory_face(server, home_id)
+            check_drain(server, link, attach)
+            check_after_restart(server, home_id, room_id, *retry)
+        except Exception:
+            with open(os.path.join(directory, "homed.log"), errors="replace") as log:
+                sys.stderr.write(log.read()[-4000:])
+            raise
+        finally:
+            if getattr(server, "process", None) and server.process.poll() is None:
+                server.process.kill()
+    print("%d checks failed" % len(failures) if failures else "every check passed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
