@@ -17,8 +17,8 @@ import time
 import uuid
 
 from docs_client import (CALL_END, CALL_START, CANCEL, CREDIT, END_STREAM, GOAWAY, MESSAGE, PING, PONG, PREFACE,
-                         CallEnd, Connection, GoAway, bearer, call_start, decode, field_bytes,
-                         field_varint, frame)
+                         CallEnd, Connection, GoAway, bearer, call_start, decode, field_bytes, field_varint, frame,
+                         settings_frame)
 
 HOME = "home.v1.HomeService/"
 ACCOUNTS = "home.v1.AccountService/"
@@ -113,6 +113,13 @@ def check_framing(server):
     check_goaway("a CALL_START whose stream id is not greater than the last: GOAWAY INVALID_ARGUMENT",
                  connection, INVALID_ARGUMENT)
 
+    connection = Connection(server.address)
+    connection.send(frame(MESSAGE, END_STREAM, 9))
+    check_goaway("a MESSAGE for a stream id above every id opened: GOAWAY INVALID_ARGUMENT", connection,
+                 INVALID_ARGUMENT)
+    check_stream_limit(server)
+    check_client_settings_and_goaway(server)
+
     protocol_errors = [
         ("an unknown frame type", frame(0x42, 0, 0), INVALID_ARGUMENT),
         ("a CALL_START with trailing bytes", frame(CALL_START, 0, 1, call_start(1, "home.v1.Health/Check")[10:] + b"\x00"),
@@ -148,6 +155,64 @@ def check_framing(server):
     check("Preface: a stranger (HTTP) gets no answer at all, the connection closes", stranger.recv(100) == b"")
     _, end = Connection(server.address).unary("home.v1.Health/Check")
     check("... and the server keeps serving", end.code == OK, end)
+
+
+def check_stream_limit(server):
+    """MAX_CONCURRENT_STREAMS: the 101st call open at once is refused, retryable; the others go on."""
+    connection = Connection(server.address)
+    open_streams = []
+    for _ in range(100):
+        stream = connection.allocate_stream()
+        connection.send(call_start(stream, "home.v1.Health/Check"))  # open until its request comes
+        open_streams.append(stream)
+    _, end = connection.unary("home.v1.Health/Check")
+    check("Stream lifecycle: a call past MAX_CONCURRENT_STREAMS: RESOURCE_EXHAUSTED, retryable",
+          end.code == RESOURCE_EXHAUSTED and end.retryable, end)
+    connection.send(b"".join(frame(MESSAGE, END_STREAM, stream) for stream in open_streams))
+    answers = connection.collect(open_streams)
+    check("... and the 100 open calls complete once their requests come",
+          all(end.code == OK for _, end in answers.values()))
+
+
+def check_client_settings_and_goaway(server):
+    connection = Connection(server.address, initial_stream_credit=0)
+    owner = server.owner()
+    _, end = connection.unary(HOME + "ListHomes", metadata=bearer(server.owner_token))
+    response, _ = owner.unary(HOME + "AddHome", field_bytes(1, "Credit " + uuid.uuid4().hex[:6]))
+    home_id = message_field(response, 1)[1][0]
+    stream = connection.start(HOME + "Subscribe", field_bytes(1, home_id) + field_varint(5, 1))
+    held = read_messages(connection, stream, 0.5)
+    connection.send(settings_frame([(2, 64)]))
+    connection.send(frame(CREDIT, 0, stream, struct.pack(">I", 1)))
+    released = read_messages(connection, stream, 0.5)
+    check("SETTINGS: with INITIAL_STREAM_CREDIT 0 a stream's first message waits for CREDIT",
+          held == [] and len(released) == 1 and 10 in decode(released[0]), (len(held), len(released)))
+
+    open_call = connection.allocate_stream()
+    connection.send(call_start(open_call, "home.v1.Health/Check"))
+    connection.send(frame(GOAWAY, 0, 0, struct.pack(">IH", 0, 0) + b"done"))
+    refused = connection.allocate_stream()
+    connection.send(call_start(refused, "home.v1.Health/Check") + frame(MESSAGE, END_STREAM, refused))
+    _, end = connection.collect([refused])[refused]
+    check("A client's GOAWAY: a later CALL_START is refused UNAVAILABLE", end.code == UNAVAILABLE, end)
+    connection.send(frame(MESSAGE, END_STREAM, open_call))
+    connection.send(frame(CANCEL, 0, stream))
+    _, end = connection.collect([open_call])[open_call]
+    closed = False
+    try:
+        connection.read_frame()
+    except EOFError:
+        closed = True
+    check("A client's GOAWAY: the open calls finish, then the server closes", end.code == OK and closed, (end, closed))
+
+    connection = Connection(server.address)
+    connection.socket.shutdown(socket.SHUT_WR)
+    closed = False
+    try:
+        connection.read_frame()
+    except EOFError:
+        closed = True
+    check("A client that half-closes ends the connection", closed)
 
 
 def check_goaway(name, connection, code, text=None):
@@ -188,8 +253,12 @@ def check_accounts_and_homes(server):
     response, end = owner.unary(HOME + "AddHome", field_bytes(1, name))
     home = message_field(response, 1)
     home_id = home[1][0]
-    check("AddHome answers the home with a 16-byte id, primary as the caller's first home",
-          end.code == OK and len(home_id) == 16 and home.get(3) == [1], (end, home))
+    check("AddHome answers the home with a 16-byte id", end.code == OK and len(home_id) == 16, (end, home))
+    response, end = owner.unary(HOME + "ListHomes")
+    homes = [decode(home) for home in decode(response).get(1, [])]
+    check("ListHomes: the homes in the order added, the caller's first home its primary one",
+          end.code == OK and homes[-1][1][0] == home_id and [home.get(3) == [1] for home in homes]
+          == [True] + [False] * (len(homes) - 1), [home.get(3) for home in homes])
     _, end = owner.unary(HOME + "AddHome", field_bytes(1, name.upper().replace(" ", "")))
     check("AddHome: a similar name (case and spaces ignored): ALREADY_EXISTS, 32",
           (end.code, end.homekit_code) == (ALREADY_EXISTS, 32), end)
