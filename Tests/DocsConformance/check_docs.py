@@ -5,72 +5,19 @@ Usage: check_docs.py HOMED  (starts HOMED in a temporary directory on a free loo
 the second start checks what must survive a restart). Exit status 1 if any check failed.
 """
 
-import os
 import signal
 import socket
 import struct
-import subprocess
-import sys
-import tempfile
-import threading
 import time
 import uuid
 
 from docs_client import (CALL_END, CALL_START, CANCEL, CREDIT, END_STREAM, GOAWAY, MESSAGE, PING, PONG, PREFACE,
                          CallEnd, Connection, GoAway, bearer, call_start, decode, field_bytes, field_varint, frame,
                          settings_frame)
-
-HOME = "home.v1.HomeService/"
-ACCOUNTS = "home.v1.AccountService/"
-LINK = "home.v1.AccessoryLink/"
-OK, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED = 0, 3, 4, 5, 6, 7
-RESOURCE_EXHAUSTED, UNIMPLEMENTED, UNAVAILABLE, UNAUTHENTICATED = 8, 12, 14, 16
-
-failures = []
-
-
-def check(name, passed, evidence=""):
-    print(("ok    " if passed else "FAIL  ") + name + ("" if passed else "\n      got: %r" % (evidence,)))
-    if not passed:
-        failures.append(name)
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Server:
-    def __init__(self, binary, directory):
-        self.binary, self.directory, self.port = binary, directory, free_port()
-        self.address = ("127.0.0.1", self.port)
-
-    def start(self):
-        log = open(os.path.join(self.directory, "homed.log"), "ab")
-        self.process = subprocess.Popen([self.binary, "--port", str(self.port)], cwd=self.directory,
-                                        stdout=log, stderr=log)
-        for _ in range(200):
-            if self.process.poll() is not None:
-                raise RuntimeError("homed exited with status %d" % self.process.returncode)
-            try:
-                socket.create_connection(self.address).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        with open(os.path.join(self.directory, "homed-owner.token")) as file:
-            self.owner_token = file.read().strip()
-
-    def owner(self, **options):
-        connection = Connection(self.address, **options)
-        _, end = connection.unary(HOME + "ListHomes", metadata=bearer(self.owner_token))
-        assert end.code == OK, end
-        return connection
-
-
-def message_field(response, number):
-    """The sub-message in field `number` of a response, decoded."""
-    return decode(decode(response)[number][0])
+from harness import (ACCOUNTS, ALREADY_EXISTS, DEADLINE_EXCEEDED, HOME, INVALID_ARGUMENT, LINK, NOT_FOUND, OK,
+                     PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAUTHENTICATED, UNAVAILABLE, UNIMPLEMENTED,
+                     advertise, answer_commands, characteristic_ids, check, lamp, message_field, pair, read_messages,
+                     run_checks)
 
 
 # ---- PROTOCOL.md ----
@@ -367,89 +314,39 @@ def check_subscription(server, home_id):
     subscriber.send(frame(CANCEL, 0, stream))
 
 
-def read_messages(connection, stream, quiet_seconds):
-    """The stream's MESSAGE payloads until nothing arrives for quiet_seconds."""
-    messages = []
-    connection.socket.settimeout(quiet_seconds)
-    try:
-        while True:
-            frame_type, _, frame_stream, payload = connection.read_frame()
-            if frame_type == MESSAGE and frame_stream == stream:
-                messages.append(payload)
-    except socket.timeout:
-        pass
-    connection.socket.settimeout(10)
-    return messages
-
-
-def uuid_type(short):
-    return "%08X-0000-1000-8000-0026BB765291" % short
-
-
-def characteristic(short, value=None):
-    return field_bytes(2, uuid_type(short)) + (field_bytes(5, value) if value is not None else b"")
-
-
-LAMP = (field_bytes(2, "Docs Lamp") + field_varint(3, 5) + field_bytes(4, "Acme") + field_bytes(5, "L1")
-        + field_varint(7, 1)
-        + field_bytes(8, field_bytes(2, uuid_type(0x3E))
-                      + field_bytes(7, characteristic(0x14))
-                      + field_bytes(7, characteristic(0x20, field_bytes(5, "Acme")))
-                      + field_bytes(7, characteristic(0x21, field_bytes(5, "L1")))
-                      + field_bytes(7, characteristic(0x23, field_bytes(5, "Docs Lamp")))
-                      + field_bytes(7, characteristic(0x30, field_bytes(5, "SN1")))
-                      + field_bytes(7, characteristic(0x52, field_bytes(5, "1.0"))))
-        + field_bytes(8, field_bytes(2, uuid_type(0x43)) + field_varint(4, 1)
-                      + field_bytes(7, characteristic(0x25, field_varint(1, 0)))
-                      + field_bytes(7, characteristic(0x08, field_varint(2, 50)))))
-
-
 def check_accessory_face(server, home_id):
-    link = Connection(server.address)
-    _, end = link.unary(LINK + "Advertise", field_bytes(1, LAMP) + field_bytes(2, "123-45-678"))
+    _, refused = advertise(server, lamp("Docs Lamp"), "123-45-678")
     check("Pairing: a guessable setup code (123-45-678) is refused: INVALID_ARGUMENT",
-          end.code == INVALID_ARGUMENT, end)
-    stream = link.start(LINK + "Advertise", field_bytes(1, LAMP) + field_bytes(2, "135-79-246"))
-    frame_type, _, _, payload = link.read_frame()
-    advertised = decode(decode(payload)[1][0])[1][0] if frame_type == MESSAGE else b""
-    description = decode(advertised)
+          isinstance(refused, CallEnd) and refused.code == INVALID_ARGUMENT, refused)
+    link, description = advertise(server, lamp("Docs Lamp"), "135-79-246")
     accessory_id = description[1][0]
-    brightness = decode(decode(description[8][1])[7][1])[1][0]
+    brightness = characteristic_ids(description)[(0x43, 0x08)]
     check("Pairing: Advertise's first message returns the description with every id filled in",
           len(accessory_id) == 16 and len(brightness) == 16, description)
     owner = server.owner()
-    _, end = owner.unary(HOME + "AddAccessory", field_bytes(1, home_id) + field_bytes(3, accessory_id)
-                         + field_bytes(4, "135-79-247"))
+    end, _ = pair(owner, link, home_id, accessory_id, "135-79-247")
     check("Pairing: a wrong setup code: PERMISSION_DENIED, 18", (end.code, end.homekit_code) == (PERMISSION_DENIED, 18),
           end)
-    _, end = owner.unary(HOME + "AddAccessory", field_bytes(1, home_id) + field_bytes(3, accessory_id)
-                         + field_bytes(4, "135-79-246"))
-    _, _, _, payload = link.read_frame()
-    paired = decode(payload)
-    credential = decode(paired[2][0])[1][0].decode() if 2 in paired else ""
+    end, credential = pair(owner, link, home_id, accessory_id, "135-79-246")
     check("Pairing: AddAccessory with the right code; the link gets `paired` with a hac_ credential",
-          end.code == OK and credential.startswith("hac_"), (end, paired))
+          end.code == OK and credential.startswith("hac_"), (end, credential))
 
     def write(value, timeout_ms=3000):
         request = field_bytes(1, home_id) + field_bytes(2, brightness) + field_bytes(3, field_varint(2, value))
         return owner.unary(HOME + "WriteCharacteristic", request, timeout_ms=timeout_ms)[1]
 
-    def answer_next(hap_status):
-        _, _, _, payload = link.read_frame()
-        command = decode(decode(payload)[4][0])
-        answered = link.unary(LINK + "AnswerCommand", field_varint(1, command[1][0]) + field_varint(2, hap_status))
-        outcome["command"], outcome["answer"] = command, answered[1]
+    def answered_write(value, hap_status=0):
+        accessory = answer_commands(link, [hap_status])
+        end = write(value)
+        accessory.join()
+        return end, accessory.answered
 
     for hap_status, expected in [(0, (OK, None)), (-70403, (UNAVAILABLE, 14)), (-70404, (9, 5)), (-70410, (3, 43)),
                                  (-70000, (3, 50))]:
-        outcome = {}
-        accessory = threading.Thread(target=answer_next, args=(hap_status,))
-        accessory.start()
-        end = write(80)
-        accessory.join()
+        end, answered = answered_write(80, hap_status)
         check("Commands: a write the accessory answers with HAP status %d: %r" % (hap_status, expected),
-              (end.code, end.homekit_code) == expected and outcome["answer"].code == OK
-              and decode(outcome["command"][3][0])[1][0] == brightness, (end, outcome))
+              (end.code, end.homekit_code) == expected and answered[0][1].code == OK
+              and decode(answered[0][0][3][0])[1][0] == brightness, (end, answered))
     for value, code in [(101, 45), (-1, 44)]:
         end = write(value)
         check("Value codes: Brightness %d: INVALID_ARGUMENT, %d, without asking the accessory" % (value, code),
@@ -477,15 +374,10 @@ def check_accessory_face(server, home_id):
     impostor = Connection(server.address)
     _, end = impostor.unary(LINK + "Attach", field_bytes(1, accessory_id) + field_bytes(2, "hac_" + "0" * 40))
     check("Pairing: Attach with a wrong credential: UNAUTHENTICATED", end.code == UNAUTHENTICATED, end)
-    _, end = impostor.unary(LINK + "Advertise", field_bytes(1, field_bytes(1, accessory_id) + LAMP)
-                            + field_bytes(2, "135-79-246"))
+    _, end = advertise(server, field_bytes(1, accessory_id) + lamp("Docs Lamp"), "135-79-246")
     check("Pairing: advertising a paired accessory's id: ALREADY_EXISTS, 13",
-          (end.code, end.homekit_code) == (ALREADY_EXISTS, 13), end)
-    outcome = {}
-    accessory = threading.Thread(target=answer_next, args=(0,))
-    accessory.start()
-    end = write(42)
-    accessory.join()
+          isinstance(end, CallEnd) and (end.code, end.homekit_code) == (ALREADY_EXISTS, 13), end)
+    end, _ = answered_write(42)
     check("... and the accessory holding the credential is not disturbed: writes still reach it", end.code == OK, end)
 
     link.close()
@@ -497,11 +389,7 @@ def check_accessory_face(server, home_id):
     attach = link.start(LINK + "Attach", field_bytes(1, accessory_id) + field_bytes(2, credential))
     frame_type, _, _, payload = link.read_frame()
     check("Pairing: Attach with the credential: `attached`", frame_type == MESSAGE and 3 in decode(payload), payload)
-    outcome = {}
-    accessory = threading.Thread(target=answer_next, args=(0,))
-    accessory.start()
-    end = write(41)
-    accessory.join()
+    end, _ = answered_write(41)
     check("... and writes reach it again", end.code == OK, end)
     return link, attach
 
@@ -557,29 +445,16 @@ def check_after_restart(server, home_id, room_id, key, request, first, refused_k
     server.process.wait(timeout=15)
 
 
-def main():
-    binary = os.path.abspath(sys.argv[1])
-    with tempfile.TemporaryDirectory() as directory:
-        server = Server(binary, directory)
-        try:
-            server.start()
-            check_framing(server)
-            home_id, room_id = check_accounts_and_homes(server)
-            retry = check_idempotency(server, home_id)
-            check_subscription(server, home_id)
-            link, attach = check_accessory_face(server, home_id)
-            check_drain(server, link, attach)
-            check_after_restart(server, home_id, room_id, *retry)
-        except Exception:
-            with open(os.path.join(directory, "homed.log"), errors="replace") as log:
-                sys.stderr.write(log.read()[-4000:])
-            raise
-        finally:
-            if getattr(server, "process", None) and server.process.poll() is None:
-                server.process.kill()
-    print("%d checks failed" % len(failures) if failures else "every check passed")
-    sys.exit(1 if failures else 0)
+def check_everything(server):
+    server.start()
+    check_framing(server)
+    home_id, room_id = check_accounts_and_homes(server)
+    retry = check_idempotency(server, home_id)
+    check_subscription(server, home_id)
+    link, attach = check_accessory_face(server, home_id)
+    check_drain(server, link, attach)
+    check_after_restart(server, home_id, room_id, *retry)
 
 
 if __name__ == "__main__":
-    main()
+    run_checks(check_everything)

@@ -1,0 +1,194 @@
+"""Checks a real homed against the HomeKit rules of ../shared/HOMEKIT.md that docs/API.md promises to
+keep, as an audit written from those rules would: bridges, rooms and zones, characteristic
+properties, action sets, timer triggers and a guest's rights, each with the HomeKit code the rule
+gives. The client is docs_client.py (written from the documents only).
+
+Usage: check_homekit.py HOMED  (starts HOMED in a temporary directory). Exit status 1 if any check
+failed.
+"""
+
+import time
+import uuid
+
+from docs_client import Connection, bearer, decode, field_bytes, field_varint
+from harness import (ACCOUNTS, HOME, OK, advertise, answer_commands, bridge, characteristic_ids, check,
+                     message_field, pair, read_messages, run_checks)
+
+HAP_COMMUNICATION_FAILURE = -70402
+BRIGHTNESS, IDENTIFY, NAME = 0x08, 0x14, 0x23
+LIGHTBULB, ACCESSORY_INFORMATION = 0x43, 0x3E
+MINUTE, HOUR, DAY = 60_000, 3_600_000, 86_400_000
+
+
+class Home:
+    """The owner's connection and one home, with the calls the checks repeat."""
+
+    def __init__(self, server):
+        self.owner = server.owner()
+        response, _ = self.owner.unary(HOME + "AddHome", field_bytes(1, "Audit " + uuid.uuid4().hex[:6]))
+        self.id = message_field(response, 1)[1][0]
+
+    def call(self, method, request=b"", connection=None, timeout_ms=0):
+        return (connection or self.owner).unary(HOME + method, field_bytes(1, self.id) + request,
+                                                timeout_ms=timeout_ms)
+
+    def add(self, method, name):
+        """Adds a named object (room, zone, action set): its id."""
+        response, end = self.call(method, field_bytes(2, name))
+        assert end.code == OK, end
+        return message_field(response, 1)[1][0]
+
+    def state(self):
+        response, end = self.call("GetHome")
+        assert end.code == OK, end
+        return message_field(response, 1)
+
+
+def check_bridges(server, home):
+    link, description = advertise(server, bridge("Hub", ["Lamp A", "Lamp B"]), "246-81-357")
+    bridge_id = description[1][0]
+    lamp_ids = [decode(bridged)[1][0] for bridged in description[9]]
+    subscriber = server.owner()
+    stream = subscriber.start(HOME + "Subscribe", field_bytes(1, home.id))
+    subscriber.unary("home.v1.Health/Check")
+    end, _ = pair(home.owner, link, home.id, bridge_id, "246-81-357")
+    events = [decode(event) for event in read_messages(subscriber, stream, 0.7)]
+    added = [decode(decode(event[112][0])[1][0])[1][0] for event in events if 112 in event]
+    check("Adding a bridge: an accessory-added event for each bridged accessory, none for the bridge",
+          end.code == OK and sorted(added) == sorted(lamp_ids), (end, len(added), bridge_id in added))
+
+    den = home.add("AddRoom", "Den")
+    home.call("AssignAccessoryToRoom", field_bytes(2, bridge_id) + field_bytes(3, den))
+    rooms = {decode(accessory)[1][0]: decode(accessory).get(3, [b""])[0] for accessory in home.state()[8]}
+    check("Assigning a bridge to a room does not move its bridged accessories",
+          rooms[bridge_id] == den and all(rooms[lamp] != den for lamp in lamp_ids), rooms)
+    _, end = home.call("RemoveAccessory", field_bytes(2, lamp_ids[0]))
+    check("Removing a bridged accessory directly: 34", end.homekit_code == 34, end)
+    _, end = home.call("UnblockAccessory", field_bytes(2, lamp_ids[0]))
+    check("Only bridges can be unblocked: 81", end.homekit_code == 81, end)
+
+    upstairs = home.add("AddZone", "Upstairs")
+    home.call("AddRoomToZone", field_bytes(2, upstairs) + field_bytes(3, den))
+    _, end = home.call("RemoveRoom", field_bytes(2, den))
+    state = home.state()
+    room_for_entire_home = decode(state[5][0])[1][0]
+    rooms = {decode(accessory)[1][0]: decode(accessory).get(3, [b""])[0] for accessory in state[8]}
+    zone = decode(state[7][0])
+    check("Removing a room moves its accessories to the room for the entire home and takes it out of every zone",
+          end.code == OK and rooms[bridge_id] == room_for_entire_home and zone.get(3, []) == [], (rooms, zone))
+    accessories = {decode(accessory)[1][0]: decode(accessory) for accessory in state[8]}
+    return link, lamp_ids, characteristic_ids(accessories[lamp_ids[0]])
+
+
+def check_characteristics(home, characteristics):
+    identify = characteristics[(ACCESSORY_INFORMATION, IDENTIFY)]
+    name = characteristics[(ACCESSORY_INFORMATION, NAME)]
+    _, end = home.call("ReadCharacteristic", field_bytes(2, identify))
+    check("Reading a write-only characteristic (Identify): 6", end.homekit_code == 6, end)
+    _, end = home.call("WriteCharacteristic", field_bytes(2, name) + field_bytes(3, field_bytes(5, "Other")))
+    check("Writing a read-only characteristic (Name): 5", end.homekit_code == 5, end)
+    _, end = home.call("EnableNotification", field_bytes(2, identify) + field_varint(3, 1))
+    check("Notification on a characteristic without event support (Identify): 7", end.homekit_code == 7, end)
+
+
+def check_action_sets(home, link, characteristics):
+    brightness = characteristics[(LIGHTBULB, BRIGHTNESS)]
+    evening, night = home.add("AddActionSet", "Evening"), home.add("AddActionSet", "Night")
+    _, end = home.call("ExecuteActionSet", field_bytes(2, evening))
+    check("Executing an action set with no actions: 25", end.homekit_code == 25, end)
+    action = field_bytes(2, brightness) + field_bytes(3, field_varint(2, 30))
+    response, end = home.call("AddAction", field_bytes(2, evening) + field_bytes(3, action))
+    action_id = decode(message_field(response, 1)[4][0])[1][0]
+    _, other_set = home.call("AddAction", field_bytes(2, night) + field_bytes(3, action))
+    check("Two action sets may each write the same characteristic", end.code == OK and other_set.code == OK,
+          (end, other_set))
+    _, end = home.call("AddAction", field_bytes(2, night) + field_bytes(3, field_bytes(1, action_id) + action))
+    check("An action already in another action set: 30", end.homekit_code == 30, end)
+    too_bright = field_bytes(2, brightness) + field_bytes(3, field_varint(2, 300))
+    _, end = home.call("AddAction", field_bytes(2, home.add("AddActionSet", "Bright")) + field_bytes(3, too_bright))
+    check("An action's target value is checked like a write (above maximum: 45)", end.homekit_code == 45, end)
+    read_only = field_bytes(2, characteristics[(ACCESSORY_INFORMATION, NAME)]) + field_bytes(3, field_bytes(5, "X"))
+    _, end = home.call("AddAction", field_bytes(2, night) + field_bytes(3, read_only))
+    check("An action on a read-only characteristic: 5", end.homekit_code == 5, end)
+    built_in = [decode(action_set) for action_set in home.state()[10] if decode(action_set).get(3, [1])[0] != 1]
+    check("A new home has the four built-in action sets", len(built_in) == 4, built_in)
+    _, end = home.call("RemoveActionSet", field_bytes(2, built_in[0][1][0]))
+    check("Removing a built-in action set: 83", end.homekit_code == 83, end)
+    accessory = answer_commands(link, [HAP_COMMUNICATION_FAILURE])
+    _, end = home.call("ExecuteActionSet", field_bytes(2, evening), timeout_ms=3000)
+    accessory.join()
+    results = [decode(result) for result in end.details.get(5, [])]
+    check("An execution whose every write failed: 63, with a result per action",
+          end.homekit_code == 63 and len(results) == 1 and results[0].get(2) == [4], (end, results))
+    return evening
+
+
+def check_triggers(home, evening):
+    next_hour = int(time.time() * 1000) // MINUTE * MINUTE + HOUR
+
+    def add_trigger(fire_date_ms, recurrence=None):
+        request = field_bytes(2, "Timer " + uuid.uuid4().hex[:5]) + field_varint(3, fire_date_ms)
+        if recurrence:
+            request += field_bytes(4, field_varint(1, recurrence[0]) + field_varint(2, recurrence[1]))
+        return home.call("AddTrigger", request)
+
+    second, minute, week = 1, 2, 5
+    for name, fire_date_ms, recurrence, code in [
+            ("A fire date with seconds: 70", next_hour + 5000, None, 70),
+            ("A one-shot trigger in the past: 28", next_hour - 2 * HOUR, None, 28),
+            ("A recurrence under 5 minutes: 42", next_hour, (minute, 4), 42),
+            ("A recurrence of 90 seconds (not whole minutes): 69", next_hour, (second, 90), 69),
+            ("A recurrence over 5 weeks: 72", next_hour, (week, 6), 72)]:
+        _, end = add_trigger(fire_date_ms, recurrence)
+        check("Triggers: " + name, end.homekit_code == code, end)
+    response, end = add_trigger(next_hour, (week, 5))
+    trigger = message_field(response, 1)
+    check("Triggers: a 5-week recurrence is taken; a new trigger starts disabled",
+          end.code == OK and trigger.get(3) is None, (end, trigger))
+    trigger_id = trigger[1][0]
+    _, end = home.call("EnableTrigger", field_bytes(2, trigger_id) + field_varint(3, 1))
+    check("Triggers: enabling without action sets: 26", end.homekit_code == 26, end)
+    home.call("AddActionSetToTrigger", field_bytes(2, trigger_id) + field_bytes(3, home.add("AddActionSet", "Empty")))
+    _, end = home.call("EnableTrigger", field_bytes(2, trigger_id) + field_varint(3, 1))
+    check("Triggers: enabling with an action set without actions: 25", end.homekit_code == 25, end)
+    response, _ = add_trigger(next_hour + 36 * DAY)
+    far = message_field(response, 1)[1][0]
+    home.call("AddActionSetToTrigger", field_bytes(2, far) + field_bytes(3, evening))
+    _, end = home.call("EnableTrigger", field_bytes(2, far) + field_varint(3, 1))
+    check("Triggers: enabling with a next fire date 36 days away: 71", end.homekit_code == 71, end)
+
+
+def check_guest(server, home, link, lamp_ids, evening):
+    response, _ = home.owner.unary(ACCOUNTS + "CreateAccount", field_bytes(1, "Guest " + uuid.uuid4().hex[:5]))
+    account_id = message_field(response, 1)[1][0]
+    response, _ = home.owner.unary(ACCOUNTS + "IssueToken", field_bytes(1, account_id))
+    guest = Connection(server.address)
+    guest.unary(HOME + "ListHomes", metadata=bearer(decode(response)[2][0].decode()))
+    home.call("AddUser", field_bytes(2, account_id))
+    for name, method, request in [("executes an action set", "ExecuteActionSet", field_bytes(2, evening)),
+                                  ("identifies an accessory", "IdentifyAccessory", field_bytes(2, lamp_ids[1]))]:
+        accessory = answer_commands(link, [0])
+        _, end = home.call(method, request, connection=guest, timeout_ms=3000)
+        accessory.join()
+        check("A guest " + name, end.code == OK, end)
+    for method, request in [("AddActionSet", field_bytes(2, "Mine")),
+                            ("RenameAccessory", field_bytes(2, lamp_ids[0]) + field_bytes(3, "Mine")),
+                            ("AddRoom", field_bytes(2, "Mine")),
+                            ("RemoveUser", field_bytes(2, account_id)),
+                            ("RemoveAccessory", field_bytes(2, lamp_ids[0]))]:
+        _, end = home.call(method, request, connection=guest)
+        check("A guest calling %s: 17" % method, end.homekit_code == 17, end)
+
+
+def check_everything(server):
+    server.start()
+    home = Home(server)
+    link, lamp_ids, characteristics = check_bridges(server, home)
+    check_characteristics(home, characteristics)
+    evening = check_action_sets(home, link, characteristics)
+    check_triggers(home, evening)
+    check_guest(server, home, link, lamp_ids, evening)
+
+
+if __name__ == "__main__":
+    run_checks(check_everything)

@@ -1,0 +1,190 @@
+"""What check_docs.py and check_homekit.py share: a homed of their own, the check log, and the
+accessories they pair (built from the documents and HAP-CATALOG.md's type numbers).
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from docs_client import MESSAGE, CallEnd, Connection, bearer, decode, field_bytes, field_varint
+
+HOME = "home.v1.HomeService/"
+ACCOUNTS = "home.v1.AccountService/"
+LINK = "home.v1.AccessoryLink/"
+OK, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED = 0, 3, 4, 5, 6, 7
+RESOURCE_EXHAUSTED, UNIMPLEMENTED, UNAVAILABLE, UNAUTHENTICATED = 8, 12, 14, 16
+
+failures = []
+
+
+def check(name, passed, evidence=""):
+    print(("ok    " if passed else "FAIL  ") + name + ("" if passed else "\n      got: %r" % (evidence,)))
+    if not passed:
+        failures.append(name)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    def __init__(self, binary, directory):
+        self.binary, self.directory, self.port = binary, directory, free_port()
+        self.address = ("127.0.0.1", self.port)
+
+    def start(self):
+        log = open(os.path.join(self.directory, "homed.log"), "ab")
+        self.process = subprocess.Popen([self.binary, "--port", str(self.port)], cwd=self.directory,
+                                        stdout=log, stderr=log)
+        for _ in range(200):
+            if self.process.poll() is not None:
+                raise RuntimeError("homed exited with status %d" % self.process.returncode)
+            try:
+                socket.create_connection(self.address).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        with open(os.path.join(self.directory, "homed-owner.token")) as file:
+            self.owner_token = file.read().strip()
+
+    def owner(self, **options):
+        connection = Connection(self.address, **options)
+        _, end = connection.unary(HOME + "ListHomes", metadata=bearer(self.owner_token))
+        assert end.code == OK, end
+        return connection
+
+
+def message_field(response, number):
+    """The sub-message in field `number` of a response, decoded."""
+    return decode(decode(response)[number][0])
+
+
+def read_messages(connection, stream, quiet_seconds):
+    """The stream's MESSAGE payloads until nothing arrives for quiet_seconds."""
+    messages = []
+    connection.socket.settimeout(quiet_seconds)
+    try:
+        while True:
+            frame_type, _, frame_stream, payload = connection.read_frame()
+            if frame_type == MESSAGE and frame_stream == stream:
+                messages.append(payload)
+    except socket.timeout:
+        pass
+    connection.socket.settimeout(10)
+    return messages
+
+
+def run_checks(body):
+    """Runs body(server) against the homed named on the command line, in a temporary directory (body
+    starts it), prints the server's log if a step raised, and exits 1 if any check failed."""
+    binary = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory() as directory:
+        server = Server(binary, directory)
+        try:
+            body(server)
+        except Exception:
+            with open(os.path.join(directory, "homed.log"), errors="replace") as log:
+                sys.stderr.write(log.read()[-4000:])
+            raise
+        finally:
+            if getattr(server, "process", None) and server.process.poll() is None:
+                server.process.kill()
+    print("%d checks failed" % len(failures) if failures else "every check passed")
+    sys.exit(1 if failures else 0)
+
+
+def uuid_type(short):
+    """A HAP-CATALOG.md type number as the full Apple type UUID."""
+    return "%08X-0000-1000-8000-0026BB765291" % short
+
+
+def characteristic(short, value=None):
+    return field_bytes(2, uuid_type(short)) + (field_bytes(5, value) if value is not None else b"")
+
+
+def text(value):
+    return field_bytes(5, value)
+
+
+def accessory_information(name, model):
+    """The AccessoryInformation service (0x3E) with its required characteristics."""
+    return field_bytes(8, field_bytes(2, uuid_type(0x3E))
+                       + field_bytes(7, characteristic(0x14))  # Identify
+                       + field_bytes(7, characteristic(0x20, text("Acme")))  # Manufacturer
+                       + field_bytes(7, characteristic(0x21, text(model)))  # Model
+                       + field_bytes(7, characteristic(0x23, text(name)))  # Name
+                       + field_bytes(7, characteristic(0x30, text("SN " + name)))  # SerialNumber
+                       + field_bytes(7, characteristic(0x52, text("1.0"))))  # FirmwareRevision
+
+
+def lamp(name):
+    """An AccessoryDescription: a Lightbulb (0x43: On, Brightness at 50) and its information."""
+    return (field_bytes(2, name) + field_varint(3, 5) + field_bytes(4, "Acme") + field_bytes(5, "L1")
+            + field_varint(7, 1) + accessory_information(name, "L1")
+            + field_bytes(8, field_bytes(2, uuid_type(0x43)) + field_varint(4, 1)
+                          + field_bytes(7, characteristic(0x25, field_varint(1, 0)))
+                          + field_bytes(7, characteristic(0x08, field_varint(2, 50)))))
+
+
+def bridge(name, bridged_names):
+    """A bridge (category 2) with a lamp behind it for each name."""
+    return (field_bytes(2, name) + field_varint(3, 2) + field_bytes(4, "Acme") + field_bytes(5, "B1")
+            + accessory_information(name, "B1")
+            + b"".join(field_bytes(9, lamp(bridged)) for bridged in bridged_names))
+
+
+def characteristic_ids(accessory):
+    """{(service type number, characteristic type number): id} of a decoded AccessoryDescription or Accessory."""
+    service_field, type_field, characteristic_field = (13, 3, 9) if 13 in accessory else (8, 2, 7)
+    ids = {}
+    for service in map(decode, accessory.get(service_field, [])):
+        service_type = int(service[type_field][0][:8], 16)
+        for item in map(decode, service.get(characteristic_field, [])):
+            ids[(service_type, int(item[4 if service_field == 13 else 2][0][:8], 16))] = item[1][0]
+    return ids
+
+
+def answer_commands(link, hap_statuses):
+    """Starts a thread that answers the link's next commands with these HAP statuses, in order. Join it,
+    then read what it recorded: [(the command, decoded, and the CallEnd of its AnswerCommand)]."""
+    answered = []
+
+    def run():
+        for status in hap_statuses:
+            _, _, _, payload = link.read_frame()
+            command = decode(decode(payload)[4][0])
+            _, end = link.unary(LINK + "AnswerCommand", field_varint(1, command[1][0]) + field_varint(2, status))
+            answered.append((command, end))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.answered = answered
+    return thread
+
+
+def advertise(server, description, setup_code):
+    """Opens a link and advertises: (the link, the decoded description with its ids, or the CallEnd of
+    a refusal)."""
+    link = Connection(server.address)
+    link.start(LINK + "Advertise", field_bytes(1, description) + field_bytes(2, setup_code))
+    frame_type, flags, _, payload = link.read_frame()
+    if frame_type != MESSAGE:
+        return link, CallEnd(payload, flags)
+    return link, decode(decode(decode(payload)[1][0])[1][0])
+
+
+def pair(owner, link, home_id, accessory_id, setup_code):
+    """AddAccessory, then the credential the link receives: (the CallEnd, the `paired` credential)."""
+    _, end = owner.unary(HOME + "AddAccessory", field_bytes(1, home_id) + field_bytes(3, accessory_id)
+                         + field_bytes(4, setup_code))
+    if end.code != OK:
+        return end, None
+    _, _, _, payload = link.read_frame()
+    paired = decode(payload)
+    return end, (decode(paired[2][0]).get(1, [b""])[0].decode() if 2 in paired else None)
