@@ -298,8 +298,7 @@ def check_subscription(server, home_id):
     subscriber = server.owner(initial_stream_credit=2)
     stream = subscriber.start(HOME + "Subscribe", field_bytes(1, home_id))
     writer = server.owner()
-    _, end = writer.unary("home.v1.Health/Check")  # the Subscribe is open once a later call on its server answered
-    time.sleep(0.2)
+    subscriber.unary("home.v1.Health/Check")  # answered after the Subscribe before it was taken
     for index in range(5):
         writer.unary(HOME + "AddZone", field_bytes(1, home_id) + field_bytes(2, "Zone %d" % index))
     events = read_messages(subscriber, stream, 1.0)
@@ -312,6 +311,90 @@ def check_subscription(server, home_id):
           len(events) == 5 and revisions == list(range(revisions[0], revisions[0] + 5))
           and all(118 in decode(event) for event in events), revisions)
     subscriber.send(frame(CANCEL, 0, stream))
+
+
+ROOM_ADDED_KIND, HOME_ADDED_FIELD, ROOM_ADDED_FIELD, ZONE_ADDED_FIELD = 15, 103, 115, 118
+SNAPSHOT_FIELD, RESYNC_FIELD, USER_REMOVED_FIELD = 10, 11, 137
+
+
+def subscribe(connection, request):
+    """Opens a Subscribe, waits until the server has taken it, and returns its stream id."""
+    stream = connection.start(HOME + "Subscribe", request)
+    connection.unary("home.v1.Health/Check")
+    return stream
+
+
+def check_subscription_options(server, home_id):
+    """Change subscriptions: where a stream starts, what it filters, when it ends."""
+    owner = server.owner()
+    response, _ = owner.unary(HOME + "GetHome", field_bytes(1, home_id))
+    revision = message_field(response, 1)[14][0]
+    stream = subscribe(owner, field_bytes(1, home_id) + field_varint(5, 1))
+    owner.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Own change"))
+    other = server.owner()
+    other.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Their change"))
+    events = [decode(event) for event in read_messages(owner, stream, 0.7)]
+    check("snapshot: a HomeSnapshot at GetHome's revision first, then the changes after it; not the stream's "
+          "own connection's (HomeKit does not echo)",
+          len(events) == 2 and SNAPSHOT_FIELD in events[0] and events[0][2] == [revision]
+          and ROOM_ADDED_FIELD in events[1] and decode(decode(events[1][ROOM_ADDED_FIELD][0])[1][0])[2]
+          == [b"Their change"] and events[1][2] == [revision + 2], events)
+    owner.send(frame(CANCEL, 0, stream))
+
+    stream = subscribe(owner, field_bytes(1, home_id) + field_varint(2, ROOM_ADDED_KIND) + field_varint(6, 1))
+    owner.unary(HOME + "AddZone", field_bytes(1, home_id) + field_bytes(2, "Unwanted"))
+    owner.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Wanted"))
+    events = [decode(event) for event in read_messages(owner, stream, 0.7)]
+    check("kinds: only ROOM_ADDED; include_own_changes: own changes come, marked `own`",
+          len(events) == 1 and ROOM_ADDED_FIELD in events[0] and events[0].get(5) == [1], events)
+    owner.send(frame(CANCEL, 0, stream))
+
+    resume = field_bytes(4, field_bytes(1, home_id) + field_varint(2, revision))
+    stream = subscribe(owner, field_bytes(1, home_id) + resume + field_varint(6, 1))
+    events = [decode(event) for event in read_messages(owner, stream, 0.7)]
+    check("resume_from (with include_own_changes): exactly the changes after that revision, in order",
+          [event[2][0] for event in events] == list(range(revision + 1, revision + 5))
+          and ROOM_ADDED_FIELD in events[0] and ZONE_ADDED_FIELD in events[2], [event[2] for event in events])
+    owner.send(frame(CANCEL, 0, stream))
+    never_issued = field_bytes(4, field_bytes(1, home_id) + field_varint(2, revision + 1000))
+    stream = subscribe(owner, field_bytes(1, home_id) + never_issued)
+    events = [decode(event) for event in read_messages(owner, stream, 0.7)]
+    resync = decode(events[0][RESYNC_FIELD][0]) if events and RESYNC_FIELD in events[0] else {}
+    check("resume_from a revision never issued: a Resync, RESUME_POINT_NOT_RETAINED, with the whole home",
+          resync.get(1) == [1] and decode(resync[2][0])[1] == [home_id], events)
+    owner.send(frame(CANCEL, 0, stream))
+
+    for name, request, code, homekit, field in [
+            ("a home that does not exist: NOT_FOUND, 2, naming home_ids[0]", field_bytes(1, uuid.uuid4().bytes),
+             NOT_FOUND, 2, "home_ids[0]"),
+            ("a home named twice: INVALID_ARGUMENT, 3", field_bytes(1, home_id) * 2, INVALID_ARGUMENT, 3, None),
+            ("an unknown kind: INVALID_ARGUMENT, 3, naming kinds[0]", field_varint(2, 99), INVALID_ARGUMENT, 3,
+             "kinds[0]")]:
+        _, end = owner.unary(HOME + "Subscribe", request)
+        check("Subscribe with " + name, (end.code, end.homekit_code) == (code, homekit)
+              and (field is None or end.field == field), end)
+
+    stream = subscribe(owner, b"")
+    response, _ = other.unary(HOME + "AddHome", field_bytes(1, "Later " + uuid.uuid4().hex[:6]))
+    later = message_field(response, 1)[1][0]
+    events = [decode(event) for event in read_messages(owner, stream, 0.7)]
+    check("no home_ids: a home the caller creates meanwhile starts with HomeAdded carrying the whole home",
+          any(HOME_ADDED_FIELD in event and event[1] == [later] and 5 in decode(decode(event[HOME_ADDED_FIELD][0])[1][0])
+              for event in events), events)
+    owner.send(frame(CANCEL, 0, stream))
+
+    response, _ = owner.unary(ACCOUNTS + "CreateAccount", field_bytes(1, "Member " + uuid.uuid4().hex[:4]))
+    account_id = message_field(response, 1)[1][0]
+    response, _ = owner.unary(ACCOUNTS + "IssueToken", field_bytes(1, account_id))
+    member = Connection(server.address)
+    member.unary(HOME + "ListHomes", metadata=bearer(decode(response)[2][0].decode()))
+    owner.unary(HOME + "AddUser", field_bytes(1, later) + field_bytes(2, account_id))
+    stream = subscribe(member, field_bytes(1, later))
+    owner.unary(HOME + "RemoveUser", field_bytes(1, later) + field_bytes(2, account_id))
+    messages, end = member.collect([stream])[stream]
+    check("Membership: a member removed gets UserRemoved with its id, then the stream ends OK",
+          end.code == OK and len(messages) == 1 and decode(decode(messages[0])[USER_REMOVED_FIELD][0])[1]
+          == [account_id], (end, messages))
 
 
 def check_accessory_face(server, home_id):
@@ -365,11 +448,28 @@ def check_accessory_face(server, home_id):
     _, end = link.unary(LINK + "AnswerCommand", field_varint(1, late) + field_varint(2, 0))
     check("Commands: a late answer gets NOT_FOUND", end.code == NOT_FOUND, end)
 
+    named, plain = server.owner(), server.owner()
+    named_stream = subscribe(named, field_bytes(1, home_id) + field_bytes(3, brightness))
+    plain_stream = subscribe(plain, field_bytes(1, home_id))
     report = field_bytes(1, field_bytes(1, brightness) + field_bytes(2, field_varint(2, 12)))
     _, end = link.unary(LINK + "ReportValues", report)
     response, read = owner.unary(HOME + "ReadCharacteristic", field_bytes(1, home_id) + field_bytes(2, brightness))
     check("Value reports: ReportValues changes the cached value ReadCharacteristic answers",
           end.code == OK and read.code == OK and decode(decode(response)[1][0]) == {2: [12]}, (end, response))
+    named_events = [decode(event) for event in read_messages(named, named_stream, 0.5)]
+    plain_events = [decode(event) for event in read_messages(plain, plain_stream, 0.5)]
+    updated = decode(named_events[0][157][0]) if named_events and 157 in named_events[0] else {}
+    check("Value reports: CharacteristicValueUpdated, initiator the accessory, to a stream naming the "
+          "characteristic, not to one without notifications enabled",
+          updated.get(1) == [brightness] and decode(updated[4][0]) == {2: [12]}
+          and decode(named_events[0][4][0]) == {2: [accessory_id]} and plain_events == [],
+          (named_events, plain_events))
+    _, end = plain.unary(HOME + "EnableNotification", field_bytes(1, home_id) + field_bytes(2, brightness)
+                         + field_varint(3, 1))
+    link.unary(LINK + "ReportValues", field_bytes(1, field_bytes(1, brightness) + field_bytes(2, field_varint(2, 13))))
+    plain_events = [decode(event) for event in read_messages(plain, plain_stream, 0.5)]
+    check("EnableNotification: the account's streams then get the characteristic's value events",
+          end.code == OK and len(plain_events) == 1 and 157 in plain_events[0], (end, plain_events))
 
     impostor = Connection(server.address)
     _, end = impostor.unary(LINK + "Attach", field_bytes(1, accessory_id) + field_bytes(2, "hac_" + "0" * 40))
@@ -380,6 +480,7 @@ def check_accessory_face(server, home_id):
     end, _ = answered_write(42)
     check("... and the accessory holding the credential is not disturbed: writes still reach it", end.code == OK, end)
 
+    read_messages(plain, plain_stream, 0.3)  # the value events of the writes above, made by another connection
     link.close()
     time.sleep(0.3)
     end = write(40)
@@ -391,6 +492,11 @@ def check_accessory_face(server, home_id):
     check("Pairing: Attach with the credential: `attached`", frame_type == MESSAGE and 3 in decode(payload), payload)
     end, _ = answered_write(41)
     check("... and writes reach it again", end.code == OK, end)
+    link.unary(LINK + "ReportValues", field_bytes(1, field_bytes(1, brightness) + field_bytes(2, field_varint(2, 14))))
+    plain_events = [decode(event) for event in read_messages(plain, plain_stream, 0.5)]
+    check("Reachability: the link's end reset the notification enablement (ReachabilityUpdated false, then "
+          "true; no value event)", [decode(event[156][0]).get(2) for event in plain_events if 156 in event]
+          == [None, [1]] and not any(157 in event for event in plain_events), plain_events)
     return link, attach
 
 
@@ -427,13 +533,13 @@ def check_drain(server, link, attach):
     check("Graceful drain: homed exits 0", server.process.wait(timeout=15) == 0, server.process.returncode)
 
 
-def check_after_restart(server, home_id, room_id, key, request, first, refused_key, refused):
+def check_after_restart(server, home_id, rooms_before, key, request, first, refused_key, refused):
     server.start()
     owner = server.owner()
     response, end = owner.unary(HOME + "GetHome", field_bytes(1, home_id))
-    rooms = [decode(room)[1][0] for room in message_field(response, 1).get(6, [])]
-    check("Mutations answer when durable: the rooms acknowledged before the restart are there",
-          end.code == OK and room_id in rooms and len(rooms) == 22, (end, len(rooms)))
+    rooms = sorted(decode(room)[1][0] for room in message_field(response, 1).get(6, []))
+    check("Mutations answer when durable: the %d rooms acknowledged before the restart are there" % len(rooms_before),
+          end.code == OK and rooms == rooms_before and len(rooms) > 20, (end, len(rooms), len(rooms_before)))
     again, end = owner.unary(HOME + "AddRoom", request, metadata=key)
     check("Retries: after a restart the same key still answers the first outcome",
           end.code == OK and again == first, end)
@@ -451,9 +557,12 @@ def check_everything(server):
     home_id, room_id = check_accounts_and_homes(server)
     retry = check_idempotency(server, home_id)
     check_subscription(server, home_id)
+    check_subscription_options(server, home_id)
     link, attach = check_accessory_face(server, home_id)
+    response, _ = server.owner().unary(HOME + "GetHome", field_bytes(1, home_id))
+    rooms = sorted(decode(room)[1][0] for room in message_field(response, 1).get(6, []))
     check_drain(server, link, attach)
-    check_after_restart(server, home_id, room_id, *retry)
+    check_after_restart(server, home_id, rooms, *retry)
 
 
 if __name__ == "__main__":

@@ -134,6 +134,7 @@ class Connection:
         self.socket = socket.create_connection(address)
         self.socket.settimeout(10)
         self.buffer = b""
+        self.set_aside = []
         self.next_stream = 1
         self.server_settings = {}
         if handshake:
@@ -160,8 +161,27 @@ class Connection:
         return out
 
     def read_frame(self):
+        """The next frame from the socket, or the oldest one set aside by next_frame."""
+        if self.set_aside:
+            return self.set_aside.pop(0)
+        return self._receive_frame()
+
+    def _receive_frame(self):
         length, frame_type, flags, stream = struct.unpack(">IBBI", self.read_exactly(10))
         return frame_type, flags, stream, self.read_exactly(length)
+
+    def next_frame(self, streams):
+        """The next frame of one of these streams (or of the connection, stream 0). Frames of other
+        streams are set aside for whoever reads them later, so that a unary call made while a stream
+        is open does not lose the stream's messages."""
+        for index, item in enumerate(self.set_aside):
+            if item[2] == 0 or item[2] in streams:
+                return self.set_aside.pop(index)
+        while True:
+            item = self._receive_frame()
+            if item[2] == 0 or item[2] in streams:
+                return item
+            self.set_aside.append(item)
 
     def allocate_stream(self):
         stream, self.next_stream = self.next_stream, self.next_stream + 2
@@ -177,7 +197,7 @@ class Connection:
         messages = {stream: [] for stream in streams}
         ends = {}
         while len(ends) < len(streams):
-            frame_type, flags, stream, payload = self.read_frame()
+            frame_type, flags, stream, payload = self.next_frame(streams)
             if frame_type == MESSAGE and stream in messages:
                 messages[stream].append(payload)
             elif frame_type == CALL_END and stream in messages:

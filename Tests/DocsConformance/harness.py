@@ -71,8 +71,8 @@ def read_messages(connection, stream, quiet_seconds):
     connection.socket.settimeout(quiet_seconds)
     try:
         while True:
-            frame_type, _, frame_stream, payload = connection.read_frame()
-            if frame_type == MESSAGE and frame_stream == stream:
+            frame_type, _, _, payload = connection.next_frame([stream])
+            if frame_type == MESSAGE:
                 messages.append(payload)
     except socket.timeout:
         pass
