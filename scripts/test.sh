@@ -31,6 +31,7 @@ timeout --signal=INT 1800 swift test
 echo "== a client written from the documents (Tests/DocsConformance)"
 python3 Tests/DocsConformance/check_docs.py "$(swift build --show-bin-path)/homed"
 python3 Tests/DocsConformance/check_homekit.py "$(swift build --show-bin-path)/homed"
+python3 Tests/DocsConformance/fuzz_requests.py "$(swift build --show-bin-path)/homed"
 
 echo "== C client SDK (clients/c)"
 clients/c/test.sh
