@@ -128,7 +128,8 @@ public struct HomeChanges: AsyncSequence, Sendable {
         private mutating func recover(from error: HomeClientError) async throws {
             stream = nil
             guard error.status == .unavailable, error.homeKitCode == nil else { throw error }
-            await client.connectionFailed()
+            await client.connectionFailed(error)
+            if error.usedUpStreamIDs { return }  // nothing failed: open it again at once
             failures += 1
             // 100 ms, doubling, at most 5 s.
             try await Task.sleep(for: .milliseconds(Swift.min(5_000, 100 << Swift.min(failures - 1, 6))))

@@ -31,6 +31,9 @@ public actor HomeClient {
     public let connectionConfiguration: ClientConnection.Configuration
     private var client: RPCClient?
     private var connecting: Task<RPCClient, any Error>?
+    /// Connections that used up their stream ids, closed by the server once their calls end (or by
+    /// ``close()``).
+    private var retired: [RPCClient] = []
 
     /// The trace id sent as `trace-id` metadata with every call made inside
     /// `HomeClient.$traceID.withValue(id) { ... }`: homed puts it in its log line for each of those
@@ -63,6 +66,8 @@ public actor HomeClient {
         let current = client
         client = nil
         await current?.close()
+        for rpc in retired { await rpc.close() }
+        retired = []
     }
 
     // MARK: Calling
@@ -84,8 +89,13 @@ public actor HomeClient {
             do {
                 return try await ProtoCall.unary(rpc, method, request, timeout: timeout, metadata: metadata)
             } catch {
-                // A transport failure (no HomeKit details): the next call reconnects.
-                if error.status == .unavailable && error.homeKitCode == nil { dropConnection(rpc) }
+                if error.usedUpStreamIDs {
+                    // Its open calls finish there; the server closes it after them.
+                    retireConnection(rpc)
+                } else if error.status == .unavailable && error.homeKitCode == nil {
+                    // A transport failure (no HomeKit details): the next call reconnects.
+                    dropConnection(rpc)
+                }
                 // A connection that had closed before the call (the server restarted, or dropped
                 // it) sent nothing: the call goes once more, on a new one, whatever it is.
                 guard error.wasNotSent, !resent else { throw error }
@@ -130,9 +140,11 @@ public actor HomeClient {
         return [authorization, MetadataEntry(key: "trace-id", value: Array(traceID.utf8))]
     }
 
-    /// A stream failed for a transport reason: the next call or stream connects afresh.
-    func connectionFailed() {
-        if let client { dropConnection(client) }
+    /// A stream failed for a transport reason, or found its connection's stream ids used up: the
+    /// next call or stream connects afresh.
+    func connectionFailed(_ error: HomeClientError) {
+        guard let client else { return }
+        if error.usedUpStreamIDs { retireConnection(client) } else { dropConnection(client) }
     }
 
     private var authorization: MetadataEntry {
@@ -167,5 +179,12 @@ public actor HomeClient {
         guard client === rpc else { return }
         client = nil
         Task { await rpc.close() }
+    }
+
+    /// Takes no more calls on `rpc` but leaves its open calls and streams to finish.
+    private func retireConnection(_ rpc: RPCClient) {
+        guard client === rpc else { return }
+        client = nil
+        retired.append(rpc)
     }
 }

@@ -24,15 +24,18 @@ public struct HomeClientError: Error, Sendable, CustomStringConvertible {
     public var itemResults: [Home_V1_ItemResult]
     /// Whether the call had no effect and may be retried as is.
     public var isRetryable: Bool
-    /// The call never left: its connection had already closed.
+    /// The call never left: its connection had already closed, or had no stream id left for it.
     var wasNotSent = false
+    /// The call never left because its connection had used every stream id.
+    var usedUpStreamIDs = false
 
     /// The failure an RPC error reports, with the HomeKit code, object and field of its details.
     public init(_ error: RPCError) {
         status = error.code
         message = error.message
         isRetryable = error.isRetryable
-        wasNotSent = error == .clientClosed
+        usedUpStreamIDs = error == .streamIDsExhausted
+        wasNotSent = error == .clientClosed || usedUpStreamIDs
         itemResults = []
         guard !error.details.isEmpty, let details = try? Home_V1_ErrorDetails(serializedBytes: error.details) else {
             return

@@ -30,6 +30,8 @@ public final class ClientConnection: ConnectionDelegate {
         /// without closing it, a broken path) and its calls end UNAVAILABLE instead of waiting for
         /// ever. The server's own keepalive uses the same defaults.
         public var keepaliveTimeout: Duration = .seconds(10)
+        /// The first call's stream id. Tests start near the end of the id space to reach it.
+        var firstStreamID: UInt32 = 1
 
         /// The defaults.
         public init() {}
@@ -60,7 +62,9 @@ public final class ClientConnection: ConnectionDelegate {
     /// Nesting depth of ``batch(_:)``; output is written when it returns to zero.
     private var batchDepth = 0
     private var calls: [StreamID: PendingCall] = [:]
-    private var nextStreamID: UInt32 = 1
+    /// The id of the next call; 0 once the last id (2^32 − 1) was used: ids never repeat on a
+    /// connection, so further calls need a new one.
+    private var nextStreamID: UInt32
     private var onReady: ((Result<ClientConnection, RPCError>) -> Void)?
     /// The server's settings, once its handshake arrived.
     public private(set) var serverSettings: Settings?
@@ -78,6 +82,7 @@ public final class ClientConnection: ConnectionDelegate {
         self.loop = connection.loop
         self.connection = connection
         self.configuration = configuration
+        nextStreamID = max(1, configuration.firstStreamID)
         decoder = FrameDecoder(maxFrameSize: configuration.maxFrameSize, expectsPreface: true)
         connection.maxPendingWriteBytes = configuration.maxPendingWriteBytes
     }
@@ -204,9 +209,13 @@ public final class ClientConnection: ConnectionDelegate {
         kind: PendingCall.Kind
     ) -> StreamID {
         loop.assertOnLoopThread()
-        let streamID = StreamID(nextStreamID)
-        nextStreamID += 1
         let call = PendingCall(kind: kind)
+        guard nextStreamID != 0 else {
+            complete(call, error: .streamIDsExhausted)
+            return .connection
+        }
+        let streamID = StreamID(nextStreamID)
+        nextStreamID &+= 1
         if let closeError {
             complete(call, error: closeError)
             return streamID
@@ -227,6 +236,14 @@ public final class ClientConnection: ConnectionDelegate {
         let start = CallStart(method: method, timeoutMilliseconds: timeoutMilliseconds, metadata: metadata)
         FrameEncoder.encodeCallStart(streamID: streamID, start, into: &outbound)
         FrameEncoder.encodeMessage(streamID: streamID, payload: request, endStream: true, into: &outbound)
+        if nextStreamID == 0 {
+            // That was the last id: the server takes no call after it and closes the connection
+            // once its open calls have ended (PROTOCOL.md, "Connection lifecycle").
+            FrameEncoder.encode(
+                .goAway(GoAway(lastStreamID: .connection, code: .ok, message: "stream ids used up")),
+                into: &outbound
+            )
+        }
         flushUnlessBatching()
         if timeoutMilliseconds > 0 {
             // The server enforces the deadline too; this covers a server that stopped answering.

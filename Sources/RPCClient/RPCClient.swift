@@ -329,4 +329,11 @@ extension RPCError {
     /// The call was not sent: the client's connection had closed (or the client was closed). It had
     /// no effect, so it may go again on a new connection.
     public static let clientClosed = RPCError(code: .unavailable, message: "the client is closed", isRetryable: true)
+    /// The call was not sent: its connection had used every stream id (2^32 − 1 calls; ids never
+    /// repeat on a connection). It may go again on a new connection.
+    public static let streamIDsExhausted = RPCError(
+        code: .unavailable,
+        message: "the connection has used every stream id: calls continue on a new connection",
+        isRetryable: true
+    )
 }

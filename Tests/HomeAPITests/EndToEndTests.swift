@@ -7,6 +7,8 @@ import SwiftProtobuf
 import Testing
 import Wire
 
+@testable import RPCClient
+
 /// The whole API through the SDK against a real `homed`: every method, then a restart that must
 /// bring back exactly what was acknowledged.
 @Suite struct EndToEndTests {
@@ -306,6 +308,31 @@ import Wire
         try await Task.sleep(for: .milliseconds(200))
         #expect(try await client.listHomes().map(\.name) == ["Home"])
         await client.close()
+    }
+
+    /// Stream ids never repeat on a connection: a client whose connection used the last one
+    /// carries on with reads and mutations on a new connection, nothing is applied twice, and a
+    /// subscription open on the old connection goes on there.
+    @Test func aClientCarriesOnPastTheLastStreamIDOfItsConnection() async throws {
+        let server = try await HomedProcess.launch()
+        var connection = ClientConnection.Configuration()
+        connection.firstStreamID = UInt32.max - 3
+        let client = HomeClient(endpoint: server.endpoint, token: server.ownerToken, connection: connection)
+        _ = try await client.addHome(named: "One")
+        // WhoAmI, then Subscribe: the connection's last stream id but one.
+        var events = client.changes(ChangeOptions(snapshot: true, includeOwnChanges: true)).makeAsyncIterator()
+        #expect(try await events.next()?.snapshot.home.name == "One")
+        _ = try await client.addHome(named: "Two")  // the last id
+        #expect(try await client.listHomes().map(\.name) == ["One", "Two"])  // on a new connection
+        let info = try await client.call(
+            "home.v1.ServerInfo/Get",
+            Home_V1_ServerInfoRequest(),
+            returning: Home_V1_ServerInfoResponse.self
+        )
+        #expect(info.connectionsOpen == 2, "the old connection, with its subscription, was closed")
+        #expect(try await events.next()?.homeAdded.home.name == "Two")
+        await client.close()
+        #expect(server.stop() == 0)
     }
 
     static func withoutNotifications(_ accessory: Accessory) -> Accessory {

@@ -1,8 +1,9 @@
-import RPCClient
 import Synchronization
 import Testing
 import UV
 import Wire
+
+@testable import RPCClient
 
 /// The async/await client against a server on another thread.
 @Suite(.timeLimit(.minutes(2))) struct RPCClientTests {
@@ -137,6 +138,40 @@ import Wire
         #expect(server.hangs.cancelled.withLock { $0 } == 1)
         // The connection still works.
         #expect(try await client.unary(TestServer.echo, request: [5]) == [5])
+        await client.close()
+        server.shutDown()
+    }
+
+    /// Stream ids never repeat on a connection: after the last one (2^32 − 1) a call is not sent
+    /// and fails UNAVAILABLE, retryable, instead of the id wrapping to 0 (a protocol error) or the
+    /// client trapping on the overflow. The calls already open finish, and then the server closes
+    /// the connection (the client's GOAWAY after its last call).
+    @Test func aConnectionThatUsedEveryStreamIDSendsNoMoreCalls() async throws {
+        let server = try BackgroundServer()
+        var configuration = ClientConnection.Configuration()
+        configuration.firstStreamID = UInt32.max - 1
+        let client = try await RPCClient.connect(to: server.endpoint, configuration: configuration)
+        let open = client.serverStream(TestServer.count, request: bigEndianBytes(10_000))  // 2^32 − 2
+        #expect(try await client.unary(TestServer.echo, request: bigEndianBytes(7)) == bigEndianBytes(7))  // the last
+        await #expect(throws: RPCError.streamIDsExhausted) {
+            try await client.unary(TestServer.echo, request: [])
+        }
+        var received: UInt32 = 0
+        for try await message in open {
+            #expect(message == bigEndianBytes(received))
+            received += 1
+        }
+        #expect(received == 10_000)
+        var afterwards = RPCError.streamIDsExhausted
+        for _ in 0..<500 where afterwards == .streamIDsExhausted {
+            do {
+                _ = try await client.unary(TestServer.echo, request: [])
+            } catch {
+                afterwards = error
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(afterwards == .clientClosed, "the server did not close the connection after its last call")
         await client.close()
         server.shutDown()
     }

@@ -11,8 +11,8 @@
  * messages of a stream that arrive while the client waits for something else are kept for it (at
  * most its credit window, HOMERPC_STREAM_WINDOW, so a stream you do not read holds the server back
  * instead of filling memory). Failures: every call fills a homerpc_status. A connection that is gone
- * (closed by the server's idle timeout or keepalive, a drain, the network) is opened again for the
- * next call once nothing runs on it any more; a call the server turned away unprocessed (GOAWAY
+ * (closed by the server's idle timeout or keepalive, a drain, the network), or that has used all
+ * 2^32 - 1 stream ids, is opened again for the next call once nothing runs on it any more; a call the server turned away unprocessed (GOAWAY
  * before taking it) is sent once more on the new connection. Streams end with their connection.
  */
 #ifndef HOMERPC_H

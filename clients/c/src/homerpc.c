@@ -731,6 +731,13 @@ static struct homerpc_stream *start_call(homerpc_client *client, const char *met
         set_status(status, HOMERPC_INVALID_ARGUMENT, 0, "a client, a method and a response type are required");
         return NULL;
     }
+    if (client->next_stream_id == 0 && !client->broken && !client->going_away) {
+        /* The last stream id (2^32 - 1) is used and ids never repeat on a connection: leave it as
+         * after a GOAWAY, connecting again once its open calls have ended. */
+        client->going_away = 1;
+        snprintf(client->goaway_message, sizeof client->goaway_message,
+                 "the connection has used every stream id: connect again once its calls end");
+    }
     if (reconnect_if_gone(client, status) < 0) return NULL;
     size_t method_length = strlen(method);
     size_t token_length = client->token ? strlen(client->token) + 7 : 0;
@@ -902,6 +909,12 @@ void homerpc_stream_close(homerpc_stream *stream) {
     }
     free_call(stream);
 }
+
+#ifdef HOMERPC_TESTING
+/* For tests/sdk_test.c (built with -DHOMERPC_TESTING): start near the end of the stream id space. */
+void homerpc_testing_set_next_stream_id(homerpc_client *client, uint32_t id);
+void homerpc_testing_set_next_stream_id(homerpc_client *client, uint32_t id) { client->next_stream_id = id; }
+#endif
 
 #ifdef HOMERPC_FUZZ
 /*

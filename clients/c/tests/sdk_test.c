@@ -236,6 +236,20 @@ static void test_authentication(const char *endpoint) {
     homerpc_status_reset(&status);
 }
 
+/* ---- stream ids never repeat on a connection: past the last one the client connects again ---- */
+
+void homerpc_testing_set_next_stream_id(homerpc_client *client, uint32_t id); /* -DHOMERPC_TESTING */
+
+static void test_last_stream_id(const char *endpoint) {
+    homerpc_client *client = connect_or_exit(endpoint, NULL);
+    homerpc_testing_set_next_stream_id(client, UINT32_MAX - 1);
+    homerpc_status status = {0};
+    for (int call = 0; call < 4; call++) /* ids 2^32 - 2 and 2^32 - 1, then 1 and 2 on a new connection */
+        CHECK(health_check(client, &status), "Health/Check %d near the last stream id: %s", call, status.message);
+    homerpc_close(client);
+    homerpc_status_reset(&status);
+}
+
 /* ---- the accessory face: a lamp in C pairs, takes one write and refuses the next ---- */
 
 static const char *lamp_endpoint;
@@ -480,6 +494,7 @@ int main(int argc, char **argv) {
     test_connection_failures();
     test_dead_servers();
     test_authentication(endpoint);
+    test_last_stream_id(endpoint);
 
     homerpc_client *owner = connect_or_exit(endpoint, token);
     homerpc_client *other = connect_or_exit(endpoint, token);
