@@ -67,6 +67,13 @@ def check_framing(server):
     check_stream_limit(server)
     check_client_settings_and_goaway(server)
 
+    connection = Connection(server.address)
+    connection.next_stream = 0xFFFFFFFF
+    _, end = connection.unary("home.v1.Health/Check")
+    connection.send(frame(GOAWAY, 0, 0, struct.pack(">IH", 0, 0) + b"stream ids used up"))
+    check("Connection lifecycle: a call on the last stream id, 4,294,967,295, is answered; the client's "
+          "GOAWAY then closes the connection", end.code == OK and closes_after_goaway(connection), end)
+
     protocol_errors = [
         ("an unknown frame type", frame(0x42, 0, 0), INVALID_ARGUMENT),
         ("a CALL_START with trailing bytes", frame(CALL_START, 0, 1, call_start(1, "home.v1.Health/Check")[10:] + b"\x00"),
@@ -145,12 +152,8 @@ def check_client_settings_and_goaway(server):
     connection.send(frame(MESSAGE, END_STREAM, open_call))
     connection.send(frame(CANCEL, 0, stream))
     _, end = connection.collect([open_call])[open_call]
-    closed = False
-    try:
-        connection.read_frame()
-    except EOFError:
-        closed = True
-    check("A client's GOAWAY: the open calls finish, then the server closes", end.code == OK and closed, (end, closed))
+    check("A client's GOAWAY: the open calls finish, then the server closes",
+          end.code == OK and closes_after_goaway(connection), end)
 
     connection = Connection(server.address)
     connection.socket.shutdown(socket.SHUT_WR)
@@ -160,6 +163,17 @@ def check_client_settings_and_goaway(server):
     except EOFError:
         closed = True
     check("A client that half-closes ends the connection", closed)
+
+
+def closes_after_goaway(connection):
+    """Whether the server closes the connection, sending at most its own GOAWAY(OK) first."""
+    try:
+        while True:
+            frame_type, _, _, payload = connection.read_frame()
+            if frame_type != GOAWAY or GoAway(payload).code != OK:
+                return False
+    except EOFError:
+        return True
 
 
 def check_goaway(name, connection, code, text=None):

@@ -208,6 +208,15 @@ import Wire
         #expect(machine.endCall(StreamID(1), now: 2) == (1, .close(.peerClosed, farewell: [])))
     }
 
+    /// With no call open the peer's GOAWAY closes at once, and as above without a GOAWAY back.
+    @Test func peerGoAwayWithNoCallOpenClosesAtOnce() {
+        var machine = handshaken()
+        #expect(
+            machine.frameReceived(.goAway(GoAway(lastStreamID: .connection, code: .ok)), now: 1)
+                == .close(.peerClosed, farewell: [])
+        )
+    }
+
     @Test(arguments: [WireError.unsupportedVersion(9), .badMagic, .unknownFrameType(0x33)])
     func decodingFailuresCloseWithTheRightFarewell(error: WireError) {
         var machine = Machine(configuration: Self.configuration, now: 0)

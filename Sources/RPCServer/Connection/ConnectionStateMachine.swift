@@ -188,7 +188,8 @@ public struct ConnectionStateMachine<Call> {
             return .none
         case .goAway:
             peerIsGoingAway = true
-            return openStreams.isEmpty ? close(.peerClosed) : .none
+            // As when its last call ends (endCall): a peer that is leaving needs no GOAWAY back.
+            return openStreams.isEmpty ? close(.peerClosed, farewell: []) : .none
         }
     }
 
