@@ -29,7 +29,9 @@ public typealias BrowseEvent = Home_V1_BrowseEvent
 ///
 /// Everything goes over one connection: answers and reports count only on the connection that
 /// holds the accessory's link. When the connection drops, the stream ends with UNAVAILABLE and the
-/// accessory is unreachable until it attaches again (on a new client).
+/// accessory is unreachable until it attaches again (on a new client). So does a connection that
+/// has used every stream id (2^32 − 1 calls: ids never repeat on a connection), which this client
+/// closes as its next answer or report fails: the accessory attaches again on a new client.
 public final class AccessoryLinkClient: Sendable {
     private let rpc: RPCClient
     /// Each unary call's deadline.
@@ -177,7 +179,15 @@ public final class AccessoryLinkClient: Sendable {
     /// once: no task per answer.
     public func answerWithoutWaiting(_ command: UInt64, hapStatus: Int32 = 0, value: CharacteristicValue? = nil) {
         guard let request = try? ProtoCall.encode(Self.answerRequest(command, hapStatus, value)) else { return }
-        rpc.unary(Self.service + "AnswerCommand", request: request, timeout: timeout) { _ in }
+        rpc.unary(Self.service + "AnswerCommand", request: request, timeout: timeout) { [rpc] result in
+            if case .failure(.streamIDsExhausted) = result { Self.endLink(of: rpc) }
+        }
+    }
+
+    /// The link's connection can carry no more answers or reports: closing it ends the link with
+    /// UNAVAILABLE, which tells the accessory to attach again.
+    private static func endLink(of rpc: RPCClient) {
+        Task { await rpc.close() }
     }
 
     private static func answerRequest(
@@ -222,14 +232,19 @@ public final class AccessoryLinkClient: Sendable {
         _ request: Request,
         _ response: Response.Type
     ) async throws(HomeClientError) -> Response {
-        try await ProtoCall.unary(
-            rpc,
-            Self.service + method,
-            request,
-            returning: Response.self,
-            timeout: timeout,
-            metadata: []
-        )
+        do {
+            return try await ProtoCall.unary(
+                rpc,
+                Self.service + method,
+                request,
+                returning: Response.self,
+                timeout: timeout,
+                metadata: []
+            )
+        } catch {
+            if error.usedUpStreamIDs { Self.endLink(of: rpc) }
+            throw error
+        }
     }
 }
 

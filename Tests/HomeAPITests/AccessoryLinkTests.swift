@@ -1,10 +1,11 @@
 import Foundation
 import HomeClient
 import HomeProto
-import RPCClient
 import SwiftProtobuf
 import Testing
 import Wire
+
+@testable import RPCClient
 
 /// The accessory face against a real `homed`, with simulated accessories over real sockets.
 @Suite struct AccessoryLinkTests {
@@ -80,6 +81,30 @@ import Wire
         try await SimulatedAccessory(bridge(), setupCode: Simulators.setupCode, link: wide).start()
         await narrow.close()
         await wide.close()
+    }
+
+    /// Answers travel on the link's connection, so a link whose connection used its last stream id
+    /// ends (and the accessory is unreachable until it attaches again) instead of leaving every
+    /// later command to time out.
+    @Test func aLinkWhoseConnectionUsedEveryStreamIDEnds() async throws {
+        let server = try await HomedProcess.launch(arguments: ["--accessory-timeout", "3000"])
+        let owner = server.client()
+        let home = owner.home(try await owner.addHome(named: "Home").id.uuid)
+        var nearTheEnd = ClientConnection.Configuration()
+        nearTheEnd.firstStreamID = UInt32.max - 1
+        let link = try await AccessoryLinkClient.connect(to: server.endpoint, connection: nearTheEnd)
+        let lamp = SimulatedAccessory(Advertised.bulb("Lamp"), setupCode: Simulators.setupCode, link: link)
+        try await lamp.start()  // Advertise: the last stream id but one
+        let on = try await home.addAccessory(await lamp.id, setupCode: Simulators.setupCode)[0]
+            .characteristic(Advertised.on).id.uuid
+        _ = await lamp.paired()
+        try await home.writeCharacteristic(on, .bool(true))  // answered on the last id
+        await expectFailure(.unavailable, 4, "a command whose answer had no stream id left") {
+            _ = try await home.writeCharacteristic(on, .bool(false))
+        }
+        #expect(try await home.get().accessories.map(\.reachable) == [false])
+        await link.close()
+        await owner.close()
     }
 
     @Test func aSilentAccessoryTimesOutAndTheServerKeepsServing() async throws {
