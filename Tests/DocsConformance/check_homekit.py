@@ -1,7 +1,7 @@
 """Checks a real homed against the HomeKit rules of ../shared/HOMEKIT.md that docs/API.md promises to
 keep, as an audit written from those rules would: bridges, rooms and zones, characteristic
-properties, action sets, timer triggers and a guest's rights, each with the HomeKit code the rule
-gives. The client is docs_client.py (written from the documents only).
+properties, services (associated types, names), service groups, action sets, timer triggers, members
+and a guest's rights, each with the HomeKit code the rule gives. The client is docs_client.py (written from the documents only).
 
 Usage: check_homekit.py HOMED  (starts HOMED in a temporary directory). Exit status 1 if any check
 failed.
@@ -12,11 +12,12 @@ import uuid
 
 from docs_client import Connection, bearer, decode, field_bytes, field_varint
 from harness import (ACCOUNTS, HOME, OK, advertise, answer_commands, bridge, characteristic_ids, check,
-                     message_field, pair, read_messages, run_checks)
+                     message_field, pair, read_messages, run_checks, sensor_and_switch, uuid_type)
 
 HAP_COMMUNICATION_FAILURE = -70402
 BRIGHTNESS, IDENTIFY, NAME = 0x08, 0x14, 0x23
-LIGHTBULB, ACCESSORY_INFORMATION = 0x43, 0x3E
+LIGHTBULB, ACCESSORY_INFORMATION, SWITCH, CONTACT_SENSOR = 0x43, 0x3E, 0x49, 0x80
+FAN, DOOR, WINDOW = 0x40, 0x81, 0x8B
 MINUTE, HOUR, DAY = 60_000, 3_600_000, 86_400_000
 
 
@@ -78,6 +79,41 @@ def check_bridges(server, home):
           end.code == OK and rooms[bridge_id] == room_for_entire_home and zone.get(3, []) == [], (rooms, zone))
     accessories = {decode(accessory)[1][0]: decode(accessory) for accessory in state[8]}
     return link, lamp_ids, characteristic_ids(accessories[lamp_ids[0]])
+
+
+def check_services(server, home):
+    """Services: the associated-type rules, names unique in the home; service groups; zones."""
+    link, description = advertise(server, sensor_and_switch("Porch"), "357-24-681")
+    pair(home.owner, link, home.id, description[1][0], "357-24-681")
+    accessory = decode(next(item for item in home.state()[8] if decode(item)[1][0] == description[1][0]))
+    services = {int(decode(service)[3][0][:8], 16): decode(service)[1][0] for service in accessory[13]}
+    switch, contact = services[SWITCH], services[CONTACT_SENSOR]
+    lamp_service = next(decode(service)[1][0] for accessory in home.state()[8] for service in decode(accessory).get(13, [])
+                        if int(decode(service)[3][0][:8], 16) == LIGHTBULB)
+    for name, service, associated, code in [
+            ("a Switch as a Fan (a type with On)", switch, FAN, None),
+            ("a Switch as a Door: 62", switch, DOOR, 62),
+            ("a ContactSensor as a Window", contact, WINDOW, None),
+            ("a ContactSensor as a Lightbulb: 62", contact, LIGHTBULB, 62),
+            ("a Lightbulb as a Fan (only Outlet, Switch and ContactSensor have one): 62", lamp_service, FAN, 62)]:
+        _, end = home.call("UpdateAssociatedServiceType", field_bytes(2, service) + field_bytes(3, uuid_type(associated)))
+        check("Associated service type: " + name, end.homekit_code == code and (code is not None or end.code == OK), end)
+    _, end = home.call("RenameService", field_bytes(2, switch) + field_bytes(3, "upstairs"))
+    check("Renaming a service to a name in use in the home (a zone's): 31", end.homekit_code == 31, end)
+    _, end = home.call("RenameService", field_bytes(2, switch) + field_bytes(3, "Porch  switch"))
+    check("Renaming a service to its own name (case and spaces aside): 33", end.homekit_code == 33, end)
+
+    group = home.add("AddServiceGroup", "Outside")
+    _, first = home.call("AddServiceToGroup", field_bytes(2, group) + field_bytes(3, switch))
+    _, again = home.call("AddServiceToGroup", field_bytes(2, group) + field_bytes(3, switch))
+    check("Adding a service to a group twice: 1", first.code == OK and again.homekit_code == 1, (first, again))
+    _, end = home.call("RemoveServiceFromGroup", field_bytes(2, group) + field_bytes(3, contact))
+    check("Removing a service that is not in the group: 2", end.homekit_code == 2, end)
+    zone = home.add("AddZone", "Garden")
+    room = home.add("AddRoom", "Shed")
+    _, first = home.call("AddRoomToZone", field_bytes(2, zone) + field_bytes(3, room))
+    _, again = home.call("AddRoomToZone", field_bytes(2, zone) + field_bytes(3, room))
+    check("Adding a room to a zone twice: 1", first.code == OK and again.homekit_code == 1, (first, again))
 
 
 def check_characteristics(home, characteristics):
@@ -164,7 +200,17 @@ def check_guest(server, home, link, lamp_ids, evening):
     response, _ = home.owner.unary(ACCOUNTS + "IssueToken", field_bytes(1, account_id))
     guest = Connection(server.address)
     guest.unary(HOME + "ListHomes", metadata=bearer(decode(response)[2][0].decode()))
-    home.call("AddUser", field_bytes(2, account_id))
+    _, end = home.call("AddUser", field_bytes(2, account_id))
+    _, again = home.call("AddUser", field_bytes(2, account_id))
+    check("Adding a member twice: 1", end.code == OK and again.homekit_code == 1, (end, again))
+    _, end = home.call("AddUser", field_bytes(2, uuid.uuid4().bytes))
+    check("Adding an account that does not exist: 2", end.homekit_code == 2, end)
+    response, _ = home.owner.unary(ACCOUNTS + "WhoAmI")
+    owner_id = message_field(response, 1)[1][0]
+    for method, request in [("RemoveUser", field_bytes(2, owner_id)),
+                            ("UpdateUserAccess", field_bytes(2, owner_id) + field_varint(3, 0))]:
+        _, end = home.call(method, request)
+        check("%s on the home's creator: 48" % method, end.homekit_code == 48, end)
     for name, method, request in [("executes an action set", "ExecuteActionSet", field_bytes(2, evening)),
                                   ("identifies an accessory", "IdentifyAccessory", field_bytes(2, lamp_ids[1]))]:
         accessory = answer_commands(link, [0])
@@ -185,6 +231,7 @@ def check_everything(server):
     home = Home(server)
     link, lamp_ids, characteristics = check_bridges(server, home)
     check_characteristics(home, characteristics)
+    check_services(server, home)
     evening = check_action_sets(home, link, characteristics)
     check_triggers(home, evening)
     check_guest(server, home, link, lamp_ids, evening)

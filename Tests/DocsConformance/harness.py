@@ -132,6 +132,16 @@ def lamp(name):
                           + field_bytes(7, characteristic(0x08, field_varint(2, 50)))))
 
 
+def sensor_and_switch(name):
+    """An AccessoryDescription: a Switch (0x49: On) and a ContactSensor (0x80: ContactSensorState)."""
+    return (field_bytes(2, name) + field_varint(3, 8) + field_bytes(4, "Acme") + field_bytes(5, "S1")
+            + accessory_information(name, "S1")
+            + field_bytes(8, field_bytes(2, uuid_type(0x49)) + field_bytes(3, name + " Switch")
+                          + field_bytes(7, characteristic(0x25, field_varint(1, 0))))
+            + field_bytes(8, field_bytes(2, uuid_type(0x80)) + field_bytes(3, name + " Contact")
+                          + field_bytes(7, characteristic(0x6A, field_varint(2, 0)))))
+
+
 def bridge(name, bridged_names):
     """A bridge (category 2) with a lamp behind it for each name."""
     return (field_bytes(2, name) + field_varint(3, 2) + field_bytes(4, "Acme") + field_bytes(5, "B1")
