@@ -7,6 +7,7 @@ Usage: check_homekit.py HOMED  (starts HOMED in a temporary directory). Exit sta
 failed.
 """
 
+import threading
 import time
 import uuid
 
@@ -14,7 +15,7 @@ from docs_client import Connection, bearer, decode, field_bytes, field_varint
 from harness import (ACCOUNTS, HOME, OK, advertise, answer_commands, bridge, characteristic_ids, check,
                      message_field, pair, read_messages, run_checks, sensor_and_switch, uuid_type)
 
-HAP_COMMUNICATION_FAILURE = -70402
+HAP_COMMUNICATION_FAILURE, HAP_BUSY = -70402, -70403
 BRIGHTNESS, IDENTIFY, NAME = 0x08, 0x14, 0x23
 LIGHTBULB, ACCESSORY_INFORMATION, SWITCH, CONTACT_SENSOR = 0x43, 0x3E, 0x49, 0x80
 FAN, DOOR, WINDOW = 0x40, 0x81, 0x8B
@@ -159,6 +160,35 @@ def check_action_sets(home, link, characteristics):
     return evening
 
 
+def check_executions(server, home, link, lamp_ids):
+    """An action set over both lamps behind the bridge: partial success (64) and a second execution
+    while the first waits for the accessory (65)."""
+    lamps = {decode(accessory)[1][0]: characteristic_ids(decode(accessory)) for accessory in home.state()[8]}
+    both = home.add("AddActionSet", "Both Lamps")
+    for lamp, value in zip(lamp_ids, [20, 40]):
+        action = field_bytes(2, lamps[lamp][(LIGHTBULB, BRIGHTNESS)]) + field_bytes(3, field_varint(2, value))
+        home.call("AddAction", field_bytes(2, both) + field_bytes(3, action))
+    accessory = answer_commands(link, [0, HAP_BUSY])
+    _, end = home.call("ExecuteActionSet", field_bytes(2, both), timeout_ms=3000)
+    accessory.join()
+    codes = sorted(decode(result).get(2, [0])[0] for result in end.details.get(5, []))
+    check("An execution where one write of two failed: 64, with a result per action (0 and 14)",
+          end.homekit_code == 64 and codes == [0, 14], (end, codes))
+
+    first = {}
+    other = server.owner()
+    executing = threading.Thread(target=lambda: first.update(
+        end=home.call("ExecuteActionSet", field_bytes(2, both), connection=other, timeout_ms=5000)[1]))
+    executing.start()
+    time.sleep(0.3)  # its two writes are out, unanswered
+    _, end = home.call("ExecuteActionSet", field_bytes(2, both))
+    accessory = answer_commands(link, [0, 0])
+    accessory.join()
+    executing.join()
+    check("Executing an action set while it executes: 65; the first execution then succeeds",
+          end.homekit_code == 65 and first["end"].code == OK, (end, first))
+
+
 def check_triggers(home, evening):
     next_hour = int(time.time() * 1000) // MINUTE * MINUTE + HOUR
 
@@ -233,6 +263,7 @@ def check_everything(server):
     check_characteristics(home, characteristics)
     check_services(server, home)
     evening = check_action_sets(home, link, characteristics)
+    check_executions(server, home, link, lamp_ids)
     check_triggers(home, evening)
     check_guest(server, home, link, lamp_ids, evening)
 
