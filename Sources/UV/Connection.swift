@@ -64,6 +64,12 @@ public final class Connection {
     public private(set) var isReading = false
     private var closeError: UVError?
     private var closesWhenFlushed = false
+    /// Set by ``closeWhenWritesFlushed()``: from then on input is read and dropped, never delivered.
+    private var discardsInput = false
+    /// While a flushed connection waits for its peer to close (``closeWhenWritesFlushed()``).
+    private var lingerTimer: LoopTimer?
+    /// How long a flushed connection waits for its peer's end of input before closing anyway.
+    static let lingerLimit: Duration = .milliseconds(500)
 
     /// Initialises an unconnected handle of `kind` on `loop`.
     init(loop: EventLoop, kind: Kind) {
@@ -194,7 +200,7 @@ public final class Connection {
             close(error: UVError(code: status))
         } else if pendingWriteByteCount == 0 {
             if closesWhenFlushed {
-                close()
+                finishAfterFlush()
             } else {
                 delegate?.connectionDidFlushWrites(self)
             }
@@ -203,6 +209,10 @@ public final class Connection {
 
     /// Called by libuv after a read: bytes, end of input or an error.
     func readCompleted(count: Int, buffer: UnsafeMutablePointer<CChar>?) {
+        if discardsInput {
+            if count < 0 { close() }  // the peer's end of input (or an error): nothing is left to wait for
+            return
+        }
         if count > 0, let buffer {
             let bytes = UnsafeBufferPointer(
                 start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self),
@@ -218,17 +228,40 @@ public final class Connection {
         // count == 0 is EAGAIN: nothing to do.
     }
 
-    /// Closes once every queued write has reached the kernel (at once if none is queued).
-    /// Reading stops now.
+    /// Closes once every queued write has reached the peer's side: the delegate gets no more input,
+    /// and the written bytes are followed by end of input (a half-close). Then the connection waits
+    /// for the peer's own end of input, at most ``lingerLimit``, reading and dropping what the peer
+    /// still sends: closing a socket with unread input makes the kernel reset the connection, and a
+    /// reset can discard the last bytes written (a GOAWAY saying why) before the peer reads them.
     public func closeWhenWritesFlushed() {
         loop.assertOnLoopThread()
-        guard state == .open else { return }
-        stopReading()
-        if pendingWriteByteCount == 0 {
-            close()
-        } else {
-            closesWhenFlushed = true
+        guard state == .open, !closesWhenFlushed else { return }
+        closesWhenFlushed = true
+        discardsInput = true
+        if !isReading {
+            do {
+                try uvCheck(uv_read_start(stream, Trampolines.allocate, Trampolines.read))
+                isReading = true
+            } catch {
+                close(error: error)
+                return
+            }
         }
+        if pendingWriteByteCount == 0 { finishAfterFlush() }
+    }
+
+    /// Half-closes the flushed connection and gives the peer ``lingerLimit`` to close its side.
+    private func finishAfterFlush() {
+        guard state == .open, lingerTimer == nil else { return }
+        let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
+        guard uv_shutdown(request, stream, Trampolines.shutDown) == 0 else {
+            request.deallocate()
+            close()
+            return
+        }
+        let timer = LoopTimer(loop: loop)
+        timer.start(after: Self.lingerLimit) { [weak self] in self?.close() }
+        lingerTimer = timer
     }
 
     /// The local address (for TCP, with the port the system chose).
@@ -282,6 +315,8 @@ public final class Connection {
         state = .closing
         isReading = false
         closeError = error
+        lingerTimer?.close()
+        lingerTimer = nil
         uv_close(stream.asHandle, Trampolines.closed)
     }
 }

@@ -37,6 +37,12 @@ enum Trampolines {
         }
     }
 
+    /// uv_shutdown_cb: the half-close of ``Connection/closeWhenWritesFlushed()`` is done (or was
+    /// cancelled by the close); the connection's linger timer or the peer's end of input closes it.
+    static let shutDown: uv_shutdown_cb = { request, _ in
+        request?.deallocate()
+    }
+
     static let connected: uv_connect_cb = { request, status in
         guard let request else { return }
         ConnectRequest.complete(request, status: status)

@@ -5,9 +5,11 @@ Usage: check_docs.py HOMED  (starts HOMED in a temporary directory on a free loo
 the second start checks what must survive a restart). Exit status 1 if any check failed.
 """
 
+import os
 import signal
 import socket
 import struct
+import tempfile
 import time
 import uuid
 
@@ -15,7 +17,7 @@ from docs_client import (CALL_END, CALL_START, CANCEL, CREDIT, END_STREAM, GOAWA
                          CallEnd, Connection, GoAway, bearer, call_start, decode, field_bytes, field_varint, frame,
                          settings_frame)
 from harness import (ACCOUNTS, ALREADY_EXISTS, DEADLINE_EXCEEDED, HOME, INVALID_ARGUMENT, LINK, NOT_FOUND, OK,
-                     PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAUTHENTICATED, UNAVAILABLE, UNIMPLEMENTED,
+                     PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAUTHENTICATED, UNAVAILABLE, UNIMPLEMENTED, Server,
                      advertise, answer_commands, characteristic_ids, check, lamp, message_field, pair, read_messages,
                      run_checks)
 
@@ -192,6 +194,73 @@ def check_goaway(name, connection, code, text=None):
     except EOFError:
         closed = True
     check(name, away.code == code and (text is None or text in away.message) and closed, (away, closed))
+
+
+def check_liveness(binary):
+    """Liveness and limits (PROTOCOL.md, "Liveness", "Connection lifecycle"), against a homed of
+    their own with short timeouts, a connection limit of 3 and a Unix-domain socket."""
+    with tempfile.TemporaryDirectory() as directory:
+        socket_path = os.path.join(directory, "homed.sock")
+        server = Server(binary, directory, ["--keepalive-interval", "1", "--keepalive-timeout", "1",
+                                            "--handshake-timeout", "1", "--request-timeout", "1",
+                                            "--idle-timeout", "4", "--max-connections", "3",
+                                            "--unix-socket", socket_path])
+        server.start()
+        try:
+            local = Connection(socket_path)
+            _, end = local.unary("home.v1.Health/Check")
+            check("Transport: the Unix-domain socket speaks the same protocol", end.code == OK, end)
+            others = [Connection(server.address), Connection(server.address)]
+            refused = Connection(server.address, handshake=False)
+            refused.send(PREFACE + settings_frame([]))
+            refused.read_server_preface()
+            check_goaway("Connection lifecycle: a connection over the server's limit gets its preface and "
+                         "GOAWAY(RESOURCE_EXHAUSTED, \"too many connections\")", refused, RESOURCE_EXHAUSTED,
+                         "too many connections")
+            for connection in [local] + others:
+                connection.close()
+            time.sleep(0.2)
+
+            silent = socket.create_connection(server.address)
+            silent.settimeout(5)
+            started = time.monotonic()
+            check("Handshake timeout: a connection that sends nothing is closed without an answer",
+                  silent.recv(100) == b"" and time.monotonic() - started < 3)
+            half = Connection(server.address, handshake=False)
+            half.send(PREFACE)
+            half.read_server_preface()
+            check_goaway("Handshake timeout: a preface without SETTINGS gets GOAWAY(DEADLINE_EXCEEDED, "
+                         "\"handshake timeout\")", half, DEADLINE_EXCEEDED, "handshake timeout")
+
+            waiting = Connection(server.address)
+            stream = waiting.allocate_stream()
+            started = time.monotonic()
+            waiting.send(call_start(stream, "home.v1.Health/Check"))
+            _, end = waiting.collect([stream])[stream]
+            check("Request timeout: a call whose request does not come ends DEADLINE_EXCEEDED (1 s here)",
+                  end.code == DEADLINE_EXCEEDED and 0.5 < time.monotonic() - started < 3, end)
+            waiting.close()
+
+            deaf = Connection(server.address)
+            frame_type, _, _, payload = deaf.read_frame()
+            check("Keepalive: a silent connection gets a PING (after 1 s here)", frame_type == PING, frame_type)
+            check_goaway("Keepalive: a PING without PONG ends in GOAWAY(DEADLINE_EXCEEDED, \"keepalive timeout: "
+                         "no PONG\")", deaf, DEADLINE_EXCEEDED, "keepalive timeout")
+
+            idle = Connection(server.address)
+            started = time.monotonic()
+            away = None
+            while away is None:
+                frame_type, _, _, payload = idle.read_frame()
+                if frame_type == PING:
+                    idle.send(frame(PONG, 0, 0, payload))
+                elif frame_type == GOAWAY:
+                    away = GoAway(payload)
+            check("Idle timeout: a connection without calls, answering PINGs, gets GOAWAY(OK, \"idle timeout\")",
+                  away.code == OK and "idle timeout" in away.message and 3 < time.monotonic() - started < 8, away)
+        finally:
+            server.process.kill()
+            server.process.wait()
 
 
 # ---- docs/API.md ----
@@ -566,6 +635,7 @@ def check_after_restart(server, home_id, rooms_before, key, request, first, refu
 
 
 def check_everything(server):
+    check_liveness(server.binary)
     server.start()
     check_framing(server)
     home_id, room_id = check_accounts_and_homes(server)

@@ -131,7 +131,12 @@ class Connection:
     """One connection: the preface and SETTINGS exchange, then calls on odd, growing stream ids."""
 
     def __init__(self, address, initial_stream_credit=64, max_frame_size=16 * 1024 * 1024, handshake=True):
-        self.socket = socket.create_connection(address)
+        """address: (host, port) for TCP, or a path for a Unix-domain socket."""
+        if isinstance(address, str):
+            self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.socket.connect(address)
+        else:
+            self.socket = socket.create_connection(address)
         self.socket.settimeout(10)
         self.buffer = b""
         self.set_aside = []

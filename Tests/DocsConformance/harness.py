@@ -34,13 +34,16 @@ def free_port():
 
 
 class Server:
-    def __init__(self, binary, directory):
+    """A homed of the checks' own: `arguments` are more of its options."""
+
+    def __init__(self, binary, directory, arguments=()):
         self.binary, self.directory, self.port = binary, directory, free_port()
         self.address = ("127.0.0.1", self.port)
+        self.arguments = list(arguments)
 
     def start(self):
         log = open(os.path.join(self.directory, "homed.log"), "ab")
-        self.process = subprocess.Popen([self.binary, "--port", str(self.port)], cwd=self.directory,
+        self.process = subprocess.Popen([self.binary, "--port", str(self.port)] + self.arguments, cwd=self.directory,
                                         stdout=log, stderr=log)
         for _ in range(200):
             if self.process.poll() is not None:
@@ -89,8 +92,10 @@ def run_checks(body):
         try:
             body(server)
         except Exception:
-            with open(os.path.join(directory, "homed.log"), errors="replace") as log:
-                sys.stderr.write(log.read()[-4000:])
+            log_path = os.path.join(directory, "homed.log")
+            if os.path.exists(log_path):
+                with open(log_path, errors="replace") as log:
+                    sys.stderr.write(log.read()[-4000:])
             raise
         finally:
             if getattr(server, "process", None) and server.process.poll() is None:

@@ -175,6 +175,33 @@ import Wire
         #expect(test.server.metrics.connectionsRejected == 1)
     }
 
+    /// A real client sends its preface and SETTINGS as it connects, so they wait unread when the
+    /// server rejects it: the rejection must still arrive whole (a close with unread input would
+    /// make the kernel reset the connection and could discard the GOAWAY). The client here is a
+    /// plain blocking socket that speaks before the server's loop has even accepted it.
+    @Test func aRejectedClientThatSpokeFirstStillGetsTheGoAway() throws {
+        let test = try TestServer { $0.maxConnections = 1 }
+        let first = try test.connectClient()
+        guard case .tcp(_, let port) = test.endpoint else { throw UVError.invalidArgument }
+        let socket = BlockingSocket(port: port)
+        defer { socket.close() }
+        socket.send(RawPeer.handshake())
+        test.loop.run(until: { test.server.metrics.connectionsRejected == 1 })
+        var decoder = FrameDecoder(maxFrameSize: WireLimits.defaultMaxFrameSize, expectsPreface: true)
+        let (bytes, error) = socket.receiveUntilClosed()
+        #expect(error == 0, "the connection was reset (errno \(error)) after \(bytes.count) bytes")
+        decoder.append(contentsOf: bytes)
+        var frames: [Frame] = []
+        while let frame = try decoder.nextFrame() { frames.append(frame) }
+        #expect(frames.first == .preface(Preface()))
+        #expect(
+            frames.last
+                == .goAway(GoAway(lastStreamID: .connection, code: .resourceExhausted, message: "too many connections"))
+        )
+        first.close()
+        try test.shutDown()
+    }
+
     @Test func clientThatNeverReadsCostsBoundedMemory() throws {
         let test = try TestServer()
         let peer = try RawPeer.connect(to: test.endpoint, loop: test.loop)
@@ -401,5 +428,47 @@ import Wire
         #expect((try? results["after"]?.get()) == [4])
         client.close()
         try test.shutDown()
+    }
+}
+
+/// A blocking TCP client on the POSIX API: it can connect and send before any event loop runs.
+private struct BlockingSocket {
+    let descriptor: Int32
+
+    init(port: Int) {
+        descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        precondition(connected == 0, "connect failed: errno \(errno)")
+    }
+
+    func send(_ bytes: [UInt8]) {
+        let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, 0) }
+        precondition(sent == bytes.count, "send failed: errno \(errno)")
+    }
+
+    /// Everything until the peer's end of input, and the errno that ended it early (0 for none).
+    func receiveUntilClosed() -> (bytes: [UInt8], error: Int32) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return (received, 0) }
+            if count < 0 { return (received, errno) }
+            received += buffer[0..<count]
+        }
+    }
+
+    func close() {
+        _ = Glibc.close(descriptor)
     }
 }

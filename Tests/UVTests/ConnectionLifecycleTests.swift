@@ -79,10 +79,11 @@ final class RecordingServer: ListenerDelegate {
                 partialAtEndOfInput = readers[key]!.bufferedByteCount
                 connection.close()
             }
-            delegate.onClose = { loop.stop() }
         }
         let listener = try Listener.listen(on: .tcp(host: "127.0.0.1", port: 0), loop: loop, delegate: server)
         let client = RecordingDelegate()
+        // The client half-closes, then closes once the server's close reaches it.
+        client.onClose = { loop.stop() }
         try Connection.connect(to: listener.endpoint, on: loop) { result in
             guard case .success(let connection) = result else {
                 Issue.record("connect failed")
