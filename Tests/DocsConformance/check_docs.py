@@ -359,6 +359,28 @@ def check_accounts_and_homes(server):
     return home_id, room_id
 
 
+def check_answer_sizes(server):
+    """Answer sizes: an answer larger than the client's MAX_FRAME_SIZE ends its call, not the connection."""
+    owner = server.owner()
+    response, _ = owner.unary(HOME + "AddHome", field_bytes(1, "Large " + uuid.uuid4().hex[:6]))
+    home_id = message_field(response, 1)[1][0]
+    for batch in range(0, 400, 80):  # within MAX_CONCURRENT_STREAMS
+        streams = [owner.start(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Room number %03d of many" % i))
+                   for i in range(batch, batch + 80)]
+        owner.collect(streams)
+    small = Connection(server.address, max_frame_size=16_384)
+    small.unary(HOME + "ListHomes", metadata=bearer(server.owner_token))
+    _, end = small.unary(HOME + "GetHome", field_bytes(1, home_id))
+    _, after = small.unary(HOME + "ListHomes")
+    check("Answer sizes: a home larger than the client's MAX_FRAME_SIZE (16,384): RESOURCE_EXHAUSTED, "
+          "\"exceeds the peer's max frame size\"; the connection goes on",
+          end.code == RESOURCE_EXHAUSTED and "exceeds the peer's max frame size" in end.message and after.code == OK,
+          (end, after))
+    response, end = owner.unary(HOME + "GetHome", field_bytes(1, home_id))
+    check("... and a client that announces 16 MiB reads it (%d bytes)" % len(response or b""),
+          end.code == OK and len(response) > 16_384 and len(message_field(response, 1).get(6, [])) == 400, end)
+
+
 def check_idempotency(server, home_id):
     owner = server.owner()
     key = [("idempotency-key", uuid.uuid4().hex)]
@@ -639,6 +661,7 @@ def check_everything(server):
     server.start()
     check_framing(server)
     home_id, room_id = check_accounts_and_homes(server)
+    check_answer_sizes(server)
     retry = check_idempotency(server, home_id)
     check_subscription(server, home_id)
     check_subscription_options(server, home_id)
