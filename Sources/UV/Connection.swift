@@ -239,13 +239,12 @@ public final class Connection {
         closesWhenFlushed = true
         discardsInput = true
         if !isReading {
-            do {
-                try uvCheck(uv_read_start(stream, Trampolines.allocate, Trampolines.read))
-                isReading = true
-            } catch {
-                close(error: error)
+            // Fails only for a stream that cannot be read any more (its input ended): nothing to wait for.
+            guard uv_read_start(stream, Trampolines.allocate, Trampolines.read) == 0 else {
+                close()
                 return
             }
+            isReading = true
         }
         if pendingWriteByteCount == 0 { finishAfterFlush() }
     }
