@@ -11,7 +11,7 @@ from docs_client import (CALL_END, CANCEL, CREDIT, GOAWAY, MESSAGE, CallEnd, Con
                          field_bytes, field_varint, frame)
 from harness import (ACCOUNTS, ALREADY_EXISTS, DEADLINE_EXCEEDED, HOME, INVALID_ARGUMENT, LINK, NOT_FOUND, OK,
                      PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAUTHENTICATED, UNAVAILABLE, advertise, answer_commands,
-                     characteristic_ids, check, lamp, message_field, pair, read_messages)
+                     characteristic_ids, check, lamp, message_field, new_account, pair, read_messages, subscribe)
 
 
 def check_accounts_and_homes(server):
@@ -78,14 +78,8 @@ def check_accounts_and_homes(server):
     check("CALL_START: 20 calls at once, each answer matched to its call by stream id", matched)
 
     # Roles: a guest and a non-member.
-    response, end = owner.unary(ACCOUNTS + "CreateAccount", field_bytes(1, "Guest " + uuid.uuid4().hex[:4]))
-    account_id = message_field(response, 1)[1][0]
-    response, end = owner.unary(ACCOUNTS + "IssueToken", field_bytes(1, account_id))
-    token = decode(response)
-    secret, token_id = token[2][0].decode(), decode(token[1][0])[1][0]
-    check("IssueToken answers the secret and the token's id", end.code == OK and len(token_id) == 16, end)
-    outsider = Connection(server.address)
-    _, end = outsider.unary(HOME + "ListHomes", metadata=bearer(secret))
+    account_id, token_id, outsider = new_account(server, owner, "Guest " + uuid.uuid4().hex[:4])
+    check("IssueToken answers a secret that authenticates, and the token's id", len(token_id) == 16, token_id)
     _, hidden = outsider.unary(HOME + "GetHome", field_bytes(1, home_id))
     _, missing = outsider.unary(HOME + "GetHome", field_bytes(1, uuid.uuid4().bytes))
     check("Homes in requests: a non-member gets exactly what a home that does not exist gets (NOT_FOUND, 2)",
@@ -150,9 +144,8 @@ def check_idempotency(server, home_id):
 
 def check_subscription(server, home_id):
     subscriber = server.owner(initial_stream_credit=2)
-    stream = subscriber.start(HOME + "Subscribe", field_bytes(1, home_id))
+    stream = subscribe(subscriber, field_bytes(1, home_id))
     writer = server.owner()
-    subscriber.unary("home.v1.Health/Check")  # answered after the Subscribe before it was taken
     for index in range(5):
         writer.unary(HOME + "AddZone", field_bytes(1, home_id) + field_bytes(2, "Zone %d" % index))
     events = read_messages(subscriber, stream, 1.0)
@@ -169,13 +162,6 @@ def check_subscription(server, home_id):
 
 ROOM_ADDED_KIND, HOME_ADDED_FIELD, ROOM_ADDED_FIELD, ZONE_ADDED_FIELD = 15, 103, 115, 118
 SNAPSHOT_FIELD, RESYNC_FIELD, USER_REMOVED_FIELD = 10, 11, 137
-
-
-def subscribe(connection, request):
-    """Opens a Subscribe, waits until the server has taken it, and returns its stream id."""
-    stream = connection.start(HOME + "Subscribe", request)
-    connection.unary("home.v1.Health/Check")
-    return stream
 
 
 def check_subscription_options(server, home_id):
@@ -237,11 +223,7 @@ def check_subscription_options(server, home_id):
               for event in events), events)
     owner.send(frame(CANCEL, 0, stream))
 
-    response, _ = owner.unary(ACCOUNTS + "CreateAccount", field_bytes(1, "Member " + uuid.uuid4().hex[:4]))
-    account_id = message_field(response, 1)[1][0]
-    response, _ = owner.unary(ACCOUNTS + "IssueToken", field_bytes(1, account_id))
-    member = Connection(server.address)
-    member.unary(HOME + "ListHomes", metadata=bearer(decode(response)[2][0].decode()))
+    account_id, _, member = new_account(server, owner, "Member " + uuid.uuid4().hex[:4])
     owner.unary(HOME + "AddUser", field_bytes(1, later) + field_bytes(2, account_id))
     stream = subscribe(member, field_bytes(1, later))
     owner.unary(HOME + "RemoveUser", field_bytes(1, later) + field_bytes(2, account_id))
@@ -357,8 +339,7 @@ def check_accessory_face(server, home_id):
 def check_drain(server, link, attach):
     """Graceful drain: SIGTERM with a subscription and an accessory's link open."""
     owner = server.owner()
-    stream = owner.start(HOME + "Subscribe", b"")
-    owner.unary("home.v1.Health/Check")
+    stream = subscribe(owner, b"")
     server.process.send_signal(signal.SIGTERM)
     away, ended = None, None
     try:

@@ -11,9 +11,10 @@ import threading
 import time
 import uuid
 
-from docs_client import Connection, bearer, decode, field_bytes, field_varint
+from docs_client import decode, field_bytes, field_varint
 from harness import (ACCOUNTS, HOME, OK, advertise, answer_commands, bridge, characteristic_ids, check,
-                     message_field, pair, read_messages, run_checks, sensor_and_switch, uuid_type)
+                     message_field, new_account, pair, read_messages, run_checks, sensor_and_switch, subscribe,
+                     uuid_type)
 
 HAP_COMMUNICATION_FAILURE, HAP_BUSY = -70402, -70403
 BRIGHTNESS, IDENTIFY, NAME = 0x08, 0x14, 0x23
@@ -51,8 +52,7 @@ def check_bridges(server, home):
     bridge_id = description[1][0]
     lamp_ids = [decode(bridged)[1][0] for bridged in description[9]]
     subscriber = server.owner()
-    stream = subscriber.start(HOME + "Subscribe", field_bytes(1, home.id))
-    subscriber.unary("home.v1.Health/Check")
+    stream = subscribe(subscriber, field_bytes(1, home.id))
     end, _ = pair(home.owner, link, home.id, bridge_id, "246-81-357")
     events = [decode(event) for event in read_messages(subscriber, stream, 0.7)]
     added = [decode(decode(event[112][0])[1][0])[1][0] for event in events if 112 in event]
@@ -225,11 +225,7 @@ def check_triggers(home, evening):
 
 
 def check_guest(server, home, link, lamp_ids, evening):
-    response, _ = home.owner.unary(ACCOUNTS + "CreateAccount", field_bytes(1, "Guest " + uuid.uuid4().hex[:5]))
-    account_id = message_field(response, 1)[1][0]
-    response, _ = home.owner.unary(ACCOUNTS + "IssueToken", field_bytes(1, account_id))
-    guest = Connection(server.address)
-    guest.unary(HOME + "ListHomes", metadata=bearer(decode(response)[2][0].decode()))
+    account_id, _, guest = new_account(server, home.owner, "Guest " + uuid.uuid4().hex[:5])
     _, end = home.call("AddUser", field_bytes(2, account_id))
     _, again = home.call("AddUser", field_bytes(2, account_id))
     check("Adding a member twice: 1", end.code == OK and again.homekit_code == 1, (end, again))

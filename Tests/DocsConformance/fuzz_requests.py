@@ -24,8 +24,8 @@ import sys
 import threading
 import uuid
 
-from docs_client import CANCEL, CALL_END, MESSAGE, Connection, bearer, decode, field_bytes, field_varint, frame, varint
-from harness import (ACCOUNTS, HOME, LINK, OK, advertise, check, lamp, message_field, pair, run_checks)
+from docs_client import CANCEL, CALL_END, MESSAGE, decode, field_bytes, field_varint, frame, varint
+from harness import HOME, LINK, OK, advertise, check, lamp, message_field, new_account, pair, run_checks
 
 PROTO_DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto", "home", "v1")
 # Left out of the random choice: they would end the run's fixtures (the home, the accessory) or
@@ -162,12 +162,8 @@ def fuzz(server):
     link, description = advertise(server, lamp("Fuzz Lamp"), "135-79-246")
     pair(owner, link, home_id, description[1][0], "135-79-246")
     threading.Thread(target=answer_forever, args=(link,), daemon=True).start()
-    response, _ = owner.unary(ACCOUNTS + "CreateAccount", field_bytes(1, "Fuzz guest"))
-    guest_id = message_field(response, 1)[1][0]
-    response, _ = owner.unary(ACCOUNTS + "IssueToken", field_bytes(1, guest_id))
+    guest_id, _, guest = new_account(server, owner, "Fuzz guest")
     owner.unary(HOME + "AddUser", field_bytes(1, home_id) + field_bytes(2, guest_id))
-    guest = Connection(server.address)
-    guest.unary(HOME + "ListHomes", metadata=bearer(decode(response)[2][0].decode()))
 
     found = {home_id, guest_id}
     response, _ = owner.unary(HOME + "GetHome", field_bytes(1, home_id))

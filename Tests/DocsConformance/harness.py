@@ -68,6 +68,29 @@ def message_field(response, number):
     return decode(decode(response)[number][0])
 
 
+def subscribe(connection, request):
+    """Opens a Subscribe, waits until the server has taken it (a later call on the connection was
+    answered), and returns its stream id."""
+    stream = connection.start(HOME + "Subscribe", request)
+    connection.unary("home.v1.Health/Check")
+    return stream
+
+
+def new_account(server, owner, name):
+    """An account the owner creates and issues a token for: (its id, the token's id, a connection
+    authenticated with it)."""
+    response, end = owner.unary(ACCOUNTS + "CreateAccount", field_bytes(1, name))
+    assert end.code == OK, end
+    account_id = message_field(response, 1)[1][0]
+    response, end = owner.unary(ACCOUNTS + "IssueToken", field_bytes(1, account_id))
+    assert end.code == OK, end
+    token = decode(response)
+    connection = Connection(server.address)
+    _, end = connection.unary(HOME + "ListHomes", metadata=bearer(token[2][0].decode()))
+    assert end.code == OK, end
+    return account_id, decode(token[1][0])[1][0], connection
+
+
 def read_messages(connection, stream, quiet_seconds):
     """The stream's MESSAGE payloads until nothing arrives for quiet_seconds."""
     messages = []
@@ -156,12 +179,13 @@ def bridge(name, bridged_names):
 
 def characteristic_ids(accessory):
     """{(service type number, characteristic type number): id} of a decoded AccessoryDescription or Accessory."""
-    service_field, type_field, characteristic_field = (13, 3, 9) if 13 in accessory else (8, 2, 7)
+    # Field numbers: services, a service's type, its characteristics, a characteristic's type.
+    services, service_type, characteristics, characteristic_type = (13, 3, 9, 4) if 13 in accessory else (8, 2, 7, 2)
     ids = {}
-    for service in map(decode, accessory.get(service_field, [])):
-        service_type = int(service[type_field][0][:8], 16)
-        for item in map(decode, service.get(characteristic_field, [])):
-            ids[(service_type, int(item[4 if service_field == 13 else 2][0][:8], 16))] = item[1][0]
+    for service in map(decode, accessory.get(services, [])):
+        for item in map(decode, service.get(characteristics, [])):
+            key = (int(service[service_type][0][:8], 16), int(item[characteristic_type][0][:8], 16))
+            ids[key] = item[1][0]
     return ids
 
 

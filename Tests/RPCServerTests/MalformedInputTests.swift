@@ -431,7 +431,8 @@ import Wire
     }
 }
 
-/// A blocking TCP client on the POSIX API: it can connect and send before any event loop runs.
+/// A blocking TCP client on the POSIX API: it can connect and send before any event loop runs,
+/// which a libuv connection (the UV layer, where the product's socket code lives) cannot.
 private struct BlockingSocket {
     let descriptor: Int32
 
