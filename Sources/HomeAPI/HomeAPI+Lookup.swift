@@ -112,10 +112,7 @@ extension HomeAPI {
     func userMessage(_ account: AccountID, in home: HomeID, _ caller: Caller) throws(APIFailure) -> Home_V1_User {
         let users = try attempt { () throws(HomeServiceError) in try store.users(in: home, as: caller.account) }
         guard let user = users.first(where: { $0.account == account }) else {
-            throw APIFailure(
-                HomeServiceError(.notFound, "account \(account) is not a user of the home"),
-                field: "account_id"
-            )
+            throw APIFailure(HomeServiceError(.notFound, "no such user in the home"), field: "user_id")
         }
         return ProtoEncoding.user(user)
     }
@@ -123,10 +120,10 @@ extension HomeAPI {
     func homeSummary(_ home: Home, _ caller: Caller) -> Home_V1_Home {
         ProtoEncoding.home(
             home,
+            caller: caller.account,
             role: home.members[caller.account] ?? .guest,
             primary: store.isPrimaryHome(home.id, for: caller.account),
-            revision: home.revision,
-            owned: home.owner == caller.account
+            revision: home.revision
         )
     }
 }

@@ -438,9 +438,9 @@ extension HomeMethods {
             request,
             caller throws(APIFailure) in
             let home = try api.homeID(request.homeID)
-            let account = try api.accountID(request.accountID)
-            try attempt(object: account.raw, field: "account_id") { () throws(HomeServiceError) in
-                try api.store.removeUser(account, from: home, as: caller.account)
+            let user: UserID = try ProtoDecoding.id(request.userID, "user_id")
+            try attempt(object: user.raw, field: "user_id") { () throws(HomeServiceError) in
+                try api.store.removeUser(user, from: home, as: caller.account)
             }
             return Home_V1_RemoveUserResponse()
         },
@@ -454,10 +454,10 @@ extension HomeMethods {
             request,
             caller throws(APIFailure) in
             let home = try api.homeID(request.homeID)
-            let account = try api.accountID(request.accountID)
-            try attempt(object: account.raw, field: "account_id") { () throws(HomeServiceError) in
+            let user: UserID = try ProtoDecoding.id(request.userID, "user_id")
+            let account = try attempt(object: user.raw, field: "user_id") { () throws(HomeServiceError) in
                 try api.store.updateUserAccess(
-                    account,
+                    user,
                     in: home,
                     role: request.administrator ? .administrator : .guest,
                     as: caller.account

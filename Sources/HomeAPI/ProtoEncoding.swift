@@ -173,7 +173,7 @@ enum ProtoEncoding {
 
     static func user(_ user: HomeStore.HomeUser) -> Home_V1_User {
         var message = Home_V1_User()
-        message.id = data(user.account)
+        message.id = data(user.id)
         message.name = user.name
         message.administrator = user.role == .administrator
         message.owner = user.isOwner
@@ -185,7 +185,7 @@ enum ProtoEncoding {
     }
 
     /// A home's own fields (ListHomes); `view` adds everything in it (GetHome).
-    static func home(_ home: Home, role: HomeRole, primary: Bool, revision: UInt64, owned: Bool) -> Home_V1_Home {
+    static func home(_ home: Home, caller: AccountID, role: HomeRole, primary: Bool, revision: UInt64) -> Home_V1_Home {
         var message = Home_V1_Home()
         message.id = data(home.id)
         message.name = home.name
@@ -197,7 +197,8 @@ enum ProtoEncoding {
         message.roomForEntireHome = room
         message.timeZone = home.timeZone
         message.revision = revision
-        message.owned = owned
+        message.owned = home.owner == caller
+        message.currentUserID = data(UserID(account: caller, home: home.id))
         return message
     }
 
@@ -206,10 +207,10 @@ enum ProtoEncoding {
     static func home(_ view: HomeStore.HomeView, caller: AccountID, includingAccessories: Bool = true) -> Home_V1_Home {
         var message = home(
             view.home,
+            caller: caller,
             role: view.role,
             primary: view.isPrimary,
-            revision: view.home.revision,
-            owned: view.home.owner == caller
+            revision: view.home.revision
         )
         // Grouped once: filtering every accessory per room is rooms × accessories.
         var accessoriesByRoom: [RoomID: [AccessoryID]] = [:]

@@ -88,8 +88,6 @@ public struct HomeChanges: AsyncSequence, Sendable {
         private var revisions: [UUID: UInt64]
         /// The named homes still followed (a home left or removed is not named again).
         private var homes: [UUID]
-        /// The account, to tell when it leaves a home.
-        private var account: UUID?
         private var stream: ResponseStream.AsyncIterator?
         private var failures = 0
         private var readStartingRevisions = false
@@ -137,7 +135,6 @@ public struct HomeChanges: AsyncSequence, Sendable {
 
         /// The stream, or `nil` when no named home is left to follow.
         private mutating func open() async throws(HomeClientError) -> ResponseStream.AsyncIterator? {
-            if account == nil { account = try await client.whoAmI().id.uuid }
             if !options.snapshot && !readStartingRevisions {
                 // Start exactly at each home's committed revision, so a reconnect before the first
                 // event of a home still resumes without a gap.
@@ -175,7 +172,7 @@ public struct HomeChanges: AsyncSequence, Sendable {
             case .homeRemoved?:
                 leave(home)
                 return true
-            case .userRemoved(let removed)? where UUID(data: removed.userID) == account:
+            case .userRemoved(let removed)? where removed.subscriber:
                 leave(home)
                 return true
             default:

@@ -530,14 +530,17 @@ public struct HomeHandle: Sendable {
 
     // MARK: Users
 
-    /// The home's members: name, whether administrator, and which is the owner.
+    /// The home's members: their user ids in this home (never their accounts'), names, whether
+    /// administrator, and which is the owner.
     public func listUsers() async throws(HomeClientError) -> [User] {
         var request = Home_V1_ListUsersRequest()
         request.homeID = id.data
         return try await call("ListUsers", request, Home_V1_ListUsersResponse.self).users
     }
 
-    /// Adds an existing account as a guest or an administrator.
+    /// Adds an existing account as a guest or an administrator. The user it answers with has an id
+    /// of its own in this home, which ``removeUser(_:)`` and ``updateUserAccess(_:administrator:)``
+    /// take.
     @discardableResult
     public func addUser(_ account: UUID, administrator: Bool = false) async throws(HomeClientError) -> User {
         var request = Home_V1_AddUserRequest()
@@ -547,20 +550,21 @@ public struct HomeHandle: Sendable {
         return try await mutate("AddUser", request, Home_V1_AddUserResponse.self).user
     }
 
-    /// Removes a member. The owner cannot be removed (48).
-    public func removeUser(_ account: UUID) async throws(HomeClientError) {
+    /// Removes a member, named by their user id in this home. The owner cannot be removed (48).
+    public func removeUser(_ user: UUID) async throws(HomeClientError) {
         var request = Home_V1_RemoveUserRequest()
         request.homeID = id.data
-        request.accountID = account.data
+        request.userID = user.data
         _ = try await mutate("RemoveUser", request, Home_V1_RemoveUserResponse.self)
     }
 
-    /// Makes a member an administrator or a guest. The owner's access cannot change (48).
+    /// Makes a member (by their user id in this home) an administrator or a guest. The owner's
+    /// access cannot change (48).
     @discardableResult
-    public func updateUserAccess(_ account: UUID, administrator: Bool) async throws(HomeClientError) -> User {
+    public func updateUserAccess(_ user: UUID, administrator: Bool) async throws(HomeClientError) -> User {
         var request = Home_V1_UpdateUserAccessRequest()
         request.homeID = id.data
-        request.accountID = account.data
+        request.userID = user.data
         request.administrator = administrator
         return try await mutate("UpdateUserAccess", request, Home_V1_UpdateUserAccessResponse.self).user
     }

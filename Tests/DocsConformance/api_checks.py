@@ -224,13 +224,18 @@ def check_subscription_options(server, home_id):
     owner.send(frame(CANCEL, 0, stream))
 
     account_id, _, member = new_account(server, owner, "Member " + uuid.uuid4().hex[:4])
-    owner.unary(HOME + "AddUser", field_bytes(1, later) + field_bytes(2, account_id))
+    response, _ = owner.unary(HOME + "AddUser", field_bytes(1, later) + field_bytes(2, account_id))
+    user_id = message_field(response, 1)[1][0]
+    response, _ = member.unary(HOME + "GetHome", field_bytes(1, later))
+    check("Users: a member's User.id is its own in the home, not its account's; Home.current_user_id is the "
+          "caller's", user_id != account_id and len(user_id) == 16 and message_field(response, 1)[16] == [user_id],
+          (user_id, account_id))
     stream = subscribe(member, field_bytes(1, later))
-    owner.unary(HOME + "RemoveUser", field_bytes(1, later) + field_bytes(2, account_id))
+    owner.unary(HOME + "RemoveUser", field_bytes(1, later) + field_bytes(3, user_id))
     messages, end = member.collect([stream])[stream]
-    check("Membership: a member removed gets UserRemoved with its id, then the stream ends OK",
-          end.code == OK and len(messages) == 1 and decode(decode(messages[0])[USER_REMOVED_FIELD][0])[1]
-          == [account_id], (end, messages))
+    check("Membership: a member removed gets UserRemoved with its user id and subscriber set, then the stream "
+          "ends OK", end.code == OK and len(messages) == 1
+          and decode(decode(messages[0])[USER_REMOVED_FIELD][0]) == {1: [user_id], 2: [1]}, (end, messages))
 
 
 def check_accessory_face(server, home_id):

@@ -12,7 +12,7 @@ import time
 import uuid
 
 from docs_client import decode, field_bytes, field_varint
-from harness import (ACCOUNTS, HOME, OK, advertise, answer_commands, bridge, characteristic_ids, check,
+from harness import (HOME, OK, advertise, answer_commands, bridge, characteristic_ids, check,
                      message_field, new_account, pair, read_messages, run_checks, sensor_and_switch, subscribe,
                      uuid_type)
 
@@ -226,15 +226,24 @@ def check_triggers(home, evening):
 
 def check_guest(server, home, link, lamp_ids, evening):
     account_id, _, guest = new_account(server, home.owner, "Guest " + uuid.uuid4().hex[:5])
-    _, end = home.call("AddUser", field_bytes(2, account_id))
+    response, end = home.call("AddUser", field_bytes(2, account_id))
     _, again = home.call("AddUser", field_bytes(2, account_id))
     check("Adding a member twice: 1", end.code == OK and again.homekit_code == 1, (end, again))
+    user_id = message_field(response, 1)[1][0]
+    other, _ = home.owner.unary(HOME + "AddHome", field_bytes(1, "Elsewhere " + uuid.uuid4().hex[:5]))
+    other_id = message_field(other, 1)[1][0]
+    response, _ = home.owner.unary(HOME + "AddUser", field_bytes(1, other_id) + field_bytes(2, account_id))
+    elsewhere = message_field(response, 1)[1][0]
+    check("A user's id is never the account's (its login identity), and differs from home to home",
+          len({user_id, elsewhere, account_id}) == 3 and len(user_id) == 16, (user_id, elsewhere, account_id))
+    _, end = home.call("RemoveUser", field_bytes(3, account_id))
+    check("RemoveUser naming the account's id instead of the user's: 2", end.homekit_code == 2, end)
     _, end = home.call("AddUser", field_bytes(2, uuid.uuid4().bytes))
     check("Adding an account that does not exist: 2", end.homekit_code == 2, end)
-    response, _ = home.owner.unary(ACCOUNTS + "WhoAmI")
-    owner_id = message_field(response, 1)[1][0]
-    for method, request in [("RemoveUser", field_bytes(2, owner_id)),
-                            ("UpdateUserAccess", field_bytes(2, owner_id) + field_varint(3, 0))]:
+    response, _ = home.call("GetHome")
+    owner_id = message_field(response, 1)[16][0]
+    for method, request in [("RemoveUser", field_bytes(3, owner_id)),
+                            ("UpdateUserAccess", field_bytes(4, owner_id) + field_varint(3, 0))]:
         _, end = home.call(method, request)
         check("%s on the home's creator: 48" % method, end.homekit_code == 48, end)
     for name, method, request in [("executes an action set", "ExecuteActionSet", field_bytes(2, evening)),
@@ -246,7 +255,7 @@ def check_guest(server, home, link, lamp_ids, evening):
     for method, request in [("AddActionSet", field_bytes(2, "Mine")),
                             ("RenameAccessory", field_bytes(2, lamp_ids[0]) + field_bytes(3, "Mine")),
                             ("AddRoom", field_bytes(2, "Mine")),
-                            ("RemoveUser", field_bytes(2, account_id)),
+                            ("RemoveUser", field_bytes(3, user_id)),
                             ("RemoveAccessory", field_bytes(2, lamp_ids[0]))]:
         _, end = home.call(method, request, connection=guest)
         check("A guest calling %s: 17" % method, end.homekit_code == 17, end)

@@ -180,12 +180,12 @@ import Wire
         did("RemoveActionSetFromTrigger")
 
         // Users.
-        try await home.addUser(alice.id.uuid)
-        try await home.addUser(bob.id.uuid)
+        let aliceUser = try await home.addUser(alice.id.uuid)
+        let bobUser = try await home.addUser(bob.id.uuid)
         did("AddUser")
-        #expect(try await home.updateUserAccess(alice.id.uuid, administrator: true).administrator)
+        #expect(try await home.updateUserAccess(aliceUser.id.uuid, administrator: true).administrator)
         did("UpdateUserAccess")
-        try await home.removeUser(bob.id.uuid)
+        try await home.removeUser(bobUser.id.uuid)
         did("RemoveUser")
         #expect(try await home.listUsers().map(\.name) == ["Owner", "Alice"])
         did("ListUsers")

@@ -193,7 +193,7 @@ import Testing
                     $0.home = home
                 }
             case .joined(let initiator):
-                expected.initiator = HomeAPI.initiator(initiator)
+                expected.initiator = HomeAPI.initiator(initiator, in: view.home.id)
                 expected.homeAdded = .with { $0.home = home }
             }
             Self.expectSame(event, try expected.serializedBytes(), "\(start)")

@@ -353,14 +353,19 @@ extension HomeKitCodeTests {
             return { _ = try await newcomer.home.addUser(third) }
         },
         Case("RemoveUser", 2, "not a member") { s in { try await s.home.removeUser(s.o.extraAccount.uuid) } },
+        Case("RemoveUser", 2, "a member's account id, not their user id") { s in
+            { try await s.home.removeUser(s.f.accounts[.guest]!) }
+        },
         Case("RemoveUser", 48, "the owner") { s in
-            { try await s.home.removeUser(s.f.accounts[.owner]!) }
+            let owner = try await s.home.listUsers().first { $0.owner }!.id.uuid
+            return { try await s.home.removeUser(owner) }
         },
         Case("UpdateUserAccess", 2, "not a member") { s in
             { _ = try await s.home.updateUserAccess(s.o.extraAccount.uuid, administrator: true) }
         },
         Case("UpdateUserAccess", 48, "the owner") { s in
-            { _ = try await s.home.updateUserAccess(s.f.accounts[.owner]!, administrator: false) }
+            let owner = try await s.home.listUsers().first { $0.owner }!.id.uuid
+            return { _ = try await s.home.updateUserAccess(owner, administrator: false) }
         },
     ]
 

@@ -405,16 +405,16 @@ import Wire
                 $0.accountID = o.extraAccount
             }
         case "RemoveUser":
-            try await f.owner.home(o.home.uuid).addUser(o.extraAccount.uuid)
+            let user = try await f.owner.home(o.home.uuid).addUser(o.extraAccount.uuid)
             return Home_V1_RemoveUserRequest.with {
                 $0.homeID = o.home
-                $0.accountID = o.extraAccount
+                $0.userID = user.id
             }
         case "UpdateUserAccess":
-            try await f.owner.home(o.home.uuid).addUser(o.extraAccount.uuid)
+            let user = try await f.owner.home(o.home.uuid).addUser(o.extraAccount.uuid)
             return Home_V1_UpdateUserAccessRequest.with {
                 $0.homeID = o.home
-                $0.accountID = o.extraAccount
+                $0.userID = user.id
                 $0.administrator = true
             }
         case "WhoAmI": return Home_V1_WhoAmIRequest()

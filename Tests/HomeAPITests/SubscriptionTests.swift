@@ -66,6 +66,7 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
     @Test func aSubscriberSeesEveryKindTheControllerAPICausesWithItsContent() async throws {
         let setup = try await Setup()
         let home = setup.home
+        let ownerUser = try await home.get().currentUserID
         var stream = try await opened(setup.admin, ChangeOptions(homes: [home.id]))
         let lamp = try await setup.simulators.pair(Advertised.bulb("Lamp"), into: home).accessories[0]
         let first = try await take(1, from: &stream)
@@ -107,9 +108,9 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         try await home.removeTrigger(trigger.id.uuid)
         try await home.removeActionSet(scene.id.uuid)
         let guest = try await setup.owner.createAccount(named: "Gus")
-        try await home.addUser(guest.id.uuid)
-        try await home.updateUserAccess(guest.id.uuid, administrator: true)
-        try await home.removeUser(guest.id.uuid)
+        let guestUser = try await home.addUser(guest.id.uuid)
+        try await home.updateUserAccess(guestUser.id.uuid, administrator: true)
+        try await home.removeUser(guestUser.id.uuid)
         try await home.removeAccessory(plug.id.uuid)
         try await home.removeRoom(den.id.uuid)
         try await home.removeZone(zone.id.uuid)
@@ -137,8 +138,9 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         let revisions = events.map(\.revision)
         #expect(revisions == revisions.sorted() && Set(revisions).count == revisions.count)
         #expect(events.allSatisfy { $0.homeID == home.id.data && !$0.own })
+        // A member is named by their id in the home, never by their account's.
         let owner = try await setup.owner.whoAmI().id
-        #expect(events[0].initiator.accountID == owner)
+        #expect(events[0].initiator.userID == ownerUser && ownerUser != owner && ownerUser.count == 16)
         #expect(events[0].homeNameUpdated.name == "Shared Home")
         #expect(events[1].homeTimeZoneUpdated.timeZone == "Europe/Berlin")
         #expect(events[2].roomAdded.room.name == "Den" || events[2].roomAdded.room.name == "Study")
@@ -275,7 +277,7 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         #expect(events.map(kindName) == ["homeAdded", "homeAdded", "roomAdded"])
         #expect(events[0].homeAdded.home.name == "New Place")
         #expect(events[1].homeAdded.home.name == "Owner's Loft" && events[1].homeAdded.home.users.count == 2)
-        #expect(events[1].initiator.accountID == (try await setup.owner.whoAmI()).id)
+        #expect(events[1].initiator.userID == events[1].homeAdded.home.users.first { $0.owner }?.id)
         #expect(events[2].homeID == joined.id.data && events[2].roomAdded.room.name == "Loft Room")
         await setup.close()
     }
@@ -285,22 +287,25 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         let guest = try await setup.owner.createAccount(named: "Gus")
         let (_, secret) = try await setup.owner.issueToken(for: guest.id.uuid)
         let guestClient = setup.server.client(token: secret)
-        try await setup.home.addUser(guest.id.uuid)
+        let guestUser = try await setup.home.addUser(guest.id.uuid)
         let other = setup.owner.home(try await setup.owner.addHome(named: "Other").id.uuid)
-        try await other.addUser(guest.id.uuid)
+        let guestElsewhere = try await other.addUser(guest.id.uuid)
+        // An account is a different user in each of its homes.
+        #expect(guestUser.id != guestElsewhere.id && guestUser.id != guest.id)
         var guestStream = try await opened(guestClient, ChangeOptions(homes: [setup.home.id, other.id]))
         var adminStream = try await opened(setup.admin, ChangeOptions(homes: [setup.home.id]))
         _ = try await setup.home.addRoom(named: "Before")
-        try await setup.home.removeUser(guest.id.uuid)
+        try await setup.home.removeUser(guestUser.id.uuid)
         _ = try await setup.home.addRoom(named: "After")
         _ = try await other.addRoom(named: "Elsewhere")
         let seen = try await take(3, from: &guestStream)
         #expect(seen.map(kindName) == ["roomAdded", "userRemoved", "roomAdded"])
         #expect(seen[0].roomAdded.room.name == "Before")
-        #expect(seen[1].userRemoved.userID == guest.id)
+        #expect(seen[1].userRemoved.userID == guestUser.id && seen[1].userRemoved.subscriber)
         #expect(seen[2].homeID == other.id.data && seen[2].roomAdded.room.name == "Elsewhere")
         let adminSaw = try await take(3, from: &adminStream)
         #expect(adminSaw.map(kindName) == ["roomAdded", "userRemoved", "roomAdded"])
+        #expect(adminSaw[1].userRemoved.userID == guestUser.id && !adminSaw[1].userRemoved.subscriber)
         await guestClient.close()
         await setup.close()
     }
@@ -338,14 +343,14 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         var raced = 0
         for round in 1...60 {
             let home = setup.owner.home(try await setup.owner.addHome(named: "Race \(round)").id.uuid)
-            try await home.addUser(setup.adminAccount)
+            let member = try await home.addUser(setup.adminAccount).id.uuid
             let removesHome = round.isMultiple(of: 2)
             // The stream's opening takes two round trips (who am I, then Subscribe): the removal
             // starts at a different point of it in each round.
             let delay = Duration.microseconds(10 * (round % 40))
-            let removal = Task { [home, account = setup.adminAccount] in
+            let removal = Task { [home] in
                 try await Task.sleep(for: delay)
-                if removesHome { _ = try await home.remove() } else { try await home.removeUser(account) }
+                if removesHome { _ = try await home.remove() } else { try await home.removeUser(member) }
             }
             // Changes still being committed when the stream opens are what make it wait.
             let busy = Task { [home] in

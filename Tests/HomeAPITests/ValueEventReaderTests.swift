@@ -12,7 +12,7 @@ import Testing
         event.homeID = Data(repeating: 1, count: 16)
         event.revision = 99
         event.timeMs = 1_700_000_000_000
-        event.initiator = .with { $0.accountID = Data(repeating: 2, count: 16) }
+        event.initiator = .with { $0.userID = Data(repeating: 2, count: 16) }
         event.characteristicValueUpdated = .with {
             $0.characteristicID = Data(repeating: 3, count: 16)
             $0.serviceID = Data(repeating: 4, count: 16)

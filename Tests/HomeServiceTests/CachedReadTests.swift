@@ -101,7 +101,7 @@ import Testing
         var memo: MembershipMemo?
         _ = try f.store.readValue(brightness, in: f.home.id, as: guest, memo: &memo)
         #expect(memo != nil)
-        try f.store.removeUser(guest, from: f.home.id, as: f.owner)
+        try f.store.removeUser(UserID(account: guest, home: f.home.id), from: f.home.id, as: f.owner)
         #expect(throws: HomeServiceError.self) {
             try f.store.readValue(brightness, in: f.home.id, as: guest, memo: &memo)
         }

@@ -230,13 +230,20 @@ import Testing
             return { f in
                 let carol = try f.harness.account("Carol")
                 try f.store.addUser(carol, to: f.home.id, role: .guest, as: f.owner)
-                return { try f.store.removeUser(carol, from: f.home.id, as: $0) }
+                return { try f.store.removeUser(UserID(account: carol, home: f.home.id), from: f.home.id, as: $0) }
             }
         case .updateUserAccess:
             return { f in
                 let carol = try f.harness.account("Carol")
                 try f.store.addUser(carol, to: f.home.id, role: .guest, as: f.owner)
-                return { try f.store.updateUserAccess(carol, in: f.home.id, role: .administrator, as: $0) }
+                return {
+                    try f.store.updateUserAccess(
+                        UserID(account: carol, home: f.home.id),
+                        in: f.home.id,
+                        role: .administrator,
+                        as: $0
+                    )
+                }
             }
         }
     }

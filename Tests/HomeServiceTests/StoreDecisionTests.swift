@@ -128,7 +128,7 @@ import Testing
         let own = try store.addHome(named: "Dana's", as: dana)
         try store.addUser(dana, to: shared.id, role: .guest, as: owner)
         try store.setPrimaryHome(shared.id, as: dana)
-        try store.removeUser(dana, from: shared.id, as: owner)
+        try store.removeUser(UserID(account: dana, home: shared.id), from: shared.id, as: owner)
         #expect(store.accounts[dana]!.primaryHome == own.id)
         try harness.reopen()
         #expect(harness.store.accounts[owner]!.primaryHome == second.id)
@@ -409,7 +409,7 @@ import Testing
         try f.store.setBlocked(f.lamp.id, false)
 
         let beforeLeaving = try f.store.checkWrite(brightness, .int(50), as: carol)
-        try f.store.removeUser(carol, from: f.home.id, as: f.owner)
+        try f.store.removeUser(UserID(account: carol, home: f.home.id), from: f.home.id, as: f.owner)
         #expect(codeThrown { try f.store.writeValue(beforeLeaving) } == .notFound)
 
         let beforeRemoval = try f.store.checkWrite(brightness, .int(60), as: f.owner)

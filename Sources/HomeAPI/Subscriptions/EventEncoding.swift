@@ -22,7 +22,7 @@ extension HomeAPI {
         message.homeID = ProtoEncoding.data(change.home)
         message.revision = change.revision
         message.timeMs = change.time
-        message.initiator = initiator(change.initiator)
+        message.initiator = initiator(change.initiator, in: change.home)
         message.own = own
         message.payload = payload
         return message
@@ -59,14 +59,20 @@ extension HomeAPI {
         try? store.view(of: id, as: caller.account)
     }
 
-    static func initiator(_ initiator: Initiator) -> Home_V1_Initiator {
+    /// Who made a change in `home`; a member as their user id there, never their account's id.
+    static func initiator(_ initiator: Initiator, in home: HomeID) -> Home_V1_Initiator {
         var message = Home_V1_Initiator()
         switch initiator {
-        case .account(let id): message.accountID = ProtoEncoding.data(id)
+        case .account(let id): message.userID = ProtoEncoding.data(UserID(account: id, home: home))
         case .accessory(let id): message.accessoryID = ProtoEncoding.data(id)
         case .server: message.server = true
         }
         return message
+    }
+
+    /// The user id of the member a user event names (by account, in the store's events).
+    private func userID(_ event: ChangeEvent, in home: HomeID) -> Data {
+        event.object.map { ProtoEncoding.data(UserID(account: AccountID($0), home: home)) } ?? Data()
     }
 
     // The switch names every kind the store emits; the ones it never emits (HomeKit callbacks this
@@ -92,13 +98,18 @@ extension HomeAPI {
             let user =
                 event.object.flatMap { try? userMessage(AccountID($0), in: change.home, caller) }
                 ?? .with {
-                    $0.id = object
+                    $0.id = userID(event, in: change.home)
                     $0.administrator = event.flag ?? false
                 }
             return event.kind == .userAdded
                 ? .userAdded(.with { $0.user = user }) : .accessControlUpdated(.with { $0.user = user })
         case .userRemoved:
-            return .userRemoved(.with { $0.userID = object })
+            return .userRemoved(
+                .with {
+                    $0.userID = userID(event, in: change.home)
+                    $0.subscriber = event.object == caller.account.raw
+                }
+            )
         case .accessoryAdded:
             let accessory =
                 event.object.flatMap { try? accessoryMessage(AccessoryID($0), caller) }

@@ -180,7 +180,7 @@ final class SubscriptionHub {
         case .resync(let reason):
             payload = ((try? Home_V1_Resync.with { $0.reason = reason }.encodedBytes()) ?? [], 11)
         case .joined(let initiator):
-            event.initiator = HomeAPI.initiator(initiator)
+            event.initiator = HomeAPI.initiator(initiator, in: view.home.id)
             payload = ([], 103)
         }
         let eventFields = (try? event.encodedBytes()) ?? []

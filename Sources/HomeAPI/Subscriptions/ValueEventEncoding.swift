@@ -36,7 +36,7 @@ enum ValueEventEncoding {
             if time != 0 { writer.varint(3, time) }
             writer.delimited(4, length: initiatorLength) { initiator in
                 switch change.initiator {
-                case .account(let account): initiator.identifier(1, account.raw)
+                case .account(let account): initiator.identifier(4, UserID(account: account, home: change.home).raw)
                 case .accessory(let accessory): initiator.identifier(2, accessory.raw)
                 case .server: initiator.varint(3, 1)
                 }

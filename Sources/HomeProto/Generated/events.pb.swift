@@ -288,13 +288,13 @@ public nonisolated struct Home_V1_Initiator: Sendable {
 
   public var kind: Home_V1_Initiator.OneOf_Kind? = nil
 
-  /// A user account (a controller's call).
-  public var accountID: Data {
+  /// A member of the home (a controller's call): their user id in it, as User.id gives it.
+  public var userID: Data {
     get {
-      if case .accountID(let v)? = kind {return v}
+      if case .userID(let v)? = kind {return v}
       return Data()
     }
-    set {kind = .accountID(newValue)}
+    set {kind = .userID(newValue)}
   }
 
   /// An accessory reporting on its own.
@@ -319,8 +319,8 @@ public nonisolated struct Home_V1_Initiator: Sendable {
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Kind: Equatable, Sendable {
-    /// A user account (a controller's call).
-    case accountID(Data)
+    /// A member of the home (a controller's call): their user id in it, as User.id gives it.
+    case userID(Data)
     /// An accessory reporting on its own.
     case accessoryID(Data)
     /// The server itself (a timer trigger firing, housekeeping such as disabling a trigger that can
@@ -1347,6 +1347,9 @@ public nonisolated struct Home_V1_UserRemoved: Sendable {
 
   public var userID: Data = Data()
 
+  /// The removed member is the subscriber itself (its account).
+  public var subscriber: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1582,7 +1585,7 @@ nonisolated extension Home_V1_SubscribeRequest: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Home_V1_Initiator: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Initiator"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}account_id\0\u{3}accessory_id\0\u{1}server\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{4}\u{2}accessory_id\0\u{1}server\0\u{3}user_id\0\u{b}account_id\0\u{c}\u{1}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1590,14 +1593,6 @@ nonisolated extension Home_V1_Initiator: SwiftProtobuf.Message, SwiftProtobuf._M
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try {
-        var v: Data?
-        try decoder.decodeSingularBytesField(value: &v)
-        if let v = v {
-          if self.kind != nil {try decoder.handleConflictingOneOf()}
-          self.kind = .accountID(v)
-        }
-      }()
       case 2: try {
         var v: Data?
         try decoder.decodeSingularBytesField(value: &v)
@@ -1614,6 +1609,14 @@ nonisolated extension Home_V1_Initiator: SwiftProtobuf.Message, SwiftProtobuf._M
           self.kind = .server(v)
         }
       }()
+      case 4: try {
+        var v: Data?
+        try decoder.decodeSingularBytesField(value: &v)
+        if let v = v {
+          if self.kind != nil {try decoder.handleConflictingOneOf()}
+          self.kind = .userID(v)
+        }
+      }()
       default: break
       }
     }
@@ -1625,10 +1628,6 @@ nonisolated extension Home_V1_Initiator: SwiftProtobuf.Message, SwiftProtobuf._M
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
     // https://github.com/apple/swift-protobuf/issues/1182
     switch self.kind {
-    case .accountID?: try {
-      guard case .accountID(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularBytesField(value: v, fieldNumber: 1)
-    }()
     case .accessoryID?: try {
       guard case .accessoryID(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularBytesField(value: v, fieldNumber: 2)
@@ -1636,6 +1635,10 @@ nonisolated extension Home_V1_Initiator: SwiftProtobuf.Message, SwiftProtobuf._M
     case .server?: try {
       guard case .server(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularBoolField(value: v, fieldNumber: 3)
+    }()
+    case .userID?: try {
+      guard case .userID(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularBytesField(value: v, fieldNumber: 4)
     }()
     case nil: break
     }
@@ -3523,7 +3526,7 @@ nonisolated extension Home_V1_UserAdded: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Home_V1_UserRemoved: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".UserRemoved"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}subscriber\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3532,6 +3535,7 @@ nonisolated extension Home_V1_UserRemoved: SwiftProtobuf.Message, SwiftProtobuf.
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBytesField(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.subscriber) }()
       default: break
       }
     }
@@ -3541,11 +3545,15 @@ nonisolated extension Home_V1_UserRemoved: SwiftProtobuf.Message, SwiftProtobuf.
     if !self.userID.isEmpty {
       try visitor.visitSingularBytesField(value: self.userID, fieldNumber: 1)
     }
+    if self.subscriber != false {
+      try visitor.visitSingularBoolField(value: self.subscriber, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Home_V1_UserRemoved, rhs: Home_V1_UserRemoved) -> Bool {
     if lhs.userID != rhs.userID {return false}
+    if lhs.subscriber != rhs.subscriber {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

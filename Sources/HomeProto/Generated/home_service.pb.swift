@@ -1840,7 +1840,8 @@ public nonisolated struct Home_V1_AddUserRequest: Sendable {
 
   public var homeID: Data = Data()
 
-  /// The account's id (AccountService/WhoAmI tells each user theirs).
+  /// The account's id (AccountService/WhoAmI tells each user theirs). The user it becomes has an id
+  /// of its own in this home (User.id).
   public var accountID: Data = Data()
 
   public var administrator: Bool = false
@@ -1879,7 +1880,8 @@ public nonisolated struct Home_V1_RemoveUserRequest: Sendable {
 
   public var homeID: Data = Data()
 
-  public var accountID: Data = Data()
+  /// The member's User.id in this home.
+  public var userID: Data = Data()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1904,9 +1906,10 @@ public nonisolated struct Home_V1_UpdateUserAccessRequest: Sendable {
 
   public var homeID: Data = Data()
 
-  public var accountID: Data = Data()
-
   public var administrator: Bool = false
+
+  /// The member's User.id in this home.
+  public var userID: Data = Data()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -5563,7 +5566,7 @@ nonisolated extension Home_V1_AddUserResponse: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Home_V1_RemoveUserRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".RemoveUserRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}home_id\0\u{3}account_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}home_id\0\u{4}\u{2}user_id\0\u{b}account_id\0\u{c}\u{2}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -5572,7 +5575,7 @@ nonisolated extension Home_V1_RemoveUserRequest: SwiftProtobuf.Message, SwiftPro
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBytesField(value: &self.homeID) }()
-      case 2: try { try decoder.decodeSingularBytesField(value: &self.accountID) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.userID) }()
       default: break
       }
     }
@@ -5582,15 +5585,15 @@ nonisolated extension Home_V1_RemoveUserRequest: SwiftProtobuf.Message, SwiftPro
     if !self.homeID.isEmpty {
       try visitor.visitSingularBytesField(value: self.homeID, fieldNumber: 1)
     }
-    if !self.accountID.isEmpty {
-      try visitor.visitSingularBytesField(value: self.accountID, fieldNumber: 2)
+    if !self.userID.isEmpty {
+      try visitor.visitSingularBytesField(value: self.userID, fieldNumber: 3)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Home_V1_RemoveUserRequest, rhs: Home_V1_RemoveUserRequest) -> Bool {
     if lhs.homeID != rhs.homeID {return false}
-    if lhs.accountID != rhs.accountID {return false}
+    if lhs.userID != rhs.userID {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -5617,7 +5620,7 @@ nonisolated extension Home_V1_RemoveUserResponse: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Home_V1_UpdateUserAccessRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".UpdateUserAccessRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}home_id\0\u{3}account_id\0\u{1}administrator\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}home_id\0\u{2}\u{2}administrator\0\u{3}user_id\0\u{b}account_id\0\u{c}\u{2}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -5626,8 +5629,8 @@ nonisolated extension Home_V1_UpdateUserAccessRequest: SwiftProtobuf.Message, Sw
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBytesField(value: &self.homeID) }()
-      case 2: try { try decoder.decodeSingularBytesField(value: &self.accountID) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.administrator) }()
+      case 4: try { try decoder.decodeSingularBytesField(value: &self.userID) }()
       default: break
       }
     }
@@ -5637,19 +5640,19 @@ nonisolated extension Home_V1_UpdateUserAccessRequest: SwiftProtobuf.Message, Sw
     if !self.homeID.isEmpty {
       try visitor.visitSingularBytesField(value: self.homeID, fieldNumber: 1)
     }
-    if !self.accountID.isEmpty {
-      try visitor.visitSingularBytesField(value: self.accountID, fieldNumber: 2)
-    }
     if self.administrator != false {
       try visitor.visitSingularBoolField(value: self.administrator, fieldNumber: 3)
+    }
+    if !self.userID.isEmpty {
+      try visitor.visitSingularBytesField(value: self.userID, fieldNumber: 4)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Home_V1_UpdateUserAccessRequest, rhs: Home_V1_UpdateUserAccessRequest) -> Bool {
     if lhs.homeID != rhs.homeID {return false}
-    if lhs.accountID != rhs.accountID {return false}
     if lhs.administrator != rhs.administrator {return false}
+    if lhs.userID != rhs.userID {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

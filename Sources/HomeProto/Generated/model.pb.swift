@@ -285,6 +285,12 @@ public nonisolated struct Home_V1_Home: @unchecked Sendable {
     set {_uniqueStorage()._owned = newValue}
   }
 
+  /// The caller's own User.id in this home (HomeKit's currentUser).
+  public var currentUserID: Data {
+    get {_storage._currentUserID}
+    set {_uniqueStorage()._currentUserID = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -835,7 +841,8 @@ public nonisolated struct Home_V1_User: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// The member's account id.
+  /// The member's id in this home (HomeKit's HMUser uniqueIdentifier): never the account's id, and
+  /// different in each of the account's homes. RemoveUser and UpdateUserAccess take it.
   public var id: Data = Data()
 
   public var name: String = String()
@@ -868,7 +875,7 @@ nonisolated extension Home_V1_ActionSetType: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Home_V1_Home: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Home"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}name\0\u{1}primary\0\u{1}role\0\u{3}room_for_entire_home\0\u{1}rooms\0\u{1}zones\0\u{1}accessories\0\u{3}service_groups\0\u{3}action_sets\0\u{1}triggers\0\u{1}users\0\u{3}time_zone\0\u{1}revision\0\u{1}owned\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}name\0\u{1}primary\0\u{1}role\0\u{3}room_for_entire_home\0\u{1}rooms\0\u{1}zones\0\u{1}accessories\0\u{3}service_groups\0\u{3}action_sets\0\u{1}triggers\0\u{1}users\0\u{3}time_zone\0\u{1}revision\0\u{1}owned\0\u{3}current_user_id\0")
 
   fileprivate class _StorageClass {
     var _id: Data = Data()
@@ -886,6 +893,7 @@ nonisolated extension Home_V1_Home: SwiftProtobuf.Message, SwiftProtobuf._Messag
     var _timeZone: String = String()
     var _revision: UInt64 = 0
     var _owned: Bool = false
+    var _currentUserID: Data = Data()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -911,6 +919,7 @@ nonisolated extension Home_V1_Home: SwiftProtobuf.Message, SwiftProtobuf._Messag
       _timeZone = source._timeZone
       _revision = source._revision
       _owned = source._owned
+      _currentUserID = source._currentUserID
     }
   }
 
@@ -944,6 +953,7 @@ nonisolated extension Home_V1_Home: SwiftProtobuf.Message, SwiftProtobuf._Messag
         case 13: try { try decoder.decodeSingularStringField(value: &_storage._timeZone) }()
         case 14: try { try decoder.decodeSingularUInt64Field(value: &_storage._revision) }()
         case 15: try { try decoder.decodeSingularBoolField(value: &_storage._owned) }()
+        case 16: try { try decoder.decodeSingularBytesField(value: &_storage._currentUserID) }()
         default: break
         }
       }
@@ -1001,6 +1011,9 @@ nonisolated extension Home_V1_Home: SwiftProtobuf.Message, SwiftProtobuf._Messag
       if _storage._owned != false {
         try visitor.visitSingularBoolField(value: _storage._owned, fieldNumber: 15)
       }
+      if !_storage._currentUserID.isEmpty {
+        try visitor.visitSingularBytesField(value: _storage._currentUserID, fieldNumber: 16)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1025,6 +1038,7 @@ nonisolated extension Home_V1_Home: SwiftProtobuf.Message, SwiftProtobuf._Messag
         if _storage._timeZone != rhs_storage._timeZone {return false}
         if _storage._revision != rhs_storage._revision {return false}
         if _storage._owned != rhs_storage._owned {return false}
+        if _storage._currentUserID != rhs_storage._currentUserID {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -118,6 +118,8 @@ public enum IDKind {
     public enum Action {}
     public enum Trigger {}
     public enum AccessToken {}
+    /// A member of one home (``UserID``).
+    public enum User {}
 }
 
 public typealias AccountID = ID<IDKind.Account>
@@ -132,3 +134,4 @@ public typealias ActionSetID = ID<IDKind.ActionSet>
 public typealias ActionID = ID<IDKind.Action>
 public typealias TriggerID = ID<IDKind.Trigger>
 public typealias AccessTokenID = ID<IDKind.AccessToken>
+public typealias UserID = ID<IDKind.User>

@@ -231,38 +231,42 @@ extension HomeStore {
     }
 
     /// Removes a user from the home; the home's owner cannot be removed.
-    public func removeUser(_ user: AccountID, from id: HomeID, as account: AccountID) throws(HomeServiceError) {
+    public func removeUser(_ userID: UserID, from id: HomeID, as account: AccountID) throws(HomeServiceError) {
         try beginMutation()
         defer { endMutation() }
         let home = try home(id, for: account, .removeUser)
-        try checkChangeableMember(user, of: home)
+        let user = try changeableMember(userID, of: home)
         endMembership(of: user, in: id, by: .account(account))
         emit(ChangeEvent(.userRemoved, object: user.raw), in: id, by: .account(account))
     }
 
     /// Makes a user an administrator or a guest; the owner stays an administrator.
+    /// - Returns: the member's account.
+    @discardableResult
     public func updateUserAccess(
-        _ user: AccountID,
+        _ userID: UserID,
         in id: HomeID,
         role: HomeRole,
         as account: AccountID
-    ) throws(HomeServiceError) {
+    ) throws(HomeServiceError) -> AccountID {
         try beginMutation()
         defer { endMutation() }
         let home = try home(id, for: account, .updateUserAccess)
-        try checkChangeableMember(user, of: home)
-        guard home.members[user] != role else { return }
+        let user = try changeableMember(userID, of: home)
+        guard home.members[user] != role else { return user }
         setRole(role, of: user, in: id)
         emit(
             ChangeEvent(.accessControlUpdated, object: user.raw, flag: role == .administrator),
             in: id,
             by: .account(account)
         )
+        return user
     }
 
-    private func checkChangeableMember(_ user: AccountID, of home: Home) throws(HomeServiceError) {
-        guard home.members[user] != nil else {
-            throw HomeServiceError(.notFound, "account \(user) is not a user of home \"\(home.name)\"")
+    /// The account of the member `userID` names, unless it is the owner.
+    private func changeableMember(_ userID: UserID, of home: Home) throws(HomeServiceError) -> AccountID {
+        guard let user = home.members.keys.first(where: { UserID(account: $0, home: home.id) == userID }) else {
+            throw HomeServiceError(.notFound, "no user \(userID) in home \"\(home.name)\"")
         }
         guard user != home.owner else {
             throw HomeServiceError(
@@ -270,5 +274,6 @@ extension HomeStore {
                 "the owner of home \"\(home.name)\" cannot be removed or made a guest"
             )
         }
+        return user
     }
 }

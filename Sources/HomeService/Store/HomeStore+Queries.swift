@@ -39,6 +39,8 @@ extension HomeStore {
 
     /// A member of a home.
     public struct HomeUser: Hashable, Sendable {
+        /// Its id in this home, which is all other members see of it (``UserID``).
+        public let id: UserID
         public let account: AccountID
         public let name: String
         public let role: HomeRole
@@ -203,7 +205,13 @@ extension HomeStore {
     private func users(of home: Home) -> [HomeUser] {
         home.members.compactMap { account, role in
             accounts[account].map {
-                HomeUser(account: account, name: $0.name, role: role, isOwner: account == home.owner)
+                HomeUser(
+                    id: UserID(account: account, home: home.id),
+                    account: account,
+                    name: $0.name,
+                    role: role,
+                    isOwner: account == home.owner
+                )
             }
         }
         .sorted { (accounts[$0.account]!.sequence, $0.account) < (accounts[$1.account]!.sequence, $1.account) }

@@ -122,10 +122,14 @@ enum Resolve {
         try pick(text, "accessory", in: home.accessories, id: \.id, name: \.name)
     }
 
-    /// An account by id or name: the home's users first, then (for the owner) every account.
-    static func account(_ text: String, in home: Home?, _ client: HomeClient) async throws -> Data {
+    /// A member of the home by their user id in it or their name.
+    static func user(_ text: String, in home: Home) throws -> User {
+        try pick(text, "user", in: home.users, id: \.id, name: \.name)
+    }
+
+    /// An account by id, or by name (listing accounts is the owner's).
+    static func account(_ text: String, _ client: HomeClient) async throws -> Data {
         if let uuid = typedID(text) { return uuid.data }
-        if let user = home?.users.first(where: { key($0.name) == key(text) }) { return user.id }
         let accounts = try await client.listAccounts()
         return try pick(text, "account", in: accounts, id: \.id, name: \.name).id
     }

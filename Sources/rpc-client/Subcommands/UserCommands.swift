@@ -45,7 +45,7 @@ struct UserCommand: AsyncParsableCommand {
         func run() async throws {
             let user = try await connection.withHomeClient { client in
                 let found = try await Resolve.home(home, client)
-                let id = try await Resolve.account(account, in: nil, client)
+                let id = try await Resolve.account(account, client)
                 return try await client.home(found.id.uuid).addUser(id.uuid, administrator: administrator)
             }
             if connection.json {
@@ -63,7 +63,7 @@ struct UserCommand: AsyncParsableCommand {
         )
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The home's name or id.") var home: String
-        @Argument(help: "The user's name or id.") var account: String
+        @Argument(help: "The user's name, or their id in the home (`user list`).") var user: String
         @Argument(help: "administrator or guest") var access: String
 
         func validate() throws {
@@ -75,9 +75,8 @@ struct UserCommand: AsyncParsableCommand {
         func run() async throws {
             try await connection.withHomeClient { client in
                 let found = try await Resolve.home(home, client)
-                let id = try await Resolve.account(account, in: found, client)
                 _ = try await client.home(found.id.uuid).updateUserAccess(
-                    id.uuid,
+                    try Resolve.user(user, in: found).id.uuid,
                     administrator: access == "administrator"
                 )
             }
@@ -88,14 +87,12 @@ struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a user from the home.")
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The home's name or id.") var home: String
-        @Argument(help: "The user's name or id.") var account: String
+        @Argument(help: "The user's name, or their id in the home (`user list`).") var user: String
 
         func run() async throws {
             try await connection.withHomeClient { client in
                 let found = try await Resolve.home(home, client)
-                try await client.home(found.id.uuid).removeUser(
-                    try await Resolve.account(account, in: found, client).uuid
-                )
+                try await client.home(found.id.uuid).removeUser(try Resolve.user(user, in: found).id.uuid)
             }
         }
     }
@@ -168,7 +165,7 @@ struct AccountCommand: AsyncParsableCommand {
         func run() async throws {
             let secret = try await connection.withHomeClient { client in
                 var id: UUID?
-                if let account { id = try await Resolve.account(account, in: nil, client).uuid }
+                if let account { id = try await Resolve.account(account, client).uuid }
                 return try await client.issueToken(for: id).secret
             }
             print(secret)
@@ -188,7 +185,7 @@ extension AccountCommand {
         func run() async throws {
             let tokens = try await connection.withHomeClient { client in
                 var id: UUID?
-                if let account { id = try await Resolve.account(account, in: nil, client).uuid }
+                if let account { id = try await Resolve.account(account, client).uuid }
                 return try await client.listTokens(of: id)
             }
             if connection.json {

@@ -2189,18 +2189,6 @@ const ProtobufCMessageDescriptor home__v1__subscribe_request__descriptor =
 static const ProtobufCFieldDescriptor home__v1__initiator__field_descriptors[3] =
 {
   {
-    "account_id",
-    1,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_BYTES,
-    offsetof(Home__V1__Initiator, kind_case),
-    offsetof(Home__V1__Initiator, account_id),
-    NULL,
-    NULL,
-    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
     "accessory_id",
     2,
     PROTOBUF_C_LABEL_NONE,
@@ -2224,15 +2212,27 @@ static const ProtobufCFieldDescriptor home__v1__initiator__field_descriptors[3] 
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "user_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    offsetof(Home__V1__Initiator, kind_case),
+    offsetof(Home__V1__Initiator, user_id),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__initiator__field_indices_by_name[] = {
-  1,   /* field[1] = accessory_id */
-  0,   /* field[0] = account_id */
-  2,   /* field[2] = server */
+  0,   /* field[0] = accessory_id */
+  1,   /* field[1] = server */
+  2,   /* field[2] = user_id */
 };
 static const ProtobufCIntRange home__v1__initiator__number_ranges[1 + 1] =
 {
-  { 1, 0 },
+  { 2, 0 },
   { 0, 3 }
 };
 const ProtobufCMessageDescriptor home__v1__initiator__descriptor =
@@ -4268,7 +4268,7 @@ const ProtobufCMessageDescriptor home__v1__user_added__descriptor =
   (ProtobufCMessageInit) home__v1__user_added__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor home__v1__user_removed__field_descriptors[1] =
+static const ProtobufCFieldDescriptor home__v1__user_removed__field_descriptors[2] =
 {
   {
     "user_id",
@@ -4282,14 +4282,27 @@ static const ProtobufCFieldDescriptor home__v1__user_removed__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "subscriber",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__UserRemoved, subscriber),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__user_removed__field_indices_by_name[] = {
+  1,   /* field[1] = subscriber */
   0,   /* field[0] = user_id */
 };
 static const ProtobufCIntRange home__v1__user_removed__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor home__v1__user_removed__descriptor =
 {
@@ -4299,7 +4312,7 @@ const ProtobufCMessageDescriptor home__v1__user_removed__descriptor =
   "Home__V1__UserRemoved",
   "home.v1",
   sizeof(Home__V1__UserRemoved),
-  1,
+  2,
   home__v1__user_removed__field_descriptors,
   home__v1__user_removed__field_indices_by_name,
   1,  home__v1__user_removed__number_ranges,

@@ -202,7 +202,7 @@ struct  Home__V1__SubscribeRequest
 
 typedef enum {
   HOME__V1__INITIATOR__KIND__NOT_SET = 0,
-  HOME__V1__INITIATOR__KIND_ACCOUNT_ID = 1,
+  HOME__V1__INITIATOR__KIND_USER_ID = 4,
   HOME__V1__INITIATOR__KIND_ACCESSORY_ID = 2,
   HOME__V1__INITIATOR__KIND_SERVER = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(HOME__V1__INITIATOR__KIND__CASE)
@@ -217,9 +217,9 @@ struct  Home__V1__Initiator
   Home__V1__Initiator__KindCase kind_case;
   union {
     /*
-     * A user account (a controller's call).
+     * A member of the home (a controller's call): their user id in it, as User.id gives it.
      */
-    ProtobufCBinaryData account_id;
+    ProtobufCBinaryData user_id;
     /*
      * An accessory reporting on its own.
      */
@@ -722,10 +722,14 @@ struct  Home__V1__UserRemoved
 {
   ProtobufCMessage base;
   ProtobufCBinaryData user_id;
+  /*
+   * The removed member is the subscriber itself (its account).
+   */
+  protobuf_c_boolean subscriber;
 };
 #define HOME__V1__USER_REMOVED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__user_removed__descriptor) \
-    , {0,NULL} }
+    , {0,NULL}, 0 }
 
 
 struct  Home__V1__AccessoryUnblocked

@@ -9721,12 +9721,12 @@ static const ProtobufCFieldDescriptor home__v1__remove_user_request__field_descr
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
-    "account_id",
-    2,
+    "user_id",
+    3,
     PROTOBUF_C_LABEL_NONE,
     PROTOBUF_C_TYPE_BYTES,
     0,   /* quantifier_offset */
-    offsetof(Home__V1__RemoveUserRequest, account_id),
+    offsetof(Home__V1__RemoveUserRequest, user_id),
     NULL,
     NULL,
     0,             /* flags */
@@ -9734,12 +9734,13 @@ static const ProtobufCFieldDescriptor home__v1__remove_user_request__field_descr
   },
 };
 static const unsigned home__v1__remove_user_request__field_indices_by_name[] = {
-  1,   /* field[1] = account_id */
   0,   /* field[0] = home_id */
+  1,   /* field[1] = user_id */
 };
-static const ProtobufCIntRange home__v1__remove_user_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange home__v1__remove_user_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
+  { 3, 1 },
   { 0, 2 }
 };
 const ProtobufCMessageDescriptor home__v1__remove_user_request__descriptor =
@@ -9753,7 +9754,7 @@ const ProtobufCMessageDescriptor home__v1__remove_user_request__descriptor =
   2,
   home__v1__remove_user_request__field_descriptors,
   home__v1__remove_user_request__field_indices_by_name,
-  1,  home__v1__remove_user_request__number_ranges,
+  2,  home__v1__remove_user_request__number_ranges,
   (ProtobufCMessageInit) home__v1__remove_user_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -9790,18 +9791,6 @@ static const ProtobufCFieldDescriptor home__v1__update_user_access_request__fiel
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
-    "account_id",
-    2,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
-    offsetof(Home__V1__UpdateUserAccessRequest, account_id),
-    NULL,
-    NULL,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
     "administrator",
     3,
     PROTOBUF_C_LABEL_NONE,
@@ -9813,15 +9802,28 @@ static const ProtobufCFieldDescriptor home__v1__update_user_access_request__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "user_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__UpdateUserAccessRequest, user_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__update_user_access_request__field_indices_by_name[] = {
-  1,   /* field[1] = account_id */
-  2,   /* field[2] = administrator */
+  1,   /* field[1] = administrator */
   0,   /* field[0] = home_id */
+  2,   /* field[2] = user_id */
 };
-static const ProtobufCIntRange home__v1__update_user_access_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange home__v1__update_user_access_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
+  { 3, 1 },
   { 0, 3 }
 };
 const ProtobufCMessageDescriptor home__v1__update_user_access_request__descriptor =
@@ -9835,7 +9837,7 @@ const ProtobufCMessageDescriptor home__v1__update_user_access_request__descripto
   3,
   home__v1__update_user_access_request__field_descriptors,
   home__v1__update_user_access_request__field_indices_by_name,
-  1,  home__v1__update_user_access_request__number_ranges,
+  2,  home__v1__update_user_access_request__number_ranges,
   (ProtobufCMessageInit) home__v1__update_user_access_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -1391,7 +1391,8 @@ struct  Home__V1__AddUserRequest
   ProtobufCMessage base;
   ProtobufCBinaryData home_id;
   /*
-   * The account's id (AccountService/WhoAmI tells each user theirs).
+   * The account's id (AccountService/WhoAmI tells each user theirs). The user it becomes has an id
+   * of its own in this home (User.id).
    */
   ProtobufCBinaryData account_id;
   protobuf_c_boolean administrator;
@@ -1418,7 +1419,10 @@ struct  Home__V1__RemoveUserRequest
 {
   ProtobufCMessage base;
   ProtobufCBinaryData home_id;
-  ProtobufCBinaryData account_id;
+  /*
+   * The member's User.id in this home.
+   */
+  ProtobufCBinaryData user_id;
 };
 #define HOME__V1__REMOVE_USER_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__remove_user_request__descriptor) \
@@ -1441,12 +1445,15 @@ struct  Home__V1__UpdateUserAccessRequest
 {
   ProtobufCMessage base;
   ProtobufCBinaryData home_id;
-  ProtobufCBinaryData account_id;
   protobuf_c_boolean administrator;
+  /*
+   * The member's User.id in this home.
+   */
+  ProtobufCBinaryData user_id;
 };
 #define HOME__V1__UPDATE_USER_ACCESS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__update_user_access_request__descriptor) \
-    , {0,NULL}, {0,NULL}, 0 }
+    , {0,NULL}, 0, {0,NULL} }
 
 
 struct  Home__V1__UpdateUserAccessResponse

@@ -682,7 +682,7 @@ void   home__v1__user__free_unpacked
   assert(message->base.descriptor == &home__v1__user__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor home__v1__home__field_descriptors[15] =
+static const ProtobufCFieldDescriptor home__v1__home__field_descriptors[16] =
 {
   {
     "id",
@@ -864,10 +864,23 @@ static const ProtobufCFieldDescriptor home__v1__home__field_descriptors[15] =
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "current_user_id",
+    16,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__Home, current_user_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__home__field_indices_by_name[] = {
   7,   /* field[7] = accessories */
   9,   /* field[9] = action_sets */
+  15,   /* field[15] = current_user_id */
   0,   /* field[0] = id */
   1,   /* field[1] = name */
   14,   /* field[14] = owned */
@@ -885,7 +898,7 @@ static const unsigned home__v1__home__field_indices_by_name[] = {
 static const ProtobufCIntRange home__v1__home__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 15 }
+  { 0, 16 }
 };
 const ProtobufCMessageDescriptor home__v1__home__descriptor =
 {
@@ -895,7 +908,7 @@ const ProtobufCMessageDescriptor home__v1__home__descriptor =
   "Home__V1__Home",
   "home.v1",
   sizeof(Home__V1__Home),
-  15,
+  16,
   home__v1__home__field_descriptors,
   home__v1__home__field_indices_by_name,
   1,  home__v1__home__number_ranges,

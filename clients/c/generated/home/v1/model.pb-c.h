@@ -146,10 +146,14 @@ struct  Home__V1__Home
    * Whether the caller created the home (only the owner removes it; others leave it).
    */
   protobuf_c_boolean owned;
+  /*
+   * The caller's own User.id in this home (HomeKit's currentUser).
+   */
+  ProtobufCBinaryData current_user_id;
 };
 #define HOME__V1__HOME__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__home__descriptor) \
-    , {0,NULL}, (char *)protobuf_c_empty_string, 0, HOME__V1__ROLE__ROLE_UNSPECIFIED, NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, 0 }
+    , {0,NULL}, (char *)protobuf_c_empty_string, 0, HOME__V1__ROLE__ROLE_UNSPECIFIED, NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, 0, {0,NULL} }
 
 
 struct  Home__V1__Room
@@ -513,7 +517,8 @@ struct  Home__V1__User
 {
   ProtobufCMessage base;
   /*
-   * The member's account id.
+   * The member's id in this home (HomeKit's HMUser uniqueIdentifier): never the account's id, and
+   * different in each of the account's homes. RemoveUser and UpdateUserAccess take it.
    */
   ProtobufCBinaryData id;
   char *name;
