@@ -22,6 +22,7 @@ public enum HomeKitStatus {
         (.insufficientPrivileges, .permissionDenied),
         (.accessDenied, .permissionDenied),
         (.accessoryPairingFailed, .permissionDenied),
+        (.invalidOrMissingAuthorizationData, .permissionDenied),
         (.invalidParameter, .invalidArgument),
         (.missingParameter, .invalidArgument),
         (.nameContainsProhibitedCharacters, .invalidArgument),

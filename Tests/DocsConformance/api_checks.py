@@ -266,6 +266,7 @@ def check_accessory_face(server, home_id):
         return end, accessory.answered
 
     for hap_status, expected in [(0, (OK, None)), (-70403, (UNAVAILABLE, 14)), (-70404, (9, 5)), (-70410, (3, 43)),
+                                 (-70401, (PERMISSION_DENIED, 17)), (-70411, (PERMISSION_DENIED, 87)),
                                  (-70000, (3, 50))]:
         end, answered = answered_write(80, hap_status)
         check("Commands: a write the accessory answers with HAP status %d: %r" % (hap_status, expected),

@@ -44,6 +44,18 @@ struct APIDocument {
         return .unknown
     }
 
+    /// The HAP status table: the HomeKit code a controller gets for each status an accessory answers
+    /// with ("| -70401 | insufficient privileges | 17 |").
+    var homeKitCodesOfHAPStatuses: [Int32: Int32] {
+        var codes: [Int32: Int32] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("| -704") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3, let status = Int32(cells[0]), let code = Int32(cells[2]) else { continue }
+            codes[status] = code
+        }
+        return codes
+    }
+
     /// The short names of the home API's methods (the accessory link's are documented apart).
     static let methods = Set(HomeAPI.methods.map { String($0.name.split(separator: "/").last!) })
 

@@ -137,7 +137,9 @@ enum HAPStatus {
         (-70408, "timed out", .operationTimedOut),
         (-70409, "does not exist", .notFound),
         (-70410, "invalid value", .invalidValueType),
-        (-70411, "insufficient authorization", .insufficientPrivileges),
+        // The write's additional authorization (HAP's "aa" property): HomeKit's own code for it, not
+        // 17, which is about the user's rights (-70401).
+        (-70411, "insufficient authorization", .invalidOrMissingAuthorizationData),
         (-70412, "not allowed in current state", .operationNotSupported),
     ]
 
