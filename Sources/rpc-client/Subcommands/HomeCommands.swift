@@ -90,12 +90,7 @@ struct HomeCommand: AsyncParsableCommand {
                 )
             }
             print("\nusers")
-            Output.table(
-                ["NAME", "ACCESS", "ID"],
-                found.users.map {
-                    [$0.name, $0.owner ? "owner" : $0.administrator ? "administrator" : "guest", Output.id($0.id)]
-                }
-            )
+            Output.users(of: found)
         }
     }
 

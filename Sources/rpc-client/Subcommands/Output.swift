@@ -6,6 +6,20 @@ import SwiftProtobuf
 
 /// Printing results: a table for people, protobuf's JSON mapping for scripts.
 enum Output {
+    /// A home's users with their ids in it, the caller's own marked.
+    static func users(of home: Home) {
+        table(
+            ["NAME", "ACCESS", "ID"],
+            home.users.map { user in
+                [
+                    user.id == home.currentUserID ? "\(user.name) (you)" : user.name,
+                    user.owner ? "owner" : user.administrator ? "administrator" : "guest",
+                    id(user.id),
+                ]
+            }
+        )
+    }
+
     static func table(_ headers: [String], _ rows: [[String]]) {
         let widths = headers.indices.map { column in
             ([headers[column]] + rows.map { $0[column] }).map(displayWidth).max() ?? 0

@@ -24,12 +24,7 @@ struct UserCommand: AsyncParsableCommand {
                 try Output.json(response)
                 return
             }
-            Output.table(
-                ["NAME", "ACCESS", "ID"],
-                found.users.map {
-                    [$0.name, $0.owner ? "owner" : $0.administrator ? "administrator" : "guest", Output.id($0.id)]
-                }
-            )
+            Output.users(of: found)
         }
     }
 
