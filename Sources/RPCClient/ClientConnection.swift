@@ -159,14 +159,18 @@ public final class ClientConnection: ConnectionDelegate {
         if batchDepth == 0 { flush() }
     }
 
-    /// Whether calls can still start on it.
-    public var isOpen: Bool { connection.state == .open && closeError == nil }
+    /// Whether calls can still start on it: open, no GOAWAY from the server, stream ids left. A
+    /// completion that starts the next call must check it: a call that cannot start fails before
+    /// ``unary(_:request:timeoutMilliseconds:metadata:completion:)`` returns, so starting again from
+    /// that failure recurses until the stack runs out.
+    public var isOpen: Bool { connection.state == .open && closeError == nil && goAway == nil && nextStreamID != 0 }
     /// Calls started and not yet ended.
     public var callsInFlight: Int { calls.count }
 
     // MARK: Calls
 
-    /// Starts a unary call; `completion` runs on the loop thread with the response or the error.
+    /// Starts a unary call; `completion` runs on the loop thread with the response or the error. A
+    /// call that cannot start (``isOpen`` is false) fails at once, before this returns.
     /// - Parameter timeoutMilliseconds: the call's deadline, enforced by the server and here; 0 for none.
     @discardableResult
     public func unary(
@@ -186,7 +190,8 @@ public final class ClientConnection: ConnectionDelegate {
     }
 
     /// Starts a server-streaming call. With `automaticCredit` the client grants more messages as soon
-    /// as `onMessage` has run; without it, the caller grants with ``grantCredit(_:on:)``.
+    /// as `onMessage` has run; without it, the caller grants with ``grantCredit(_:on:)``. A call that
+    /// cannot start (``isOpen`` is false) ends at once, before this returns.
     @discardableResult
     public func serverStream(
         _ method: String,

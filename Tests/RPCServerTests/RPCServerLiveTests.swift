@@ -349,8 +349,12 @@ import Wire
         var stopped = false
         test.server.beginGracefulShutdown { stopped = true }
         var refused: Result<[UInt8], RPCError>?
+        #expect(client.isOpen)
         test.loop.run(until: { client.goAway != nil })
+        // No call can start after the GOAWAY: the client says so, and refuses one before it returns.
+        #expect(!client.isOpen)
         client.unary(TestServer.echo, request: [8]) { refused = $0 }
+        #expect(refused != nil)
         test.loop.run(until: { inFlight != nil && refused != nil && stopped })
         #expect((try? inFlight?.get()) == [7])
         let error = try #require(refused?.failure, "expected the new call to be refused")
@@ -358,6 +362,35 @@ import Wire
         #expect(error.isRetryable)
         #expect(client.goAway?.code == .ok)
         #expect(test.server.connectionCount == 0)
+        for timer in test.timers { timer.close() }
+        try test.loop.close()
+    }
+
+    /// A closed loop (each completion starts the next call while the connection takes calls), as the
+    /// load generator drives the server, through a drain: the calls sent before the GOAWAY reached
+    /// the client are refused retryable, and the loop stops. Before `isOpen` said false after a
+    /// GOAWAY, each refusal (run before `unary` returned) started the next call, until the stack
+    /// ran out: `loadgen unary` crashed whenever the server drained under it.
+    @Test func aClosedLoopOfCallsStopsAtADrain() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var (answered, refused, inFlight) = (0, 0, 0)
+        func next() {
+            guard client.isOpen else { return }
+            inFlight += 1
+            client.unary(TestServer.echo, request: [1]) { result in
+                inFlight -= 1
+                if case .success = result { answered += 1 } else { refused += 1 }
+                next()
+            }
+        }
+        for _ in 0..<16 { next() }
+        test.loop.run(until: { answered >= 1_000 })
+        var stopped = false
+        test.server.beginGracefulShutdown { stopped = true }
+        test.loop.run(until: { stopped && inFlight == 0 })
+        #expect(client.goAway != nil && !client.isOpen)
+        #expect(refused <= 16, "only calls already sent when the GOAWAY left are refused")
         for timer in test.timers { timer.close() }
         try test.loop.close()
     }

@@ -154,8 +154,16 @@ final class Fleet {
     /// Below the server's default of 100 concurrent calls per connection.
     static let maxCallsPerController = 96
 
+    private var isStartingWaitingCalls = false
+
     private func startWaitingCalls() {
+        // A call that cannot start fails before `unary` returns and its completion comes back here:
+        // the loop below goes on with the next one instead of recursing once per waiting call (the
+        // stack ran out when the server went away with thousands waiting).
+        guard !isStartingWaitingCalls else { return }
+        isStartingWaitingCalls = true
         defer {
+            isStartingWaitingCalls = false
             // Forget what was sent once it is most of the array.
             if waitingHead > 1024 && waitingHead * 2 > waitingCalls.count {
                 waitingCalls.removeFirst(waitingHead)
@@ -163,9 +171,16 @@ final class Fleet {
             }
         }
         while waitingHead < waitingCalls.count {
-            guard let connection = controllers.min(by: { $0.callsInFlight < $1.callsInFlight }),
-                connection.callsInFlight < Self.maxCallsPerController
-            else { return }
+            let connection: ClientConnection
+            if let least = controllers.lazy.filter(\.isOpen).min(by: { $0.callsInFlight < $1.callsInFlight }) {
+                guard least.callsInFlight < Self.maxCallsPerController else { return }
+                connection = least
+            } else if let closed = controllers.first {
+                // No controller can take calls (the server went away): each waiting call fails at once.
+                connection = closed
+            } else {
+                return
+            }
             let next = waitingCalls[waitingHead]
             waitingHead += 1
             connection.unary(
