@@ -15,12 +15,8 @@ extension ID where Kind == IDKind.User {
         hasher.update(data: Self.derivationLabel)
         hasher.update(data: home.raw.bytes)
         hasher.update(data: account.raw.bytes)
-        let id = hasher.finalize().withUnsafeBytes { digest in
-            UniqueIdentifier(
-                high: UInt64(bigEndian: digest.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                low: UInt64(bigEndian: digest.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            )
-        }
+        // A SHA-256 digest has 32 bytes, so its first 16 always make an identifier.
+        let id = UniqueIdentifier(bytes: Array(hasher.finalize()).prefix(16))!
         self.init(
             UniqueIdentifier(
                 high: (id.high & ~0xF000) | 0x8000,  // version 8
