@@ -1,5 +1,7 @@
-// Pointers here are not C interop: swift-protobuf's buffer protocol requires the two lenders of
-// `EncodedBytes` below, which forward the array's own and keep nothing (see the comment on them).
+// Why pointers outside the UV and SQLite layers: they are not C interop. swift-protobuf's buffer
+// protocol requires the two lenders of `EncodedBytes` below, which forward the array's own and keep
+// nothing (see the comment on them); they belong with the protobuf encoding, which UV and the SQLite
+// wrapper know nothing of.
 
 public import SwiftProtobuf
 

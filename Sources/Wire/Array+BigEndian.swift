@@ -1,6 +1,7 @@
-// Big-endian integers into and out of byte buffers. The pointer use below is not C interop: it is
-// the frame encoder's byte copying, borrowed only for each copy and bounded by the value's size
-// (each function says why); the reads are bounds-checked loads of the array's span.
+// Big-endian integers into and out of byte buffers. Why pointers outside the UV and SQLite layers:
+// they are not C interop but the frame encoder's byte copying, borrowed only for each copy and
+// bounded by the value's size (each function says why), and Wire, which has no dependencies, cannot
+// reach UV; the reads are bounds-checked loads of the array's span.
 
 extension [UInt8] {
     /// Appends `value` in big-endian order.
