@@ -309,16 +309,20 @@ public final class ClientConnection: ConnectionDelegate {
     public func connectionDidClose(_ connection: Connection, error: UVError?) {
         keepaliveTimer?.close()
         keepaliveTimer = nil
+        let endedCleanly = closeError == nil && error == nil && goAway?.code == .ok
         let reason =
             closeError
             ?? RPCError(
                 code: .unavailable,
                 message: error.map { "connection failed: \($0)" } ?? "server closed the connection"
             )
+        // Calls started from now on fail at once with the same reason (without it, one started
+        // after the server hung up was written to nowhere and never ended).
+        closeError = reason
         failCalls(reason)
         let onClose = self.onClose
         self.onClose = nil
-        onClose?(closeError == nil && error == nil && goAway?.code == .ok ? nil : reason)
+        onClose?(endedCleanly ? nil : reason)
     }
 
     private func handle(_ frame: Frame) {

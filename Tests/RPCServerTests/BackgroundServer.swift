@@ -73,9 +73,13 @@ final class MuteServer: Sendable {
 
     private final class Mute: ListenerDelegate, ConnectionDelegate {
         let handshakes: Bool
+        let hangsUp: Bool
         var connections: [Connection] = []
 
-        init(handshakes: Bool) { self.handshakes = handshakes }
+        init(handshakes: Bool, hangsUp: Bool) {
+            self.handshakes = handshakes
+            self.hangsUp = hangsUp
+        }
 
         func listener(_ listener: Listener, didAccept connection: Connection) {
             connections.append(connection)
@@ -85,6 +89,7 @@ final class MuteServer: Sendable {
             FrameEncoder.encode(.preface(Preface()), into: &hello)
             FrameEncoder.encode(.settings(Settings()), into: &hello)
             try? connection.write(hello)
+            if hangsUp { return connection.closeWhenWritesFlushed() }
             try? connection.startReading()
         }
         func listener(_ listener: Listener, didFailToAccept error: UVError) {}
@@ -94,14 +99,16 @@ final class MuteServer: Sendable {
         }
     }
 
-    init(handshakes: Bool) throws {
+    /// With `handshakes`, it answers the handshake (and then says nothing); with `hangsUp` too, it
+    /// closes the connection right after.
+    init(handshakes: Bool, hangsUp: Bool = false) throws {
         let ready = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var made: Result<(Endpoint, Waker<Bool>), any Error>?
         let finished = self.finished
         Thread {
             do {
                 let loop = try EventLoop()
-                let mute = Mute(handshakes: handshakes)
+                let mute = Mute(handshakes: handshakes, hangsUp: hangsUp)
                 let listener = try Listener.listen(on: .tcp(host: "127.0.0.1", port: 0), loop: loop, delegate: mute)
                 let stop = try Waker<Bool>(loop: loop) { _ in
                     listener.close()

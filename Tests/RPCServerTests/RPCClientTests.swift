@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 import UV
 import Wire
@@ -105,6 +106,31 @@ import Wire
             #expect(error.message == "\(server.endpoint) did not answer the handshake within 200 ms")
         }
         server.shutDown()
+    }
+
+    /// A server that hangs up right after its handshake (as a killed one does): the connection is
+    /// no longer open, and a call started on it fails before `unary` returns. It used to be written
+    /// to the closed socket and wait for an answer for ever.
+    @Test func aCallStartedAfterTheServerHungUpFailsAtOnce() throws {
+        let server = try MuteServer(handshakes: true, hangsUp: true)
+        defer { server.shutDown() }
+        let loop = try EventLoop()
+        var client: ClientConnection?
+        var closed = false
+        try ClientConnection.connect(to: server.endpoint, on: loop) { result in
+            client = try? result.get()
+            client?.onClose = { _ in closed = true }
+            if client == nil { closed = true }
+        }
+        loop.run(until: { closed })
+        let connection = try #require(client)
+        #expect(!connection.isOpen)
+        var outcome: Result<[UInt8], RPCError>?
+        connection.unary(TestServer.echo, request: [1]) { outcome = $0 }
+        let error = try #require(outcome?.failure, "the call did not fail before unary returned")
+        #expect(error.code == .unavailable)
+        #expect(error.message == "server closed the connection")
+        try loop.close()
     }
 
     /// A server gone quiet after the handshake: the client's keepalive PING goes unanswered, and a
