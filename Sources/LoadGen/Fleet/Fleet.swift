@@ -7,7 +7,9 @@ import Wire
 
 /// The fleet on one loop: homes of simulated accessories paired through the real path (or attached
 /// with the credentials of an earlier run), controllers that read and write their counters, one
-/// subscriber per home, and the open-loop producers of each operation kind.
+/// subscriber per home, and the open-loop producers of each operation kind. When the server goes
+/// away (a restart, a crash), each of them reconnects as the real thing would: accessories attach
+/// again, controllers connect again, subscribers resume from the last revision they received.
 final class Fleet {
     struct Plan {
         var scenario: FleetScenario
@@ -45,7 +47,8 @@ final class Fleet {
     /// Every counter with the link that reports it and its home (what the load picks from).
     private var counters: [(link: FleetAccessory, counter: FleetAccessory.Counter)] = []
     private var controllers: [ClientConnection] = []
-    private var subscribers: [ClientConnection] = []
+    private var subscribers: [FleetSubscriber] = []
+    private let retries: RetrySchedule
 
     private(set) var reports = CallMeter()
     private(set) var reads = CallMeter()
@@ -63,6 +66,19 @@ final class Fleet {
     private(set) var reportEvents = 0
     private(set) var skippedUpdates = 0
     private(set) var linkFailures = 0
+    /// Links open again after they ended, links given up (the server no longer knows the pairing),
+    /// and the longest time from a link's end to its return.
+    private(set) var relinks = 0
+    private(set) var linksLost = 0
+    private(set) var longestLinkOutage = Duration.zero
+    /// Links ended and not yet back or given up.
+    private(set) var linksDown = 0
+    private(set) var controllerReconnects = 0
+    private(set) var subscriptionEnds = 0
+    private(set) var resumedSubscriptions = 0
+    var resyncs: Int { subscribers.map(\.resyncs).reduce(0, +) }
+    /// Whether set-up is over: from then on, what goes away comes back.
+    private var isLoaded = false
     /// When each report not yet seen by its home's subscriber was meant to start.
     private var pendingReports: [UInt32: ContinuousClock.Instant] = [:]
     private var nextReport: UInt32 = 0
@@ -74,6 +90,7 @@ final class Fleet {
         self.endpoint = endpoint
         self.plan = plan
         authorization = [MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))]
+        retries = RetrySchedule(loop: loop)
     }
 
     /// Fresh meters (each step of a rate sweep measures on its own).
@@ -103,7 +120,10 @@ final class Fleet {
                     if let failure { return done(failure) }
                     prepareScenes(from: 0) { [self] failure in
                         if let failure { return done(failure) }
-                        subscribe(done)
+                        subscribe { [self] failure in
+                            isLoaded = failure == nil
+                            done(failure)
+                        }
                     }
                 }
             }
@@ -113,6 +133,7 @@ final class Fleet {
                 try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
                     switch result {
                     case .success(let connection):
+                        watch(connection, at: controllers.count)
                         controllers.append(connection)
                         tally.finished(nil)
                     case .failure(let error):
@@ -267,9 +288,9 @@ final class Fleet {
 
     private func link(_ accessory: FleetAccessory, named name: String, _ done: @escaping (String?) -> Void) {
         let pairing = accessory.credential == nil
-        accessory.onLinkEnded = { [weak self] _ in
-            guard let self, !self.isStopping else { return }
-            self.linkFailures += 1
+        accessory.onLinkEnded = { [weak self, weak accessory] error in
+            guard let self, let accessory, !isStopping else { return }
+            linkEnded(accessory, error)
         }
         accessory.link(to: endpoint, on: loop, name: name, setupCode: Self.setupCode) { [self] result in
             if case .failure(let error) = result { return done("\(name): \(error)") }
@@ -332,46 +353,28 @@ final class Fleet {
     private func subscribe(_ done: @escaping (String?) -> Void) {
         let tally = ConnectionTally(plan.scenario.homes) { error in done(error.map { "subscribe: \($0)" }) }
         for (index, home) in homes.enumerated() {
-            var request = Home_V1_SubscribeRequest()
-            request.homeIds = [home]
-            request.kinds = [.characteristicValueUpdated]
-            request.characteristicIds = counters.filter { $0.link.home == index }.map(\.counter.characteristic)
-            request.snapshot = true
-            do {
-                try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
-                    guard case .success(let connection) = result else {
-                        return tally.finished(RPCError(code: .unavailable, message: "\(result)"))
-                    }
-                    subscribers.append(connection)
-                    var ready = false
-                    connection.serverStream(
-                        "home.v1.HomeService/Subscribe",
-                        request: (try? request.serializedBytes()) ?? [],
-                        metadata: authorization,
-                        onMessage: { [weak self] bytes in
-                            if !ready {
-                                ready = true
-                                tally.finished(nil)
-                                return
-                            }
-                            self?.received(bytes)
-                        },
-                        onEnd: { [weak self] error in
-                            if !ready { tally.finished(error ?? RPCError(code: .unavailable, message: "ended")) }
-                            if let self, !self.isStopping { self.notifications.failed() }
-                        }
-                    )
-                }
-            } catch {
-                tally.finished(error)
+            let subscriber = FleetSubscriber(
+                home: home,
+                characteristics: counters.filter { $0.link.home == index }.map(\.counter.characteristic),
+                endpoint: endpoint,
+                loop: loop,
+                authorization: authorization,
+                retries: retries
+            )
+            subscriber.onEvent = { [weak self] event in self?.received(event) }
+            subscriber.onEnded = { [weak self] _ in
+                guard let self, !isStopping else { return }
+                subscriptionEnds += 1
+                notifications.failed()
             }
+            subscriber.onResumed = { [weak self] in self?.resumedSubscriptions += 1 }
+            subscribers.append(subscriber)
+            subscriber.open { tally.finished($0) }
         }
     }
 
-    private func received(_ bytes: [UInt8]) {
-        guard let event = try? Home_V1_Event(serializedBytes: bytes),
-            case .characteristicValueUpdated(let update)? = event.payload
-        else { return }
+    private func received(_ event: Home_V1_Event) {
+        guard case .characteristicValueUpdated(let update)? = event.payload else { return }
         // The server carries integers of every format as signed values.
         let number: Int64 =
             switch update.value.kind {
@@ -385,6 +388,75 @@ final class Fleet {
         reportEvents += 1
         guard let start = pendingReports.removeValue(forKey: value) else { return }
         notifications.record(since: start)
+    }
+
+    // MARK: Coming back
+
+    /// A link ended after set-up: attach again after a growing delay, unless the pairing is gone
+    /// (the link ended OK with `unpaired`).
+    private func linkEnded(_ accessory: FleetAccessory, _ error: RPCError?) {
+        linkFailures += 1
+        guard isLoaded, error != nil, accessory.credential != nil else {
+            linksLost += 1
+            return
+        }
+        linksDown += 1
+        relink(accessory, downSince: .now)
+    }
+
+    private func relink(_ accessory: FleetAccessory, downSince: ContinuousClock.Instant) {
+        retries.retry(attempt: accessory.relinkAttempts) { [weak self, weak accessory] in
+            guard let self, let accessory, !isStopping else { return }
+            accessory.relinkAttempts += 1
+            accessory.link(to: endpoint, on: loop, name: "", setupCode: Self.setupCode) { [self] result in
+                guard !isStopping else { return }
+                switch result {
+                case .success:
+                    accessory.relinkAttempts = 0
+                    relinks += 1
+                    linksDown -= 1
+                    longestLinkOutage = max(longestLinkOutage, downSince.duration(to: .now))
+                case .failure(let error) where error.code == .unauthenticated:
+                    // The server no longer knows the credential: the pairing is gone.
+                    linksDown -= 1
+                    linksLost += 1
+                case .failure:
+                    relink(accessory, downSince: downSince)
+                }
+            }
+        }
+    }
+
+    /// When controller `index` closes after set-up, connects it again after a growing delay (calls
+    /// meanwhile go to the others, or fail at once when none is open).
+    private func watch(_ connection: ClientConnection, at index: Int) {
+        connection.onClose = { [weak self] _ in
+            guard let self, isLoaded, !isStopping else { return }
+            reconnectController(at: index, attempt: 0)
+        }
+    }
+
+    private func reconnectController(at index: Int, attempt: Int) {
+        retries.retry(attempt: attempt) { [weak self] in
+            guard let self, !isStopping else { return }
+            do {
+                try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
+                    guard !isStopping else {
+                        if case .success(let connection) = result { connection.close() }
+                        return
+                    }
+                    guard case .success(let connection) = result else {
+                        return reconnectController(at: index, attempt: attempt + 1)
+                    }
+                    controllerReconnects += 1
+                    watch(connection, at: index)
+                    controllers[index] = connection
+                    startWaitingCalls()
+                }
+            } catch {
+                reconnectController(at: index, attempt: attempt + 1)
+            }
+        }
     }
 
     // MARK: Load
@@ -473,8 +545,10 @@ final class Fleet {
 
     func stop() {
         isStopping = true
+        retries.close()
         for accessory in accessories { accessory.close() }
-        for connection in controllers + subscribers { connection.close() }
+        for subscriber in subscribers { subscriber.close() }
+        for connection in controllers { connection.close() }
     }
 
     // MARK: State file

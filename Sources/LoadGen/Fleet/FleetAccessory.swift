@@ -34,8 +34,13 @@ final class FleetAccessory {
     private var onLinked: ((Result<Void, RPCError>) -> Void)?
     /// Called with the credential when a controller pairs the accessory.
     var onPaired: ((String) -> Void)?
-    /// The link ended (the fleet counts it as an error unless it is stopping).
+    /// An open link ended: with the status it ended with, nil when it ended OK (the accessory was
+    /// unpaired). A link that fails before it opens ends through `link`'s completion instead.
     var onLinkEnded: ((RPCError?) -> Void)?
+    /// Whether the link is open now.
+    private(set) var isLinked = false
+    /// Failed attempts to link again since the link was last open (what the retry delay grows by).
+    var relinkAttempts = 0
     private(set) var commandsAnswered = 0
 
     init(id: Data, isBridge: Bool, counters: [Counter], home: Int, credential: String?) {
@@ -106,6 +111,10 @@ final class FleetAccessory {
         setupCode: String,
         then done: @escaping (Result<Void, RPCError>) -> Void
     ) {
+        // A link that ended may leave its connection open (another took its place): start afresh.
+        connection?.close()
+        connection = nil
+        isLinked = false
         onLinked = done
         do {
             try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
@@ -144,8 +153,14 @@ final class FleetAccessory {
             request: request,
             onMessage: { [weak self] bytes in self?.received(bytes) },
             onEnd: { [weak self] error in
-                self?.finishLinking(.failure(error ?? RPCError(code: .unavailable, message: "the link ended")))
-                self?.onLinkEnded?(error)
+                // The end of an earlier connection's link, closed when linking again, is not news.
+                guard let self, self.connection === connection else { return }
+                if isLinked {
+                    isLinked = false
+                    onLinkEnded?(error)
+                } else {
+                    finishLinking(.failure(error ?? RPCError(code: .unavailable, message: "the link ended")))
+                }
             }
         )
     }
@@ -160,6 +175,7 @@ final class FleetAccessory {
         guard let message = try? Home_V1_LinkMessage(serializedBytes: bytes) else { return }
         switch message.kind {
         case .advertised?, .attached?:
+            isLinked = true
             finishLinking(.success(()))
         case .paired(let paired)?:
             credential = paired.credential
@@ -185,8 +201,8 @@ final class FleetAccessory {
 
     /// Reports a counter's new value; `completion` runs with the server's answer.
     func report(_ value: UInt32, on counter: Counter, completion: @escaping (Result<[UInt8], RPCError>) -> Void) {
-        guard let connection, connection.isOpen else {
-            completion(.failure(RPCError(code: .unavailable, message: "the accessory is not connected")))
+        guard let connection, isLinked, connection.isOpen else {
+            completion(.failure(RPCError(code: .unavailable, message: "the accessory is not linked")))
             return
         }
         var report = Home_V1_ValueReport()
@@ -203,6 +219,7 @@ final class FleetAccessory {
 
     func close() {
         onLinkEnded = nil
+        onLinked = nil
         connection?.close()
     }
 }

@@ -17,7 +17,10 @@ struct FleetLoad: ParsableCommand {
             its setup code) and keeps the credentials in --state; later runs with the same shape attach \
             with them. Each accessory has one counter characteristic; one subscriber per home follows the \
             counters, so a report's notification latency is measured from the report's intended start to \
-            the event. Every write the server forwards is accepted by its accessory at once.
+            the event. Every write the server forwards is accepted by its accessory at once. When the \
+            server goes away (restarted, or killed), accessories attach again, controllers reconnect and \
+            subscribers resume from their last revision, each after a growing, jittered delay; the \
+            report says how many came back and how long the longest link was down.
             """
     )
 
@@ -262,7 +265,12 @@ struct FleetLoad: ParsableCommand {
                     + "\"seconds\": \(String(format: "%.3f", fleet.reports.measuredSeconds)), "
                     + "\"reports_acknowledged\": \(fleet.reportsAcknowledged), \"report_events\": \(fleet.reportEvents), "
                     + "\"skipped_updates\": \(fleet.skippedUpdates), \"reports_without_event\": \(fleet.reportsInFlight), "
-                    + "\"link_failures\": \(fleet.linkFailures), \"executions_deferred\": \(fleet.executionsDeferred), "
+                    + "\"link_failures\": \(fleet.linkFailures), \"relinks\": \(fleet.relinks), "
+                    + "\"links_lost\": \(fleet.linksLost), \"links_down\": \(fleet.linksDown), "
+                    + "\"longest_link_outage_ms\": \(fleet.longestLinkOutage.wholeMicroseconds / 1000), "
+                    + "\"controller_reconnects\": \(fleet.controllerReconnects), "
+                    + "\"subscription_ends\": \(fleet.subscriptionEnds), \"resumed_subscriptions\": \(fleet.resumedSubscriptions), "
+                    + "\"resyncs\": \(fleet.resyncs), \"executions_deferred\": \(fleet.executionsDeferred), "
                     + "\"client_stalls\": \(clientStalls.count), \"client_longest_stall_ms\": \(longestStallMs), "
                     + kinds.joined(separator: ", ") + ", \"timeline\": \(timeline)}"
             )
@@ -288,6 +296,14 @@ struct FleetLoad: ParsableCommand {
                 + "(+\(fleet.skippedUpdates) coalesced), without an event \(fleet.reportsInFlight), link failures \(fleet.linkFailures), "
                 + "executions deferred (every scene running) \(fleet.executionsDeferred)"
         )
+        if fleet.linkFailures > 0 || fleet.controllerReconnects > 0 || fleet.subscriptionEnds > 0 {
+            print(
+                "links ended \(fleet.linkFailures): back \(fleet.relinks) (the longest down "
+                    + "\(fleet.longestLinkOutage.wholeMicroseconds / 1000) ms), given up \(fleet.linksLost), still down \(fleet.linksDown); "
+                    + "controllers reconnected \(fleet.controllerReconnects); subscriptions ended \(fleet.subscriptionEnds), "
+                    + "resumed \(fleet.resumedSubscriptions), resyncs \(fleet.resyncs)"
+            )
+        }
         print(
             "loadgen's own loop stalled \(clientStalls.count) times for 10 ms or more (longest \(longestStallMs) ms): "
                 + "calls due meanwhile started late, and their latency counts it"
@@ -339,14 +355,18 @@ final class ProgressLine {
         let p99 = fleet.meters.map {
             "\($0.0) \(String(format: "%.1f", Double($0.1.latency.valueAtPercentile(99)) / 1000))"
         }
+        let down = fleet.linksDown > 0 ? "  links down \(fleet.linksDown)" : ""
         let prefix =
-            "[\(String(format: "%3d", seconds))s] " + kinds.joined(separator: "  ") + "  errors \(errors)  p99 ms: "
+            "[\(String(format: "%3d", seconds))s] " + kinds.joined(separator: "  ")
+            + "  errors \(errors)\(down)  p99 ms: "
             + p99.joined(separator: " ")
         fleet.serverUsage { [self] info in
             var line = prefix
             if let info {
                 let cpu = info.cpuUserMs + info.cpuSystemMs
-                let share = lastCPU.map { String(format: "%.0f%%", Double(cpu - $0) / 10) } ?? "-"
+                // A server that restarted since the last second counts its CPU time from zero again.
+                let share =
+                    lastCPU.flatMap { $0 <= cpu ? String(format: "%.0f%%", Double(cpu - $0) / 10) : nil } ?? "-"
                 lastCPU = cpu
                 line += "  server RSS \(info.residentBytes / 1_048_576) MB CPU \(share)"
             }
