@@ -66,6 +66,7 @@ import Testing
             #expect(acknowledged > 0)
             #expect(result["report_events"] as? Int == acknowledged, "run \(run): an acknowledged report went unseen")
             #expect(result["reports_without_event"] as? Int == 0)
+            #expect(result["repeated_events"] as? Int == 0)
             #expect(result["link_failures"] as? Int == 0)
         }
         // The second run used the same homes and accessories (attached, not paired again).
@@ -103,6 +104,7 @@ import Testing
         #expect(result["resumed_subscriptions"] as? Int == 2)
         #expect(result["resyncs"] as? Int == 0)
         #expect(result["reports_without_event"] as? Int == 0, "an acknowledged report went unseen")
+        #expect(result["repeated_events"] as? Int == 0, "the resumed streams repeated an event")
         let acknowledged = result["reports_acknowledged"] as? Int ?? -1
         #expect((result["report_events"] as? Int ?? 0) >= acknowledged)
         // The last whole second ran as before the crash.

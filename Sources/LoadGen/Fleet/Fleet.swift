@@ -64,6 +64,11 @@ final class Fleet {
     /// Reports acknowledged, events received for them, and updates a slow subscriber skipped.
     private(set) var reportsAcknowledged = 0
     private(set) var reportEvents = 0
+    /// Events for a report no newer than one already seen on the same characteristic: duplicates,
+    /// or out of order (each accessory's reports commit in the order it sends them, so each
+    /// characteristic's values only grow).
+    private(set) var repeatedEvents = 0
+    private var lastReportSeen: [Data: UInt32] = [:]
     private(set) var skippedUpdates = 0
     private(set) var linkFailures = 0
     /// Links open again after they ended, links given up (the server no longer knows the pairing),
@@ -386,6 +391,8 @@ final class Fleet {
         let value = UInt32(number)
         skippedUpdates += Int(update.skippedUpdates)
         reportEvents += 1
+        if let last = lastReportSeen[update.characteristicID], value <= last { repeatedEvents += 1 }
+        lastReportSeen[update.characteristicID] = max(value, lastReportSeen[update.characteristicID] ?? 0)
         guard let start = pendingReports.removeValue(forKey: value) else { return }
         notifications.record(since: start)
     }

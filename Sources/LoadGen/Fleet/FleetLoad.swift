@@ -265,6 +265,7 @@ struct FleetLoad: ParsableCommand {
                     + "\"seconds\": \(String(format: "%.3f", fleet.reports.measuredSeconds)), "
                     + "\"reports_acknowledged\": \(fleet.reportsAcknowledged), \"report_events\": \(fleet.reportEvents), "
                     + "\"skipped_updates\": \(fleet.skippedUpdates), \"reports_without_event\": \(fleet.reportsInFlight), "
+                    + "\"repeated_events\": \(fleet.repeatedEvents), "
                     + "\"link_failures\": \(fleet.linkFailures), \"relinks\": \(fleet.relinks), "
                     + "\"links_lost\": \(fleet.linksLost), \"links_down\": \(fleet.linksDown), "
                     + "\"longest_link_outage_ms\": \(fleet.longestLinkOutage.wholeMicroseconds / 1000), "
@@ -293,7 +294,8 @@ struct FleetLoad: ParsableCommand {
         }
         print(
             "reports acknowledged \(fleet.reportsAcknowledged), their events \(fleet.reportEvents) "
-                + "(+\(fleet.skippedUpdates) coalesced), without an event \(fleet.reportsInFlight), link failures \(fleet.linkFailures), "
+                + "(+\(fleet.skippedUpdates) coalesced, \(fleet.repeatedEvents) repeated or out of order), "
+                + "without an event \(fleet.reportsInFlight), link failures \(fleet.linkFailures), "
                 + "executions deferred (every scene running) \(fleet.executionsDeferred)"
         )
         if fleet.linkFailures > 0 || fleet.controllerReconnects > 0 || fleet.subscriptionEnds > 0 {
