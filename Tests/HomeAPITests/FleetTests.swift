@@ -89,7 +89,7 @@ import Testing
         let state = server.directory.appendingPathComponent("fleet.json").path
         // The first run pairs; the second, under which the server dies, attaches.
         _ = try fleet(server, state: state)
-        let run = try startFleet(server, state: state, duration: 8)
+        let run = try startFleet(server, state: state, duration: 10)
         try await Task.sleep(for: .seconds(2.5))
         server.crash()
         try await Task.sleep(for: .milliseconds(300))
