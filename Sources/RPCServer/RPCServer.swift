@@ -24,6 +24,8 @@ public final class RPCServer {
     let logger: Logger
     private var listeners: [Listener] = []
     private var connections: [Int: ServerConnection] = [:]
+    /// Connections whose peers closed, torn down a batch per loop iteration.
+    let teardowns: TeardownQueue
     /// What every connection holds for its peer, bounded by ``ServerConfiguration/maxBufferedBytes``.
     let buffers: BufferBudget
     private var nextConnectionID = 0
@@ -49,6 +51,7 @@ public final class RPCServer {
         methodNames = registry.namesByIndex
         metrics = ServerMetrics(methodNames: methodNames)
         outputBeforePolling = OutputBeforePolling(loop: loop)
+        teardowns = TeardownQueue(loop: loop)
         buffers = BufferBudget(limit: configuration.maxBufferedBytes)
         requiresAuthentication = methodNames.map { !configuration.unauthenticatedMethods.contains($0) }
         logsEveryCall = logger.logLevel <= .debug
@@ -174,6 +177,7 @@ public final class RPCServer {
         ticker?.close()
         ticker = nil
         outputBeforePolling.close()
+        teardowns.close()
         logger.info("stopped")
         let completion = shutdownCompletion
         shutdownCompletion = nil

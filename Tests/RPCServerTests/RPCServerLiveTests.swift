@@ -395,6 +395,40 @@ import Wire
         try test.loop.close()
     }
 
+    /// Many peers leaving at once are torn down a batch per loop iteration: a bystander's call,
+    /// sent just after 1,200 peers closed, is answered while most of them still wait for their
+    /// teardown (before, every teardown ran in the poll that saw the ends of input, and the answer
+    /// waited for all of them), and all of them are gone in the end.
+    @Test func peersLeavingTogetherDoNotHoldUpABystander() throws {
+        let test = try TestServer()
+        let bystander = try test.connectClient()
+        let leaving = 1_200
+        var peers: [RawPeer] = []
+        for _ in 0..<leaving {
+            let peer = try RawPeer.connect(to: test.endpoint, loop: test.loop)
+            peer.send(RawPeer.handshake())
+            peers.append(peer)
+        }
+        test.loop.run(until: { test.server.connectionCount == leaving + 1 })
+        for peer in peers { peer.close() }
+        var answer: [UInt8]?
+        var stillOpenAtAnswer = 0
+        bystander.unary(TestServer.echo, request: [9]) {
+            answer = try? $0.get()
+            stillOpenAtAnswer = test.server.connectionCount - 1
+        }
+        test.loop.run(until: { answer != nil })
+        #expect(answer == [9])
+        #expect(
+            stillOpenAtAnswer > leaving / 2,
+            "the answer waited for \(leaving - stillOpenAtAnswer) of \(leaving) teardowns"
+        )
+        test.loop.run(until: { test.server.connectionCount == 1 })
+        #expect(test.server.teardowns.count == 0)
+        bystander.close()
+        try test.shutDown()
+    }
+
     @Test func metricsCountCallsByStatusAndLatency() throws {
         let test = try TestServer()
         let client = try test.connectClient()

@@ -126,6 +126,14 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     func connectionDidReachEndOfInput(_ connection: Connection) {
+        server.teardowns.add(self)
+    }
+
+    /// Closes the connection once its peer closed its side: from the server's ``TeardownQueue``,
+    /// at once or a few loop iterations later when many peers left together. Nothing to do if a
+    /// timeout or the server's shutdown closed it meanwhile.
+    func tearDownAfterPeerClosed() {
+        guard connection.state == .open else { return }
         if closing == nil, !machine.isClosed {
             do {
                 try decoder.finish()
