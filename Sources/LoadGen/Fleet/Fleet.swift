@@ -68,6 +68,9 @@ final class Fleet {
     /// or out of order (each accessory's reports commit in the order it sends them, so each
     /// characteristic's values only grow).
     private(set) var repeatedEvents = 0
+    /// Reports whose events the server coalesced into a later value of the same counter (the
+    /// subscriber fell behind: the event that came says how many it skipped).
+    private(set) var coalescedReports = 0
     private var lastReportSeen: [Data: UInt32] = [:]
     private(set) var skippedUpdates = 0
     private(set) var linkFailures = 0
@@ -85,7 +88,14 @@ final class Fleet {
     /// Whether set-up is over: from then on, what goes away comes back.
     private var isLoaded = false
     /// When each report not yet seen by its home's subscriber was meant to start.
-    private var pendingReports: [UInt32: ContinuousClock.Instant] = [:]
+    private var pendingReports: [UInt32: PendingReport] = [:]
+
+    /// A report not yet seen by its home's subscriber.
+    private struct PendingReport {
+        let start: ContinuousClock.Instant
+        let characteristic: Data
+        var isAcknowledged = false
+    }
     private var nextReport: UInt32 = 0
     private var nextWrite: UInt32 = 0
     private var isStopping = false
@@ -393,8 +403,17 @@ final class Fleet {
         reportEvents += 1
         if let last = lastReportSeen[update.characteristicID], value <= last { repeatedEvents += 1 }
         lastReportSeen[update.characteristicID] = max(value, lastReportSeen[update.characteristicID] ?? 0)
-        guard let start = pendingReports.removeValue(forKey: value) else { return }
-        notifications.record(since: start)
+        if update.skippedUpdates > 0 {
+            // The reports on this counter before this one that are still waiting were coalesced into
+            // it. Without the count, a report skipped silently stays waiting and shows as missing.
+            let superseded = pendingReports.filter {
+                $0.key < value && $0.value.characteristic == update.characteristicID
+            }
+            for sequence in superseded.keys { pendingReports[sequence] = nil }
+            coalescedReports += superseded.count
+        }
+        guard let report = pendingReports.removeValue(forKey: value) else { return }
+        notifications.record(since: report.start)
     }
 
     // MARK: Coming back
@@ -499,9 +518,14 @@ final class Fleet {
             nextReport = (nextReport + 1) % Self.writeFlag
             reports.start()
             notifications.start()
-            pendingReports[sequence] = start
+            pendingReports[sequence] = PendingReport(start: start, characteristic: counter.characteristic)
             accessory.report(sequence, on: counter) { [self] result in
-                if case .success = result { reportsAcknowledged += 1 } else { pendingReports[sequence] = nil }
+                if case .success = result {
+                    reportsAcknowledged += 1
+                    pendingReports[sequence]?.isAcknowledged = true
+                } else {
+                    pendingReports[sequence] = nil
+                }
                 reports.record(since: start, failed: isFailure(result))
             }
         }
@@ -549,6 +573,15 @@ final class Fleet {
 
     /// Reports still waiting for their event (lost, or still on the way).
     var reportsInFlight: Int { pendingReports.count }
+
+    /// Up to `limit` acknowledged reports still waiting for their event: each with its counter and
+    /// the newest report its subscriber saw on that counter (newer than the report: the stream
+    /// skipped it; older or none: it never came).
+    func missingReports(limit: Int = 10) -> [(sequence: UInt32, characteristic: Data, newestSeen: UInt32?)] {
+        pendingReports.filter(\.value.isAcknowledged).sorted { $0.key < $1.key }.prefix(limit).map {
+            ($0.key, $0.value.characteristic, lastReportSeen[$0.value.characteristic])
+        }
+    }
 
     func stop() {
         isStopping = true

@@ -231,6 +231,15 @@ struct FleetLoad: ParsableCommand {
         }
     }
 
+    /// The acknowledged reports that never reached their subscriber, for diagnosis.
+    static func missingReportsJSON(_ fleet: Fleet) -> String {
+        fleet.missingReports().map { report in
+            let id = report.characteristic.map { String(format: "%02x", $0) }.joined()
+            return "{\"sequence\": \(report.sequence), \"characteristic\": \"\(id)\", "
+                + "\"newest_seen\": \(report.newestSeen.map(String.init) ?? "null")}"
+        }.joined(separator: ", ")
+    }
+
     static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) / 1e18
@@ -265,7 +274,8 @@ struct FleetLoad: ParsableCommand {
                     + "\"seconds\": \(String(format: "%.3f", fleet.reports.measuredSeconds)), "
                     + "\"reports_acknowledged\": \(fleet.reportsAcknowledged), \"report_events\": \(fleet.reportEvents), "
                     + "\"skipped_updates\": \(fleet.skippedUpdates), \"reports_without_event\": \(fleet.reportsInFlight), "
-                    + "\"repeated_events\": \(fleet.repeatedEvents), "
+                    + "\"repeated_events\": \(fleet.repeatedEvents), \"coalesced_reports\": \(fleet.coalescedReports), "
+                    + "\"missing_reports\": [\(Self.missingReportsJSON(fleet))], "
                     + "\"link_failures\": \(fleet.linkFailures), \"relinks\": \(fleet.relinks), "
                     + "\"links_lost\": \(fleet.linksLost), \"links_down\": \(fleet.linksDown), "
                     + "\"longest_link_outage_ms\": \(fleet.longestLinkOutage.wholeMicroseconds / 1000), "
@@ -294,7 +304,8 @@ struct FleetLoad: ParsableCommand {
         }
         print(
             "reports acknowledged \(fleet.reportsAcknowledged), their events \(fleet.reportEvents) "
-                + "(+\(fleet.skippedUpdates) coalesced, \(fleet.repeatedEvents) repeated or out of order), "
+                + "(+\(fleet.skippedUpdates) updates coalesced, \(fleet.coalescedReports) of them acknowledged reports; "
+                + "\(fleet.repeatedEvents) repeated or out of order), "
                 + "without an event \(fleet.reportsInFlight), link failures \(fleet.linkFailures), "
                 + "executions deferred (every scene running) \(fleet.executionsDeferred)"
         )
