@@ -397,23 +397,31 @@ final class Fleet {
             case .unsignedValue(let unsigned)?: Int64(truncatingIfNeeded: unsigned)
             default: -1
             }
-        guard (0..<Int64(Self.writeFlag)).contains(number) else { return }
-        let value = UInt32(number)
-        skippedUpdates += Int(update.skippedUpdates)
+        // A report's sequence number, or nil for a controller's write.
+        let reported = (0..<Int64(Self.writeFlag)).contains(number) ? UInt32(number) : nil
+        if update.skippedUpdates > 0 {
+            skippedUpdates += Int(update.skippedUpdates)
+            coalesce(on: update.characteristicID, into: reported)
+        }
+        guard let value = reported else { return }
         reportEvents += 1
         if let last = lastReportSeen[update.characteristicID], value <= last { repeatedEvents += 1 }
         lastReportSeen[update.characteristicID] = max(value, lastReportSeen[update.characteristicID] ?? 0)
-        if update.skippedUpdates > 0 {
-            // The reports on this counter before this one that are still waiting were coalesced into
-            // it. Without the count, a report skipped silently stays waiting and shows as missing.
-            let superseded = pendingReports.filter {
-                $0.key < value && $0.value.characteristic == update.characteristicID
-            }
-            for sequence in superseded.keys { pendingReports[sequence] = nil }
-            coalescedReports += superseded.count
-        }
         guard let report = pendingReports.removeValue(forKey: value) else { return }
         notifications.record(since: report.start)
+    }
+
+    /// The server coalesced updates of `characteristic` into the event just received (its
+    /// subscriber fell behind): the reports on it still waiting are settled by that event. Into a
+    /// report, those before it; into a controller's write, those already acknowledged (committed,
+    /// so before the write or coalesced with it too, bar a race with the write's own commit).
+    /// Without this, a report coalesced away stayed waiting and showed as missing.
+    private func coalesce(on characteristic: Data, into reported: UInt32?) {
+        let superseded = pendingReports.filter { sequence, report in
+            report.characteristic == characteristic && (reported.map { sequence < $0 } ?? report.isAcknowledged)
+        }
+        for sequence in superseded.keys { pendingReports[sequence] = nil }
+        coalescedReports += superseded.count
     }
 
     // MARK: Coming back
