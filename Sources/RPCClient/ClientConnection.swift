@@ -163,7 +163,11 @@ public final class ClientConnection: ConnectionDelegate {
     /// completion that starts the next call must check it: a call that cannot start fails before
     /// ``unary(_:request:timeoutMilliseconds:metadata:completion:)`` returns, so starting again from
     /// that failure recurses until the stack runs out.
-    public var isOpen: Bool { connection.state == .open && closeError == nil && goAway == nil && nextStreamID != 0 }
+    public var isOpen: Bool {
+        connection.state == .open && closeError == nil && goAway == nil && nextStreamID != 0 && !isClosingWhenIdle
+    }
+    /// Set by ``closeWhenIdle()``.
+    private var isClosingWhenIdle = false
     /// Calls started and not yet ended.
     public var callsInFlight: Int { calls.count }
 
@@ -225,6 +229,11 @@ public final class ClientConnection: ConnectionDelegate {
             complete(call, error: closeError)
             return streamID
         }
+        if isClosingWhenIdle {
+            // Never sent: safe to retry elsewhere.
+            complete(call, error: RPCError(code: .unavailable, message: "the connection is closing", isRetryable: true))
+            return streamID
+        }
         // After a GOAWAY the server takes no new call: it would never answer this one.
         if let goAway {
             complete(
@@ -281,6 +290,14 @@ public final class ClientConnection: ConnectionDelegate {
     /// Closes the connection; calls in flight fail with UNAVAILABLE.
     public func close() {
         fail(RPCError(code: .unavailable, message: "connection closed by the client"))
+    }
+
+    /// Takes no new call (``isOpen`` is false from now on) and closes the connection once the calls
+    /// in flight have ended: a client moving to another connection lets the answers to what it
+    /// sent arrive instead of failing calls the server may already have carried out.
+    public func closeWhenIdle() {
+        isClosingWhenIdle = true
+        if calls.isEmpty { close() }
     }
 
     // MARK: ConnectionDelegate
@@ -423,6 +440,7 @@ public final class ClientConnection: ConnectionDelegate {
         if sendCancel { FrameEncoder.encode(.cancel(streamID), into: &outbound) }
         call.deadlineTimer?.close()
         complete(call, error: error)
+        if isClosingWhenIdle && calls.isEmpty { close() }
     }
 
     private func complete(_ call: PendingCall, error: RPCError?) {

@@ -366,6 +366,28 @@ import Wire
         try test.loop.close()
     }
 
+    /// A client closing when idle lets its call in flight get its answer, refuses new ones at once
+    /// (retryable: never sent), and closes after the last answer.
+    @Test func closingWhenIdleLetsTheCallsInFlightFinish() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var closed = false
+        client.onClose = { _ in closed = true }
+        var inFlight: Result<[UInt8], RPCError>?
+        client.unary(TestServer.delayed, request: [5]) { inFlight = $0 }
+        test.loop.run(until: { test.timers.count == 1 })
+        client.closeWhenIdle()
+        #expect(!client.isOpen)
+        var refused: Result<[UInt8], RPCError>?
+        client.unary(TestServer.echo, request: [6]) { refused = $0 }
+        let error = try #require(refused?.failure, "a call after closeWhenIdle was not refused at once")
+        #expect(error.code == .unavailable && error.isRetryable)
+        test.loop.run(until: { inFlight != nil && closed })
+        #expect((try? inFlight?.get()) == [5])
+        test.loop.run(until: { test.server.connectionCount == 0 })
+        try test.shutDown()
+    }
+
     /// A closed loop (each completion starts the next call while the connection takes calls), as the
     /// load generator drives the server, through a drain: the calls sent before the GOAWAY reached
     /// the client are refused retryable, and the loop stops. Before `isOpen` said false after a

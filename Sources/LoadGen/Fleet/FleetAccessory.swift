@@ -111,8 +111,9 @@ final class FleetAccessory {
         setupCode: String,
         then done: @escaping (Result<Void, RPCError>) -> Void
     ) {
-        // A link that ended may leave its connection open (another took its place): start afresh.
-        connection?.close()
+        // A link that ended may leave its connection open (another took its place): start afresh,
+        // once the reports still on their way there have their answers.
+        connection?.closeWhenIdle()
         connection = nil
         isLinked = false
         onLinked = done
