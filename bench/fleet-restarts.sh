@@ -9,13 +9,14 @@
 #
 #   bench/fleet-restarts.sh     # from the repository root
 # Environment: PRESET (default 10k-accessories), KILLS (default 5), INTERVAL (seconds, default 8),
-# PORT (default 7437).
+# PORT (default 7437), BRIDGED (accessories per bridge, default 0: each on its own connection).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PRESET="${PRESET:-10k-accessories}"
 KILLS="${KILLS:-5}"
 INTERVAL="${INTERVAL:-8}"
 PORT="${PORT:-7437}"
+BRIDGED="${BRIDGED:-0}"
 
 scripts/install-packages.sh
 swift build -c release --product homed >&2
@@ -38,7 +39,7 @@ start_homed() {
 
 fleet() {
     "$BIN/loadgen" fleet --endpoint "127.0.0.1:$PORT" --token-file "$WORK/owner.token" --preset "$PRESET" \
-        --state "$WORK/fleet.json" --no-progress "$@"
+        --bridged "$BRIDGED" --state "$WORK/fleet.json" --no-progress "$@"
 }
 
 start_homed
