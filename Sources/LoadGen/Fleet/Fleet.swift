@@ -64,6 +64,7 @@ final class Fleet {
     /// Reports acknowledged, events received for them, and updates a slow subscriber skipped.
     private(set) var reportsAcknowledged = 0
     private(set) var reportEvents = 0
+    private(set) var skippedUpdates = 0
     /// Events for a report no newer than one already seen on the same characteristic: duplicates,
     /// or out of order (each accessory's reports commit in the order it sends them, so each
     /// characteristic's values only grow).
@@ -71,8 +72,8 @@ final class Fleet {
     /// Reports whose events the server coalesced into a later value of the same counter (the
     /// subscriber fell behind: the event that came says how many it skipped).
     private(set) var coalescedReports = 0
+    /// The newest report seen on each counter.
     private var lastReportSeen: [Data: UInt32] = [:]
-    private(set) var skippedUpdates = 0
     private(set) var linkFailures = 0
     /// Links open again after they ended, links given up (the server no longer knows the pairing),
     /// and the longest time from a link's end to its return.
@@ -87,10 +88,11 @@ final class Fleet {
     var resyncs: Int { subscribers.map(\.resyncs).reduce(0, +) }
     /// Whether set-up is over: from then on, what goes away comes back.
     private var isLoaded = false
-    /// When each report not yet seen by its home's subscriber was meant to start.
+    /// The reports not yet seen by their home's subscriber, by sequence number.
     private var pendingReports: [UInt32: PendingReport] = [:]
 
-    /// A report not yet seen by its home's subscriber.
+    /// A report not yet seen by its home's subscriber: when it was meant to start (its
+    /// notification's latency counts from then), its counter, and whether the server answered it.
     private struct PendingReport {
         let start: ContinuousClock.Instant
         let characteristic: Data
