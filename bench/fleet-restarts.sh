@@ -49,6 +49,9 @@ fleet --duration $((KILLS * INTERVAL + INTERVAL)) --json >"$WORK/report.json" &
 FLEET_PID=$!
 for kill in $(seq 1 "$KILLS"); do
     sleep "$INTERVAL"
+    rss_kb=$(awk '/^VmRSS/ {print $2}' "/proc/$(cat "$WORK/homed.pid")/status")
+    store_kb=$(du -k -c "$WORK"/homed.sqlite* | tail -1 | cut -f1)
+    echo "before kill $kill: homed RSS $((rss_kb / 1024)) MB, store $((store_kb / 1024)) MB" >&2
     kill -9 "$(cat "$WORK/homed.pid")"
     wait "$(cat "$WORK/homed.pid")" 2>/dev/null || true
     started=$(date +%s%N)
