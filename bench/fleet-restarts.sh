@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The accessory fleet through repeated crashes of homed: a release homed on a fresh store, a first
-# `loadgen fleet` run that pairs the accessories, then one run of KILLS × INTERVAL + INTERVAL seconds
-# during which homed is killed with SIGKILL every INTERVAL seconds and started again at once on the
-# same store. The fleet comes back by itself each time (accessories attach again, controllers
-# reconnect, subscribers resume from their last revision). Prints the fleet's figures and fails
+# `loadgen fleet` run that pairs the accessories, then one run of KILLS × (INTERVAL + 2) + INTERVAL
+# seconds during which homed is killed with SIGKILL every INTERVAL seconds (plus the time each
+# restart takes to answer) and started again at once on the same store. The fleet comes back by
+# itself each time (accessories attach again, controllers reconnect, subscribers resume from their
+# last revision). Prints the fleet's figures and fails
 # unless every acknowledged report reached its home's subscriber, no event came twice or out of
 # order, and every link that ended came back.
 #
@@ -45,7 +46,9 @@ fleet() {
 start_homed
 fleet --duration 2 >/dev/null
 echo "paired; $KILLS kills, every $INTERVAL s" >&2
-fleet --duration $((KILLS * INTERVAL + INTERVAL)) --json >"$WORK/report.json" &
+# Each restart takes up to a couple of seconds before the next interval starts: room for them, so the
+# last kill still falls inside the run.
+fleet --duration $((KILLS * (INTERVAL + 2) + INTERVAL)) --json >"$WORK/report.json" &
 FLEET_PID=$!
 for kill in $(seq 1 "$KILLS"); do
     sleep "$INTERVAL"
