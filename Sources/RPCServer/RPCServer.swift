@@ -24,8 +24,10 @@ public final class RPCServer {
     let logger: Logger
     private var listeners: [Listener] = []
     private var connections: [Int: ServerConnection] = [:]
+    /// New connections, admitted (read from) a batch per loop iteration.
+    let admissions: PacedQueue
     /// Connections whose peers closed, torn down a batch per loop iteration.
-    let teardowns: TeardownQueue
+    let teardowns: PacedQueue
     /// What every connection holds for its peer, bounded by ``ServerConfiguration/maxBufferedBytes``.
     let buffers: BufferBudget
     private var nextConnectionID = 0
@@ -51,7 +53,8 @@ public final class RPCServer {
         methodNames = registry.namesByIndex
         metrics = ServerMetrics(methodNames: methodNames)
         outputBeforePolling = OutputBeforePolling(loop: loop)
-        teardowns = TeardownQueue(loop: loop)
+        admissions = PacedQueue(loop: loop) { $0.admit() }
+        teardowns = PacedQueue(loop: loop) { $0.tearDownAfterPeerClosed() }
         buffers = BufferBudget(limit: configuration.maxBufferedBytes)
         requiresAuthentication = methodNames.map { !configuration.unauthenticatedMethods.contains($0) }
         logsEveryCall = logger.logLevel <= .debug
@@ -177,6 +180,7 @@ public final class RPCServer {
         ticker?.close()
         ticker = nil
         outputBeforePolling.close()
+        admissions.close()
         teardowns.close()
         logger.info("stopped")
         let completion = shutdownCompletion
@@ -235,11 +239,7 @@ extension RPCServer: ListenerDelegate {
         let serverConnection = ServerConnection(server: self, connection: connection, id: nextConnectionID)
         connections[nextConnectionID] = serverConnection
         connection.delegate = serverConnection
-        do {
-            try connection.startReading()
-        } catch {
-            connection.close()
-        }
+        admissions.add(serverConnection)
     }
 
     public func listener(_ listener: Listener, didFailToAccept error: UVError) {

@@ -438,7 +438,7 @@ import Wire
 
 /// A blocking TCP client on the POSIX API: it can connect and send before any event loop runs,
 /// which a libuv connection (the UV layer, where the product's socket code lives) cannot.
-private struct BlockingSocket {
+struct BlockingSocket {
     let descriptor: Int32
 
     init(port: Int) {

@@ -417,6 +417,32 @@ import Wire
         try test.loop.close()
     }
 
+    /// Many peers arriving at once are admitted (read from) a batch per loop iteration: a
+    /// bystander's call, sent as 1,000 peers have connected and sent their handshakes, is answered
+    /// while some of them still wait for admission, and all of them are admitted in the end.
+    @Test func peersArrivingTogetherDoNotHoldUpABystander() throws {
+        let test = try TestServer()
+        let bystander = try test.connectClient()
+        guard case .tcp(_, let port) = test.endpoint else { throw UVError.invalidArgument }
+        let arriving = 1_000
+        // Blocking sockets: the kernel completes their connects before the server's loop runs.
+        let sockets = (0..<arriving).map { _ in BlockingSocket(port: port) }
+        defer { for socket in sockets { socket.close() } }
+        for socket in sockets { socket.send(RawPeer.handshake()) }
+        var answer: [UInt8]?
+        var waitingAtAnswer = 0
+        bystander.unary(TestServer.echo, request: [4]) {
+            answer = try? $0.get()
+            waitingAtAnswer = test.server.admissions.count
+        }
+        test.loop.run(until: { answer != nil })
+        #expect(answer == [4])
+        #expect(waitingAtAnswer > 0, "the answer waited until every arriving peer was admitted")
+        test.loop.run(until: { test.server.admissions.count == 0 && test.server.connectionCount == arriving + 1 })
+        bystander.close()
+        try test.shutDown()
+    }
+
     /// Many peers leaving at once are torn down a batch per loop iteration: a bystander's call,
     /// sent just after 1,200 peers closed, is answered while many of them still wait for their
     /// teardown (before, every teardown ran in the poll that saw the ends of input, and the answer

@@ -125,11 +125,23 @@ final class ServerConnection: ConnectionDelegate {
         }
     }
 
+    /// Starts reading the new connection: from the server's admission ``PacedQueue``, at once or a
+    /// few loop iterations later when many peers arrived together. Nothing to do if the server's
+    /// shutdown closed it meanwhile.
+    func admit() {
+        guard connection.state == .open else { return }
+        do {
+            try connection.startReading()
+        } catch {
+            connection.close()
+        }
+    }
+
     func connectionDidReachEndOfInput(_ connection: Connection) {
         server.teardowns.add(self)
     }
 
-    /// Closes the connection once its peer closed its side: from the server's ``TeardownQueue``,
+    /// Closes the connection once its peer closed its side: from the server's teardown ``PacedQueue``,
     /// at once or a few loop iterations later when many peers left together. Nothing to do if a
     /// timeout or the server's shutdown closed it meanwhile.
     func tearDownAfterPeerClosed() {
