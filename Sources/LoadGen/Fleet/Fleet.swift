@@ -46,7 +46,7 @@ final class Fleet {
     private(set) var accessories: [FleetAccessory] = []
     /// Every counter with the link that reports it and its home (what the load picks from).
     private var counters: [(link: FleetAccessory, counter: FleetAccessory.Counter)] = []
-    private var controllers: [ClientConnection] = []
+    private let controllers: FleetControllers
     private var subscribers: [FleetSubscriber] = []
     private let retries: RetrySchedule
 
@@ -82,7 +82,7 @@ final class Fleet {
     private(set) var longestLinkOutage = Duration.zero
     /// Links ended and not yet back or given up.
     private(set) var linksDown = 0
-    private(set) var controllerReconnects = 0
+    var controllerReconnects: Int { controllers.reconnects }
     private(set) var subscriptionEnds = 0
     private(set) var resumedSubscriptions = 0
     var resyncs: Int { subscribers.map(\.resyncs).reduce(0, +) }
@@ -108,6 +108,7 @@ final class Fleet {
         self.plan = plan
         authorization = [MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))]
         retries = RetrySchedule(loop: loop)
+        controllers = FleetControllers(loop: loop, endpoint: endpoint, authorization: authorization, retries: retries)
     }
 
     /// Fresh meters (each step of a rate sweep measures on its own).
@@ -129,7 +130,7 @@ final class Fleet {
     /// Connects the controllers, finds or makes the homes, links every accessory (pairing those
     /// the state file does not know), then opens one subscription per home.
     func setUp(_ done: @escaping (String?) -> Void) {
-        let tally = ConnectionTally(plan.scenario.controllers) { [self] error in
+        controllers.connect(plan.scenario.controllers) { [self] error in
             if let error { return done("controllers: \(error)") }
             findHomes { [self] failure in
                 if let failure { return done(failure) }
@@ -139,102 +140,18 @@ final class Fleet {
                         if let failure { return done(failure) }
                         subscribe { [self] failure in
                             isLoaded = failure == nil
+                            controllers.keepsConnected = isLoaded
                             done(failure)
                         }
                     }
                 }
             }
         }
-        for _ in 0..<plan.scenario.controllers {
-            do {
-                try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
-                    switch result {
-                    case .success(let connection):
-                        watch(connection, at: controllers.count)
-                        controllers.append(connection)
-                        tally.finished(nil)
-                    case .failure(let error):
-                        tally.finished(error)
-                    }
-                }
-            } catch {
-                tally.finished(error)
-            }
-        }
-    }
-
-    /// Calls a controller method on the least busy controller connection; when every connection has
-    /// the server's limit of concurrent calls in flight, the call waits for one to end (its latency
-    /// still counts from its intended start).
-    private func call<Response: SwiftProtobuf.Message>(
-        _ method: String,
-        _ request: some SwiftProtobuf.Message,
-        _ response: Response.Type,
-        _ completion: @escaping (Result<Response, RPCError>) -> Void
-    ) {
-        let bytes = (try? request.serializedBytes()) ?? []
-        let decoded: (Result<[UInt8], RPCError>) -> Void = { result in
-            completion(
-                result.flatMap { bytes in
-                    Result { try Response(serializedBytes: bytes) }.mapError {
-                        RPCError(code: .internal, message: "\($0)")
-                    }
-                }
-            )
-        }
-        waitingCalls.append((method, bytes, decoded))
-        startWaitingCalls()
-    }
-
-    /// Calls waiting for room on a controller connection, oldest first from `waitingHead`.
-    private var waitingCalls: [(method: String, request: [UInt8], completion: (Result<[UInt8], RPCError>) -> Void)] = []
-    private var waitingHead = 0
-    /// Below the server's default of 100 concurrent calls per connection.
-    static let maxCallsPerController = 96
-
-    private var isStartingWaitingCalls = false
-
-    private func startWaitingCalls() {
-        // A call that cannot start fails before `unary` returns and its completion comes back here:
-        // the loop below goes on with the next one instead of recursing once per waiting call (the
-        // stack ran out when the server went away with thousands waiting).
-        guard !isStartingWaitingCalls else { return }
-        isStartingWaitingCalls = true
-        defer {
-            isStartingWaitingCalls = false
-            // Forget what was sent once it is most of the array.
-            if waitingHead > 1024 && waitingHead * 2 > waitingCalls.count {
-                waitingCalls.removeFirst(waitingHead)
-                waitingHead = 0
-            }
-        }
-        while waitingHead < waitingCalls.count {
-            let connection: ClientConnection
-            if let least = controllers.lazy.filter(\.isOpen).min(by: { $0.callsInFlight < $1.callsInFlight }) {
-                guard least.callsInFlight < Self.maxCallsPerController else { return }
-                connection = least
-            } else if let closed = controllers.first {
-                // No controller can take calls (the server went away): each waiting call fails at once.
-                connection = closed
-            } else {
-                return
-            }
-            let next = waitingCalls[waitingHead]
-            waitingHead += 1
-            connection.unary(
-                "home.v1.HomeService/" + next.method,
-                request: next.request,
-                metadata: authorization
-            ) { [self] result in
-                next.completion(result)
-                startWaitingCalls()
-            }
-        }
     }
 
     private func findHomes(_ done: @escaping (String?) -> Void) {
         let state = Self.loadState(plan.statePath)
-        call("ListHomes", Home_V1_ListHomesRequest(), Home_V1_ListHomesResponse.self) { [self] result in
+        controllers.call("ListHomes", Home_V1_ListHomesRequest(), Home_V1_ListHomesResponse.self) { [self] result in
             guard case .success(let listed) = result else { return done("ListHomes: \(result)") }
             let existing = Set(listed.homes.map(\.id))
             if let state, state.homes.count == plan.scenario.homes, state.homes.allSatisfy(existing.contains) {
@@ -257,7 +174,7 @@ final class Fleet {
         guard homes.count < plan.scenario.homes else { return done(nil) }
         var request = Home_V1_AddHomeRequest()
         request.name = "Fleet \(homes.count + 1) \(UUID().uuidString.prefix(6))"
-        call("AddHome", request, Home_V1_AddHomeResponse.self) { [self] result in
+        controllers.call("AddHome", request, Home_V1_AddHomeResponse.self) { [self] result in
             guard case .success(let added) = result else { return done("AddHome: \(result)") }
             homes.append(added.home.id)
             addMissingHomes(done)
@@ -317,7 +234,7 @@ final class Fleet {
             request.homeID = homes[accessory.home]
             request.accessoryID = accessory.id
             request.setupCode = Self.setupCode
-            call("AddAccessory", request, Home_V1_AddAccessoryResponse.self) { result in
+            controllers.call("AddAccessory", request, Home_V1_AddAccessoryResponse.self) { result in
                 if case .failure(let error) = result { done("AddAccessory \(name): \(error)") }
             }
         }
@@ -331,7 +248,7 @@ final class Fleet {
         guard home < homes.count else { return done(nil) }
         var request = Home_V1_GetHomeRequest()
         request.homeID = homes[home]
-        call("GetHome", request, Home_V1_GetHomeResponse.self) { [self] result in
+        controllers.call("GetHome", request, Home_V1_GetHomeResponse.self) { [self] result in
             guard case .success(let found) = result else { return done("GetHome: \(result)") }
             if let scene = found.home.actionSets.first(where: { $0.name == Self.sceneName && !$0.actions.isEmpty }) {
                 scenes.append(scene.id)
@@ -340,7 +257,7 @@ final class Fleet {
             var add = Home_V1_AddActionSetRequest()
             add.homeID = homes[home]
             add.name = Self.sceneName
-            call("AddActionSet", add, Home_V1_AddActionSetResponse.self) { [self] result in
+            controllers.call("AddActionSet", add, Home_V1_AddActionSetResponse.self) { [self] result in
                 guard case .success(let added) = result else { return done("AddActionSet: \(result)") }
                 let targets = counters.filter { $0.link.home == home }.prefix(3).map(\.counter.characteristic)
                 addActions(Array(targets), to: added.actionSet.id, in: homes[home]) { [self] failure in
@@ -360,7 +277,7 @@ final class Fleet {
         request.action.id = FleetAccessory.randomID()
         request.action.characteristicID = target
         request.action.targetValue.unsignedValue = UInt64(Self.writeFlag)
-        call("AddAction", request, Home_V1_AddActionResponse.self) { [self] result in
+        controllers.call("AddAction", request, Home_V1_AddActionResponse.self) { [self] result in
             guard case .success = result else { return done("AddAction: \(result)") }
             addActions(Array(targets.dropFirst()), to: scene, in: home, done)
         }
@@ -463,38 +380,6 @@ final class Fleet {
         }
     }
 
-    /// When controller `index` closes after set-up, connects it again after a growing delay (calls
-    /// meanwhile go to the others, or fail at once when none is open).
-    private func watch(_ connection: ClientConnection, at index: Int) {
-        connection.onClose = { [weak self] _ in
-            guard let self, isLoaded, !isStopping else { return }
-            reconnectController(at: index, attempt: 0)
-        }
-    }
-
-    private func reconnectController(at index: Int, attempt: Int) {
-        retries.retry(attempt: attempt) { [weak self] in
-            guard let self, !isStopping else { return }
-            do {
-                try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
-                    guard !isStopping else {
-                        if case .success(let connection) = result { connection.close() }
-                        return
-                    }
-                    guard case .success(let connection) = result else {
-                        return reconnectController(at: index, attempt: attempt + 1)
-                    }
-                    controllerReconnects += 1
-                    watch(connection, at: index)
-                    controllers[index] = connection
-                    startWaitingCalls()
-                }
-            } catch {
-                reconnectController(at: index, attempt: attempt + 1)
-            }
-        }
-    }
-
     // MARK: Load
 
     /// Starts the operations due now: reports on random accessories, reads and writes of random
@@ -517,7 +402,7 @@ final class Fleet {
             var request = Home_V1_ExecuteActionSetRequest()
             request.homeID = homes[home]
             request.actionSetID = scenes[home]
-            call("ExecuteActionSet", request, Home_V1_ExecuteActionSetResponse.self) { [self] result in
+            controllers.call("ExecuteActionSet", request, Home_V1_ExecuteActionSetResponse.self) { [self] result in
                 scenesRunning.remove(home)
                 executions.record(since: start, failed: isFailure(result))
             }
@@ -545,7 +430,7 @@ final class Fleet {
             var request = Home_V1_ReadCharacteristicRequest()
             request.homeID = homes[accessory.home]
             request.characteristicID = counter.characteristic
-            call("ReadCharacteristic", request, Home_V1_ReadCharacteristicResponse.self) { [self] result in
+            controllers.call("ReadCharacteristic", request, Home_V1_ReadCharacteristicResponse.self) { [self] result in
                 reads.record(since: start, failed: isFailure(result))
             }
         }
@@ -557,7 +442,8 @@ final class Fleet {
             request.characteristicID = counter.characteristic
             request.value.unsignedValue = UInt64(Self.writeFlag | nextWrite)
             nextWrite = (nextWrite + 1) % Self.writeFlag
-            call("WriteCharacteristic", request, Home_V1_WriteCharacteristicResponse.self) { [self] result in
+            controllers.call("WriteCharacteristic", request, Home_V1_WriteCharacteristicResponse.self) {
+                [self] result in
                 writes.record(since: start, failed: isFailure(result))
             }
         }
@@ -565,15 +451,7 @@ final class Fleet {
 
     /// The server's resident memory and CPU time so far (`home.v1.ServerInfo/Get`).
     func serverUsage(_ done: @escaping (Home_V1_ServerInfoResponse?) -> Void) {
-        guard let connection = controllers.first else { return done(nil) }
-        connection.unary(
-            "home.v1.ServerInfo/Get",
-            request: [],
-            metadata: authorization
-        ) { result in
-            guard case .success(let bytes) = result else { return done(nil) }
-            done(try? Home_V1_ServerInfoResponse(serializedBytes: bytes))
-        }
+        controllers.serverUsage(done)
     }
 
     private func isFailure<T>(_ result: Result<T, RPCError>) -> Bool {
@@ -598,7 +476,7 @@ final class Fleet {
         retries.close()
         for accessory in accessories { accessory.close() }
         for subscriber in subscribers { subscriber.close() }
-        for connection in controllers { connection.close() }
+        controllers.close()
     }
 
     // MARK: State file
