@@ -22,14 +22,14 @@ final class ServerConnection: ConnectionDelegate {
     let connection: Connection
     let id: Int
     /// The protocol's state, and the open calls by stream id.
-    private var machine: ConnectionStateMachine<ServerCall>
+    var machine: ConnectionStateMachine<ServerCall>
     private(set) var decoder: FrameDecoder
-    private(set) var outbound: [UInt8] = []
+    var outbound: [UInt8] = []
     /// Undecoded input, and the metadata of open calls, last counted in the server's ``BufferBudget``.
     var countedInputByteCount = 0
     var countedMetadataByteCount = 0
-    private var deadlineTimers: [StreamID: LoopTimer] = [:]
-    private var waitingForWritability: [StreamID: ServerCall] = [:]
+    var deadlineTimers: [StreamID: LoopTimer] = [:]
+    var waitingForWritability: [StreamID: ServerCall] = [:]
     /// Calls started by the read in progress; those whose request is not in the same read get a
     /// timer (``limitWaitForRequests(now:)``).
     private var awaitingRequest: [StreamID] = []
@@ -64,7 +64,7 @@ final class ServerConnection: ConnectionDelegate {
     private var isReadingPaused = false
     /// Set when the machine said close: the reason, and when, to force the close if the peer never
     /// reads the farewell.
-    private(set) var closing: (reason: CloseReason, since: UInt64)?
+    var closing: (reason: CloseReason, since: UInt64)?
 
     init(server: RPCServer, connection: Connection, id: Int) {
         self.server = server
@@ -125,37 +125,8 @@ final class ServerConnection: ConnectionDelegate {
         }
     }
 
-    /// Starts reading the new connection: from the server's admission ``PacedQueue``, at once or a
-    /// few loop iterations later when many peers arrived together. Nothing to do if the server's
-    /// shutdown closed it meanwhile.
-    func admit() {
-        guard connection.state == .open else { return }
-        do {
-            try connection.startReading()
-        } catch {
-            connection.close()
-        }
-    }
-
     func connectionDidReachEndOfInput(_ connection: Connection) {
         server.teardowns.add(self)
-    }
-
-    /// Closes the connection once its peer closed its side: from the server's teardown ``PacedQueue``,
-    /// at once or a few loop iterations later when many peers left together. Nothing to do if a
-    /// timeout or the server's shutdown closed it meanwhile.
-    func tearDownAfterPeerClosed() {
-        guard connection.state == .open else { return }
-        if closing == nil, !machine.isClosed {
-            do {
-                try decoder.finish()
-            } catch {
-                server.log(connection: self, closedWith: .protocolError(error))
-            }
-        }
-        closing = closing ?? (.peerClosed, connection.loop.now)
-        cancelAllCalls()
-        connection.close()
     }
 
     func connectionDidFlushWrites(_ connection: Connection) {
@@ -172,7 +143,7 @@ final class ServerConnection: ConnectionDelegate {
 
     // MARK: Actions
 
-    private func perform(_ action: ConnectionStateMachine<ServerCall>.Action) {
+    func perform(_ action: ConnectionStateMachine<ServerCall>.Action) {
         switch action {
         case .none:
             break
@@ -557,57 +528,5 @@ final class ServerConnection: ConnectionDelegate {
         let waiting = waitingForWritability
         waitingForWritability = [:]
         for call in waiting.values { call.becameWritable() }
-    }
-
-    // MARK: Lifecycle
-
-    /// Starts a graceful drain of this connection.
-    func drain() {
-        batch { perform(machine.drainRequested(now: connection.loop.now)) }
-    }
-
-    /// Runs the connection's timeouts; also forces a close whose farewell the peer never read.
-    func tick(now: UInt64) {
-        if let closing {
-            if now >= closing.since + server.configuration.closeGracePeriodMilliseconds { connection.close() }
-            return
-        }
-        batch { perform(machine.timerFired(now: now)) }
-    }
-
-    /// Closes at once, dropping what the peer has not read: the server's buffers are over budget and
-    /// this connection holds the most (``BufferBudget``).
-    func evict() {
-        closing = closing ?? (.bufferBudgetExceeded, connection.loop.now)
-        cancelAllCalls()
-        connection.close()
-    }
-
-    private func beginClose(_ reason: CloseReason) {
-        guard closing == nil else { return }
-        closing = (reason, connection.loop.now)
-        cancelAllCalls()
-        // Write the farewell now, then close once it has left.
-        flushThenClose()
-    }
-
-    private func flushThenClose() {
-        if !outbound.isEmpty, connection.state == .open {
-            try? connection.write(outbound)
-            outbound.removeAll()
-        }
-        connection.closeWhenWritesFlushed()
-    }
-
-    private func cancelAllCalls() {
-        for timer in deadlineTimers.values { timer.close() }
-        deadlineTimers = [:]
-        let open = machine.removeAllCalls()
-        waitingForWritability = [:]
-        for call in open {
-            if call.countedMetadataBytes > 0 { uncountMetadata(of: call) }
-            server.metrics.recordCall(methodIndex: call.methodIndex, code: .cancelled, startedAt: call.startedAt)
-            call.cancel()
-        }
     }
 }
