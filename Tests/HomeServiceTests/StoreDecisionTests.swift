@@ -202,6 +202,17 @@ import Testing
         #expect(utcDaily == Self.utc(2026, 3, 29, 6))
     }
 
+    /// A refused date is shown as the person typed it and as the request carried it.
+    @Test(arguments: [
+        (Int64(1_799_996_430_000), "2027-01-15T07:00:30Z (1799996430000 ms)"),
+        (Int64(1_799_996_430_250), "2027-01-15T07:00:30.250Z (1799996430250 ms)"),
+        (TriggerRules.earliestDate, "1970-01-01T00:00:00Z (0 ms)"),
+        (TriggerRules.latestDate, "9999-12-31T23:59:00Z (253402300740000 ms)"),
+    ])
+    func refusedDatesAreDescribedInISO8601AndMilliseconds(date: Int64, described: String) {
+        #expect(TriggerRules.described(date) == described)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func crossHomeReferencesSay11OnlyToMembersOfBothHomes(kind: StoreKind) throws {
         let f = try RulesFixture(kind)

@@ -27,13 +27,13 @@ public enum TriggerRules {
         guard fireDate % 60_000 == 0 else {
             throw HomeServiceError(
                 .dateMustBeOnSpecifiedBoundaries,
-                "fire date \(fireDate) ms must fall on a whole minute (seconds 0)"
+                "fire date \(described(fireDate)) must fall on a whole minute (seconds 0)"
             )
         }
         if recurrence == nil && fireDate <= now {
             throw HomeServiceError(
                 .fireDateInPast,
-                "a one-shot trigger's fire date \(fireDate) ms is not in the future"
+                "a one-shot trigger's fire date \(described(fireDate)) is not in the future"
             )
         }
     }
@@ -154,9 +154,16 @@ public enum TriggerRules {
         guard next - now < maximumLeadTime else {
             throw HomeServiceError(
                 .cannotActivateTriggerTooFarInFuture,
-                "trigger \"\(trigger.name)\" would first fire 5 weeks or more from now"
+                "trigger \"\(trigger.name)\" would first fire at \(described(next)), 5 weeks or more from now"
             )
         }
+    }
+
+    /// A date as a person reads it and as the request carried it: "2027-01-15T07:00:30Z (1799996430000 ms)".
+    /// Only for dates already checked to lie in ``earliestDate``...``latestDate``.
+    static func described(_ date: Int64) -> String {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: date % 1000 != 0)
+        return "\(Date(timeIntervalSince1970: Double(date) / 1000).formatted(style)) (\(date) ms)"
     }
 
     /// - Throws: 26 without action sets; 25 for an action set without actions.
