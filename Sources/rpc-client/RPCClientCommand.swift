@@ -7,7 +7,7 @@ struct RPCClientCommand: AsyncParsableCommand {
         commandName: "rpc-client",
         abstract: "Call a HomeRPC server.",
         discussion: """
-            Exit codes: 0 success, 64 usage error, 1 the call failed (the server's status is printed),
+            Exit codes: 0 success, 64 usage error, 1 the call failed (the server's status is printed), \
             2 health: not serving.
             """,
         subcommands: [

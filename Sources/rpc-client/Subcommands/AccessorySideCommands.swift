@@ -101,10 +101,10 @@ struct Simulate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run simulated accessories (or a bridge of them) that pair, take writes and report changes.",
         discussion: """
-            Each accessory has one service of a standard type (`--service lightbulb`, `switch`, `outlet`,
-            `temperature-sensor`, ...; any catalog name with spaces as hyphens) with its required
-            characteristics. The setup code and, once paired, the credential are kept in --state, so a
-            restart attaches again instead of advertising. When the link ends or the server cannot be
+            Each accessory has one service of a standard type (`--service lightbulb`, `switch`, `outlet`, \
+            `temperature-sensor`, ...; any catalog name with spaces as hyphens) with its required \
+            characteristics. The setup code and, once paired, the credential are kept in --state, so a \
+            restart attaches again instead of advertising. When the link ends or the server cannot be \
             reached, it tries again after 1 s, then twice as long each time up to 10 s, until Ctrl-C.
             """
     )

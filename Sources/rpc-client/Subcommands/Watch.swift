@@ -9,8 +9,8 @@ struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Follow changes as they happen, one line per event, until Ctrl-C.",
         discussion: """
-            Reconnects by itself (with backoff) and resumes after the last event it printed, so no
-            change is missed or printed twice across a server restart. Kinds are the event names of
+            Reconnects by itself (with backoff) and resumes after the last event it printed, so no \
+            change is missed or printed twice across a server restart. Kinds are the event names of \
             docs/API.md, e.g. room-added, characteristic-value-updated.
             """
     )
