@@ -169,6 +169,17 @@ import Testing
         let characteristic = String(light.split(separator: " ").last!)
         #expect(try cli(server, "characteristic", "write", "--home", "My Home", characteristic, "true").status == 0)
         #expect(logged().contains("write   \(characteristic) = true"))
+        // The same by name, as a person would type it: the accessory's name and the type's catalog
+        // name, in any case; the table names the type too.
+        #expect(light.contains(" On "), "\(light)")
+        let firstLight = try #require(list.output.split(separator: "\n").first { $0.hasPrefix("Lightbulb 1") })
+        let firstID = String(firstLight.split(separator: " ").last!)
+        #expect(try cli(server, "characteristic", "write", "--home", "My Home", "lightbulb 1/on", "true").status == 0)
+        #expect(logged().contains("write   \(firstID) = true"))
+        let unknownType = try cli(server, "characteristic", "read", "--home", "My Home", "Lightbulb 1/Brightness")
+        #expect(unknownType.status == 1 && unknownType.errors.contains("it has: On"), "\(unknownType.errors)")
+        let notAName = try cli(server, "characteristic", "read", "--home", "My Home", "Lightbulb 1")
+        #expect(notAName.status == 64, "\(notAName.errors)")
         // An action: add-action prints the id that set-action takes.
         #expect(try cli(server, "action-set", "add", "--home", "My Home", "Lights On").status == 0)
         let action = try cli(

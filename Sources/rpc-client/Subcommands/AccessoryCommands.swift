@@ -33,14 +33,14 @@ struct AccessoryCommand: AsyncParsableCommand {
                 for service in accessory.services {
                     for characteristic in service.characteristics {
                         rows.append([
-                            accessory.name, service.name, characteristic.type,
+                            accessory.name, service.name, CatalogNames.characteristicName(characteristic.type),
                             Output.value(characteristic.hasValue ? characteristic.value : nil),
                             Output.id(characteristic.id),
                         ])
                     }
                 }
             }
-            Output.table(["ACCESSORY", "SERVICE", "CHARACTERISTIC TYPE", "VALUE", "CHARACTERISTIC ID"], rows)
+            Output.table(["ACCESSORY", "SERVICE", "CHARACTERISTIC", "VALUE", "CHARACTERISTIC ID"], rows)
         }
     }
 
@@ -103,7 +103,7 @@ struct AccessoryCommand: AsyncParsableCommand {
 struct CharacteristicCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "characteristic",
-        abstract: "Read and write characteristic values, follow them, show their metadata (ids from `accessory list`).",
+        abstract: "Read and write characteristic values, follow them, show their metadata.",
         subcommands: [Read.self, Write.self, Notify.self, Metadata.self]
     )
 
@@ -112,18 +112,21 @@ struct CharacteristicCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The home's name or id.") var home: String
         @Flag(help: "Ask the accessory instead of the cache.") var fresh = false
-        @Argument(help: "The characteristic's id.") var characteristic: String
+        @Argument(help: Resolve.characteristicHelp) var characteristic: String
 
         func run() async throws {
-            let id = try Resolve.uuid(characteristic, "characteristic")
             let response = try await connection.withHomeClient { client in
-                try await client.home(try await Resolve.home(home, client).id.uuid).readCharacteristic(id, fresh: fresh)
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                return try await handle.readCharacteristic(
+                    try Resolve.characteristic(characteristic, in: found),
+                    fresh: fresh
+                )
             }
             if connection.json {
                 try Output.json(response)
             } else {
                 print(
-                    "\(Output.value(response.hasValue ? response.value : nil))  (set \(response.valueTimeMs) ms, \(response.reachable ? "reachable" : "unreachable"))"
+                    "\(Output.value(response.hasValue ? response.value : nil))  (set \(Output.date(response.valueTimeMs)), \(response.reachable ? "reachable" : "unreachable"))"
                 )
             }
         }
@@ -143,14 +146,16 @@ struct CharacteristicCommand: AsyncParsableCommand {
         )
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The home's name or id.") var home: String
-        @Argument(help: "The characteristic's id.") var characteristic: String
+        @Argument(help: Resolve.characteristicHelp) var characteristic: String
         @Argument(help: "The value.") var value: String
 
         func run() async throws {
-            let id = try Resolve.uuid(characteristic, "characteristic")
             try await connection.withHomeClient { client in
-                _ = try await client.home(try await Resolve.home(home, client).id.uuid)
-                    .writeCharacteristic(id, Self.parse(value))
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                _ = try await handle.writeCharacteristic(
+                    try Resolve.characteristic(characteristic, in: found),
+                    Self.parse(value)
+                )
             }
         }
     }
@@ -200,12 +205,15 @@ struct ServiceCommand: AsyncParsableCommand {
         )
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The home's name or id.") var home: String
-        @Option(help: "A service type UUID (repeatable).") var type: [String] = []
+        @Option(help: "A service type: its catalog name (lightbulb, outlet) or UUID (repeatable).") var type: [String] =
+            []
 
         func run() async throws {
             let services = try await connection.withHomeClient { client in
                 let (found, handle) = try await Resolve.homeHandle(home, client)
-                return type.isEmpty ? found.accessories.flatMap(\.services) : try await handle.services(ofTypes: type)
+                return type.isEmpty
+                    ? found.accessories.flatMap(\.services)
+                    : try await handle.services(ofTypes: type.map(CatalogNames.serviceTypeUUID))
             }
             if connection.json {
                 var response = Home_V1_ListServicesWithTypesResponse()
@@ -215,7 +223,12 @@ struct ServiceCommand: AsyncParsableCommand {
             }
             Output.table(
                 ["NAME", "TYPE", "ASSOCIATED", "ACCESSORY", "ID"],
-                services.map { [$0.name, $0.type, $0.associatedType, Output.id($0.accessoryID), Output.id($0.id)] }
+                services.map {
+                    [
+                        $0.name, CatalogNames.serviceName($0.type), CatalogNames.serviceName($0.associatedType),
+                        Output.id($0.accessoryID), Output.id($0.id),
+                    ]
+                }
             )
         }
     }
@@ -243,7 +256,7 @@ struct ServiceCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The home's name or id.") var home: String
         @Argument(help: "The service's name or id.") var service: String
-        @Argument(help: "The controlled service type UUID.") var type: String?
+        @Argument(help: "The controlled service type: its catalog name (lightbulb, fan) or UUID.") var type: String?
         @Flag(help: "Unset the associated type.") var clear = false
 
         func validate() throws {
@@ -255,7 +268,7 @@ struct ServiceCommand: AsyncParsableCommand {
                 let (found, handle) = try await Resolve.homeHandle(home, client)
                 _ = try await handle.updateAssociatedServiceType(
                     try Resolve.service(service, in: found).id.uuid,
-                    to: type
+                    to: try type.map(CatalogNames.serviceTypeUUID)
                 )
             }
         }
@@ -269,13 +282,13 @@ extension CharacteristicCommand {
         )
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The home's name or id.") var home: String
-        @Argument(help: "The characteristic's id.") var characteristic: String
+        @Argument(help: Resolve.characteristicHelp) var characteristic: String
         @Flag(help: "Turn them off.") var off = false
 
         func run() async throws {
-            let id = try Resolve.uuid(characteristic, "characteristic")
             try await connection.withHomeClient { client in
-                try await Resolve.homeHandle(home, client).1.enableNotification(id, !off)
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                try await handle.enableNotification(try Resolve.characteristic(characteristic, in: found), !off)
             }
         }
     }
@@ -284,15 +297,15 @@ extension CharacteristicCommand {
         static let configuration = CommandConfiguration(abstract: "Type, properties, format, units and limits.")
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The home's name or id.") var home: String
-        @Argument(help: "The characteristic's id.") var characteristic: String
+        @Argument(help: Resolve.characteristicHelp) var characteristic: String
 
         func run() async throws {
-            let id = try Resolve.uuid(characteristic, "characteristic")
-            let found = try await connection.withHomeClient { client in
-                try await Resolve.homeHandle(home, client).1.characteristicMetadata(id)
+            let metadata = try await connection.withHomeClient { client in
+                let (found, handle) = try await Resolve.homeHandle(home, client)
+                return try await handle.characteristicMetadata(try Resolve.characteristic(characteristic, in: found))
             }
             // Metadata has many optional parts: JSON shows them all either way.
-            try Output.json(found)
+            try Output.json(metadata)
         }
     }
 }

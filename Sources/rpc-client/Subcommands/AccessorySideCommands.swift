@@ -102,7 +102,7 @@ struct Simulate: AsyncParsableCommand {
         abstract: "Run simulated accessories (or a bridge of them) that pair, take writes and report changes.",
         discussion: """
             Each accessory has one service of a standard type (`--service lightbulb`, `switch`, `outlet`, \
-            `temperature-sensor`, ...; any catalog name with spaces as hyphens) with its required \
+            `temperature-sensor`, ...: any service name of the catalog, case and hyphens ignored) with its required \
             characteristics. The setup code and, once paired, the credential are kept in --state, so a \
             restart attaches again instead of advertising. When the link ends or the server cannot be \
             reached, it tries again after 1 s, then twice as long each time up to 10 s, until Ctrl-C.
@@ -262,13 +262,7 @@ struct Simulate: AsyncParsableCommand {
                 throw ValidationError("\(descriptionJSON) is not a home.v1.AccessoryDescription: \(error)")
             }
         }
-        let wanted = service.lowercased().replacingOccurrences(of: "-", with: " ")
-        guard let type = StandardCatalog.serviceTypes.first(where: { $0.name.lowercased() == wanted }) else {
-            let names = StandardCatalog.serviceTypes.map {
-                $0.name.lowercased().replacingOccurrences(of: " ", with: "-")
-            }
-            throw ValidationError("unknown service \(service); one of: \(names.joined(separator: ", "))")
-        }
+        let type = try CatalogNames.serviceType(service)
         guard count >= 1, count <= 150 else { throw ValidationError("--count must be within 1...150") }
         let base = name ?? type.name
         let accessories = (1...count).map { index in

@@ -75,22 +75,21 @@ struct ActionSetCommand: AsyncParsableCommand {
     struct AddAction: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add-action",
-            abstract: "Add \"write VALUE to a characteristic\" (ids from `accessory list`) to an action set."
+            abstract: "Add \"write VALUE to a characteristic\" to an action set."
         )
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "The home's name or id.") var home: String
         @Argument(help: "The action set's name or id.") var actionSet: String
-        @Argument(help: "The characteristic's id.") var characteristic: String
+        @Argument(help: Resolve.characteristicHelp) var characteristic: String
         @Argument(help: "The value: true/false, an integer, a decimal or text.") var value: String
 
         func run() async throws {
-            let id = try Resolve.uuid(characteristic, "characteristic")
             let actionID = UUID()
             let updated = try await connection.withHomeClient { client in
                 let found = try await Resolve.home(home, client)
                 return try await client.home(found.id.uuid).addAction(
                     writing: CharacteristicCommand.Write.parse(value),
-                    to: id,
+                    to: try Resolve.characteristic(characteristic, in: found),
                     in: try ActionSetCommand.actionSet(actionSet, in: found).id.uuid,
                     actionID: actionID
                 )

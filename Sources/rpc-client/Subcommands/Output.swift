@@ -59,6 +59,13 @@ enum Output {
 
     static func id(_ data: Data) -> String { data.uuid.uuidString }
 
+    /// A time the API gives in milliseconds since 1970, in ISO 8601 (UTC); "-" for 0, the API's "none".
+    static func date(_ milliseconds: Int64) -> String {
+        guard milliseconds != 0 else { return "-" }
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: milliseconds % 1000 != 0)
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(style)
+    }
+
     static func value(_ value: CharacteristicValue?) -> String {
         guard let value, let kind = value.kind else { return "-" }
         switch kind {
@@ -126,6 +133,41 @@ enum Resolve {
     /// A service by name or id, on one accessory or anywhere in the home.
     static func service(_ text: String, in home: Home) throws -> Service {
         try pick(text, "service", in: home.accessories.flatMap(\.services), id: \.id, name: \.name)
+    }
+
+    static let characteristicHelp: ArgumentHelp =
+        "The characteristic's id, or ACCESSORY/TYPE with the type's catalog name (\"Desk Lamp/On\", see `accessory list`)."
+
+    /// A characteristic by id, or as "NAME/TYPE": NAME an accessory's or a service's name in the home
+    /// and TYPE the characteristic's type by catalog name or UUID ("Desk Lamp/Brightness").
+    static func characteristic(_ text: String, in home: Home) throws -> UUID {
+        if let id = typedID(text) { return id }
+        guard let slash = text.lastIndex(of: "/") else {
+            throw ValidationError(
+                "the characteristic must be an id or ACCESSORY/TYPE, e.g. \"Desk Lamp/On\" (see `accessory list`): \(text)"
+            )
+        }
+        let owner = String(text[..<slash])
+        let type = String(text[text.index(after: slash)...])
+        let services = home.accessories.flatMap(\.services)
+        // A service's name first: it tells apart two services of one accessory with the same type.
+        let named = services.filter { key($0.name) == key(owner) }
+        let candidates =
+            named.isEmpty
+            ? try accessory(owner, in: home).services
+            : named
+        let matches = candidates.flatMap(\.characteristics).filter {
+            CatalogNames.characteristic($0.type, isNamed: type)
+        }
+        guard matches.count == 1 else {
+            let known = candidates.flatMap(\.characteristics).map { CatalogNames.characteristicName($0.type) }
+            throw CallFailed(
+                message: matches.isEmpty
+                    ? "\"\(owner)\" has no characteristic \"\(type)\" (it has: \(known.joined(separator: ", ")))"
+                    : "\"\(owner)\" has \(matches.count) characteristics \"\(type)\": name the service, or give the id"
+            )
+        }
+        return matches[0].id.uuid
     }
 
     static func room(_ text: String, in home: Home) throws -> Room {

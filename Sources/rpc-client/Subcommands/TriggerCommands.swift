@@ -51,13 +51,11 @@ struct TriggerCommand: AsyncParsableCommand {
                 try Output.json(response)
                 return
             }
-            let formatter = ISO8601DateFormatter()
             Output.table(
                 ["NAME", "ENABLED", "FIRE DATE (UTC)", "REPEATS", "ID"],
                 found.triggers.map {
                     [
-                        $0.name, $0.enabled ? "yes" : "no",
-                        formatter.string(from: Date(timeIntervalSince1970: Double($0.fireDateMs) / 1000)),
+                        $0.name, $0.enabled ? "yes" : "no", Output.date($0.fireDateMs),
                         $0.hasRecurrence ? "every \($0.recurrence.count) \($0.recurrence.unit)" : "once",
                         Output.id($0.id),
                     ]

@@ -190,8 +190,8 @@ extension AccountCommand {
                 return
             }
             Output.table(
-                ["ID", "ACCOUNT", "CREATED (ms)"],
-                tokens.map { [Output.id($0.id), Output.id($0.accountID), "\($0.createdMs)"] }
+                ["ID", "ACCOUNT", "CREATED (UTC)"],
+                tokens.map { [Output.id($0.id), Output.id($0.accountID), Output.date($0.createdMs)] }
             )
         }
     }
