@@ -202,6 +202,10 @@ import Testing
             .base64EncodedString()
         let again = try cli(server, "action-set", "set-action", "--home", "My Home", "Lights On", base64ID, "true")
         #expect(again.status == 0, "\(again.errors)")
+        // `show` lists the writes by characteristic name, with the ids set-action takes.
+        let shown = try cli(server, "action-set", "show", "--home", "My Home", "lights on")
+        let row = try #require(shown.output.split(separator: "\n").first { $0.hasPrefix(actionID) }, "\(shown.output)")
+        #expect(row.contains("Lightbulb 2/On") && row.hasSuffix("true"), "\(row)")
         try await eventually { logged().contains("paired: credential saved") }
         #expect(FileManager.default.fileExists(atPath: state))
 

@@ -7,10 +7,10 @@ import HomeProto
 struct ActionSetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "action-set",
-        abstract: "List, add, rename, remove and execute action sets; add, change and remove their writes.",
+        abstract: "List, show, add, rename, remove and execute action sets; add, change and remove their writes.",
         subcommands: [
-            List.self, Add.self, Rename.self, Remove.self, AddAction.self, SetAction.self, RemoveAction.self,
-            Execute.self,
+            List.self, Show.self, Add.self, Rename.self, Remove.self, AddAction.self, SetAction.self,
+            RemoveAction.self, Execute.self,
         ]
     )
 
@@ -32,10 +32,49 @@ struct ActionSetCommand: AsyncParsableCommand {
                 return
             }
             Output.table(
-                ["NAME", "ACTIONS", "ID"],
-                found.actionSets.map { [$0.name, "\($0.actions.count)", Output.id($0.id)] }
+                ["NAME", "ACTIONS", "LAST RUN (UTC)", "ID"],
+                found.actionSets.map {
+                    [$0.name, "\($0.actions.count)", ActionSetCommand.lastRun($0), Output.id($0.id)]
+                }
             )
         }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "An action set's writes, with the action ids that set-action and remove-action take."
+        )
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The home's name or id.") var home: String
+        @Argument(help: "The action set's name or id.") var actionSet: String
+
+        func run() async throws {
+            let found = try await connection.withHomeClient { try await Resolve.home(home, $0) }
+            let shown = try ActionSetCommand.actionSet(actionSet, in: found)
+            if connection.json {
+                try Output.json(shown)
+                return
+            }
+            let kind = shown.type == .userDefined ? "" : "  built in"
+            print(
+                "action set \"\(shown.name)\" \(Output.id(shown.id))\(kind)  last run \(ActionSetCommand.lastRun(shown))\n"
+            )
+            Output.table(
+                ["ACTION ID", "CHARACTERISTIC", "VALUE"],
+                shown.actions.map {
+                    [
+                        Output.id($0.id), Output.characteristic($0.characteristicID, in: found),
+                        Output.value($0.targetValue),
+                    ]
+                }
+            )
+        }
+    }
+
+    /// When an action set last ran: "running", its time, or "never".
+    static func lastRun(_ actionSet: ActionSet) -> String {
+        if actionSet.executing { return "running" }
+        return actionSet.hasLastExecutionMs ? Output.date(actionSet.lastExecutionMs) : "never"
     }
 
     struct Add: AsyncParsableCommand {

@@ -59,6 +59,19 @@ enum Output {
 
     static func id(_ data: Data) -> String { data.uuid.uuidString }
 
+    /// A characteristic as `characteristic` commands take it by name: "Desk Lamp/On" (its id when the
+    /// home does not hold it).
+    static func characteristic(_ id: Data, in home: Home) -> String {
+        for accessory in home.accessories {
+            for service in accessory.services {
+                if let found = service.characteristics.first(where: { $0.id == id }) {
+                    return "\(accessory.name)/\(CatalogNames.characteristicName(found.type))"
+                }
+            }
+        }
+        return Output.id(id)
+    }
+
     /// A time the API gives in milliseconds since 1970, in ISO 8601 (UTC); "-" for 0, the API's "none".
     static func date(_ milliseconds: Int64) -> String {
         guard milliseconds != 0 else { return "-" }

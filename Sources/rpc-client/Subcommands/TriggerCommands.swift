@@ -52,12 +52,16 @@ struct TriggerCommand: AsyncParsableCommand {
                 return
             }
             Output.table(
-                ["NAME", "ENABLED", "FIRE DATE (UTC)", "REPEATS", "ID"],
-                found.triggers.map {
+                ["NAME", "ENABLED", "FIRE DATE (UTC)", "REPEATS", "LAST FIRED", "ACTION SETS", "ID"],
+                found.triggers.map { trigger in
                     [
-                        $0.name, $0.enabled ? "yes" : "no", Output.date($0.fireDateMs),
-                        $0.hasRecurrence ? "every \($0.recurrence.count) \($0.recurrence.unit)" : "once",
-                        Output.id($0.id),
+                        trigger.name, trigger.enabled ? "yes" : "no", Output.date(trigger.fireDateMs),
+                        trigger.hasRecurrence ? "every \(trigger.recurrence.count) \(trigger.recurrence.unit)" : "once",
+                        trigger.hasLastFireDateMs ? Output.date(trigger.lastFireDateMs) : "never",
+                        trigger.actionSetIds.map { id in
+                            found.actionSets.first { $0.id == id }?.name ?? Output.id(id)
+                        }.joined(separator: ", "),
+                        Output.id(trigger.id),
                     ]
                 }
             )
