@@ -78,6 +78,13 @@ import Testing
         }
         let triggers = try cli(server, "trigger", "list", "--home", "My Home")
         #expect(triggers.output.contains("Evening") && triggers.output.contains("every 2 hour"))
+        // Tables name what a zone and the trigger's action sets hold, not only count them.
+        #expect(try cli(server, "zone", "add-room", "--home", "My Home", "Top Floor", "卧室").status == 0)
+        #expect(try cli(server, "home", "show", "My Home").output.contains("\nTop Floor  卧室  "))
+        let added = try cli(server, "trigger", "add-action-set", "--home", "My Home", "Evening", "Reading Time")
+        #expect(added.status == 0, "\(added.errors)")
+        let triggerTable = try cli(server, "trigger", "list", "--home", "My Home").output
+        #expect(triggerTable.contains("  never       Reading Time  "), "\(triggerTable)")
 
         // Exit codes: 64 for a usage error, 1 for a call the server refused, with its reason.
         #expect(try cli(server, "trigger", "add", "--home", "My Home", "Late", "--at", "tomorrow").status == 64)

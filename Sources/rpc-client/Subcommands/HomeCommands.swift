@@ -75,7 +75,10 @@ struct HomeCommand: AsyncParsableCommand {
                 print("\nzones")
                 Output.table(
                     ["NAME", "ROOMS", "ID"],
-                    found.zones.map { [$0.name, "\($0.roomIds.count)", Output.id($0.id)] }
+                    found.zones.map { zone in
+                        let names = zone.roomIds.map { id in found.rooms.first { $0.id == id }?.name ?? Output.id(id) }
+                        return [zone.name, names.joined(separator: ", "), Output.id(zone.id)]
+                    }
                 )
             }
             if !found.accessories.isEmpty {

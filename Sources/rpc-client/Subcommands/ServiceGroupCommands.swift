@@ -30,7 +30,11 @@ struct ServiceGroupCommand: AsyncParsableCommand {
             }
             Output.table(
                 ["NAME", "SERVICES", "ID"],
-                found.serviceGroups.map { [$0.name, "\($0.serviceIds.count)", Output.id($0.id)] }
+                found.serviceGroups.map { group in
+                    let services = found.accessories.flatMap(\.services)
+                    let names = group.serviceIds.map { id in services.first { $0.id == id }?.name ?? Output.id(id) }
+                    return [group.name, names.joined(separator: ", "), Output.id(group.id)]
+                }
             )
         }
     }
