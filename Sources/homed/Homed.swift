@@ -359,10 +359,13 @@ struct Homed: ParsableCommand {
         }
         let stallWatch =
             stallWarningMs > 0
-            ? LoopStallWatch(loop: loop, threshold: .milliseconds(stallWarningMs)) { busy in
+            ? LoopStallWatch(loop: loop, threshold: .milliseconds(stallWarningMs)) { stall in
                 logger.warning(
                     "event loop stalled: callbacks ran without polling",
-                    metadata: ["milliseconds": "\(busy.wholeMicroseconds / 1000)"]
+                    metadata: [
+                        "milliseconds": "\(stall.busy.wholeMicroseconds / 1000)",
+                        "on_cpu_milliseconds": "\(stall.onCPU.wholeMicroseconds / 1000)",
+                    ]
                 )
             } : nil
         loop.run()

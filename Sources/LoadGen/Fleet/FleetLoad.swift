@@ -186,12 +186,13 @@ struct FleetLoad: ParsableCommand {
             }
             recorder.start(on: progress)
             let started = ContinuousClock.now
-            clientStalls = LoopStallWatch(loop: loop, threshold: Self.clientStallThreshold) { [noProgress] busy in
-                guard !noProgress, busy >= .milliseconds(50) else { return }
+            clientStalls = LoopStallWatch(loop: loop, threshold: Self.clientStallThreshold) { [noProgress] stall in
+                guard !noProgress, stall.busy >= .milliseconds(50) else { return }
                 let at = Self.seconds(started.duration(to: .now))
                 FileHandle.standardError.write(
                     Data(
-                        "loadgen's loop stalled \(busy.wholeMicroseconds / 1000) ms at \(String(format: "%.1f", at)) s\n"
+                        ("loadgen's loop stalled \(stall.busy.wholeMicroseconds / 1000) ms "
+                            + "(\(stall.onCPU.wholeMicroseconds / 1000) on the CPU) at \(String(format: "%.1f", at)) s\n")
                             .utf8
                     )
                 )
@@ -200,7 +201,7 @@ struct FleetLoad: ParsableCommand {
         }
         loop.run()
         for timer in [phases, ticker, progress] { timer.close() }
-        let stalls = (count: clientStalls?.stallCount ?? 0, longest: clientStalls?.longestStall ?? .zero)
+        let stalls = (count: clientStalls?.stallCount ?? 0, longest: clientStalls?.longestStall?.busy ?? .zero)
         clientStalls?.close()
         interrupt.close()
         fleet.stop()
