@@ -162,15 +162,17 @@ enum Resolve {
         }
         let owner = String(text[..<slash])
         let type = String(text[text.index(after: slash)...])
-        let services = home.accessories.flatMap(\.services)
-        // A service's name first: it tells apart two services of one accessory with the same type.
-        let named = services.filter { key($0.name) == key(owner) }
-        let candidates =
-            named.isEmpty
-            ? try accessory(owner, in: home).services
-            : named
-        let matches = candidates.flatMap(\.characteristics).filter {
-            CatalogNames.characteristic($0.type, isNamed: type)
+        func matching(_ services: [Service]) -> [Characteristic] {
+            services.flatMap(\.characteristics).filter { CatalogNames.characteristic($0.type, isNamed: type) }
+        }
+        // A service's name first (it tells apart two services of one accessory with the same type),
+        // then the accessory's, whose first service is usually named like it.
+        let named = home.accessories.flatMap(\.services).filter { key($0.name) == key(owner) }
+        var candidates = named
+        var matches = matching(named)
+        if matches.isEmpty {
+            candidates = try accessory(owner, in: home).services
+            matches = matching(candidates)
         }
         guard matches.count == 1 else {
             let known = candidates.flatMap(\.characteristics).map { CatalogNames.characteristicName($0.type) }
