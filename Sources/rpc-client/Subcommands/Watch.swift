@@ -20,7 +20,10 @@ struct Watch: AsyncParsableCommand {
     var home: [String] = []
     @Option(parsing: .upToNextOption, help: "Only these event kinds (e.g. room-added reachability-updated).")
     var kinds: [String] = []
-    @Option(help: "Also value events of this characteristic id (repeatable), beside those with notifications on.")
+    @Option(
+        help:
+            "Also value events of this characteristic (repeatable), beside those with notifications on: its id, or ACCESSORY/TYPE in a --home."
+    )
     var characteristic: [String] = []
     @Flag(help: "Start with each home's full state.")
     var snapshot = false
@@ -29,19 +32,19 @@ struct Watch: AsyncParsableCommand {
 
     func run() async throws {
         let kinds = try kinds.map(Self.kind)
-        let characteristics = try characteristic.map { text in
-            guard let id = Resolve.typedID(text) else {
-                throw ValidationError("--characteristic \(text) is not an id")
-            }
-            return id
+        if home.isEmpty, let named = characteristic.first(where: { Resolve.typedID($0) == nil }) {
+            throw ValidationError("--characteristic \(named): give its id, or its home with --home")
         }
         try await connection.withHomeClient { client in
             var homeIDs: [UUID] = []
             var names: [Data: String] = [:]
+            var homes: [Home] = []
             for text in home {
                 let found = try await Resolve.home(text, client)
                 homeIDs.append(found.id.uuid)
+                homes.append(found)
             }
+            let characteristics = try characteristic.map { text in try Self.characteristic(text, in: homes) }
             for summary in try await client.listHomes() { names[summary.id] = summary.name }
             let options = ChangeOptions(
                 homes: homeIDs,
@@ -57,6 +60,16 @@ struct Watch: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
             }
         }
+    }
+
+    /// A characteristic by id, or by name in the first of `homes` that has it.
+    static func characteristic(_ text: String, in homes: [Home]) throws -> UUID {
+        if let id = Resolve.typedID(text) { return id }
+        var firstFailure: (any Error)?
+        for home in homes {
+            do { return try Resolve.characteristic(text, in: home) } catch { firstFailure = firstFailure ?? error }
+        }
+        throw firstFailure ?? ValidationError("--characteristic \(text): give its id, or its home with --home")
     }
 
     /// `room-added`, `ROOM_ADDED` or `EVENT_KIND_ROOM_ADDED` as a kind.
