@@ -126,7 +126,7 @@ struct CharacteristicCommand: AsyncParsableCommand {
                 try Output.json(response)
             } else {
                 print(
-                    "\(Output.value(response.hasValue ? response.value : nil))  (set \(Output.date(response.valueTimeMs)), \(response.reachable ? "reachable" : "unreachable"))"
+                    "\(Output.value(response.hasValue ? response.value : nil))  (set \(response.valueTimeMs == 0 ? "never" : Output.date(response.valueTimeMs)), \(response.reachable ? "reachable" : "unreachable"))"
                 )
             }
         }

@@ -72,9 +72,8 @@ enum Output {
         return Output.id(id)
     }
 
-    /// A time the API gives in milliseconds since 1970, in ISO 8601 (UTC); "-" for 0, the API's "none".
+    /// A time the API gives in milliseconds since 1970, in ISO 8601 (UTC).
     static func date(_ milliseconds: Int64) -> String {
-        guard milliseconds != 0 else { return "-" }
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: milliseconds % 1000 != 0)
         return Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(style)
     }
