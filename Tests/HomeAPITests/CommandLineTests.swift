@@ -130,23 +130,21 @@ import Testing
         let server = try await HomedProcess.launch()
         #expect(try cli(server, "home", "add", "My Home").status == 0)
         let state = server.directory.appendingPathComponent("simulator.json").path
-        let log = server.directory.appendingPathComponent("simulator.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let simulator = Process()
-        simulator.executableURL = URL(fileURLWithPath: Self.clientPath)
-        simulator.arguments = [
-            "accessory", "simulate", "--service", "lightbulb", "--count", "3", "--bridge", "Hall Bridge",
-            "--setup-code", "482-19-375", "--state", state, "--endpoint", "unix:\(server.socketPath)",
-        ]
-        simulator.standardOutput = try FileHandle(forWritingTo: log)
-        try simulator.run()
-        defer {
-            // Reaped before the test ends: a Process whose child was never waited for stays alive
-            // (LeakSanitizer reported it, and everything it holds, as leaked).
-            simulator.terminate()
-            simulator.waitUntilExit()
-        }
-        func logged() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        let simulator = try Simulator(
+            server,
+            "--service",
+            "lightbulb",
+            "--count",
+            "3",
+            "--bridge",
+            "Hall Bridge",
+            "--setup-code",
+            "482-19-375",
+            "--state",
+            state
+        )
+        defer { simulator.stop() }
+        func logged() -> String { simulator.logged() }
         try await eventually { logged().contains("advertising \"Hall Bridge\"") }
 
         let wrong = try cli(
@@ -229,7 +227,63 @@ import Testing
             let listed = try cli(server, "accessory", "list", "--home", "My Home", "--json").output
             return listed.components(separatedBy: "\"reachable\":true").count - 1 == 4
         }
-        #expect(simulator.isRunning)
+        #expect(simulator.process.isRunning)
         server.stop()
+    }
+
+    /// An action set whose one write the accessory refuses, with the README's `--refuse-writes
+    /// -70403` (a negative number, which used to read as an unknown option): the failure names the
+    /// write that failed and why.
+    @Test func anActionSetsFailedWriteIsNamed() async throws {
+        let server = try await HomedProcess.launch()
+        defer { server.stop() }
+        #expect(try cli(server, "home", "add", "Flat").status == 0)
+        let state = server.directory.appendingPathComponent("busy.json").path
+        let simulator = try Simulator(
+            server,
+            "--name",
+            "Busy Lamp",
+            "--setup-code",
+            "273-61-904",
+            "--refuse-writes",
+            "-70403",
+            "--state",
+            state
+        )
+        defer { simulator.stop() }
+        try await eventually { simulator.logged().contains("advertising \"Busy Lamp\"") }
+        let added = try cli(server, "accessory", "add", "--home", "Flat", "--setup-code", "273-61-904", "Busy Lamp")
+        #expect(added.status == 0, "\(added.errors)")
+        #expect(try cli(server, "action-set", "add", "--home", "Flat", "Lights").status == 0)
+        let action = try cli(server, "action-set", "add-action", "--home", "Flat", "Lights", "Busy Lamp/On", "true")
+        #expect(action.status == 0, "\(action.errors)")
+        let executed = try cli(server, "action-set", "execute", "--home", "Flat", "Lights")
+        #expect(executed.status == 1)
+        #expect(executed.errors.contains("[HomeKit 63 ActionSetExecutionFailed]"), "\(executed.errors)")
+        #expect(executed.errors.contains("\n  Busy Lamp/On: HomeKit 14: "), "\(executed.errors)")
+    }
+}
+
+/// `rpc-client accessory simulate ARGUMENTS` against `server`, its output in a file.
+struct Simulator {
+    let process = Process()
+    let log: URL
+
+    init(_ server: HomedProcess, _ arguments: String...) throws {
+        log = server.directory.appendingPathComponent("simulator-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: CommandLineTests.clientPath)
+        process.arguments = ["accessory", "simulate"] + arguments + ["--endpoint", "unix:\(server.socketPath)"]
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        try process.run()
+    }
+
+    func logged() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    /// Reaped before the test ends: a Process whose child was never waited for stays alive
+    /// (LeakSanitizer reported it, and everything it holds, as leaked).
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
     }
 }

@@ -118,7 +118,8 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "The setup code to show (XXX-XX-XXX); random when new.") var setupCode: String?
     @Option(help: "Where the description and credential are kept.") var state = "accessory-simulator.json"
     @Option(help: "Change a random value on the accessory's own every this many seconds.") var changeEvery: Double?
-    @Option(help: "Refuse writes with this HAP status (e.g. -70403).") var refuseWrites: Int32?
+    // Unconditional: a HAP status is negative, and "-70403" would otherwise read as an option.
+    @Option(parsing: .unconditional, help: "Refuse writes with this HAP status (e.g. -70403).") var refuseWrites: Int32?
     @Flag(help: "Never answer writes (the controller gets 8).") var ignoreWrites = false
     @Option(help: "Drop the connection after this many seconds (then --back-after).") var dropAfter: Double?
     @Option(help: "Seconds to stay away after a drop.") var backAfter: Double = 5

@@ -151,9 +151,18 @@ struct ActionSetCommand: AsyncParsableCommand {
         func run() async throws {
             try await connection.withHomeClient { client in
                 let found = try await Resolve.home(home, client)
-                try await client.home(found.id.uuid).executeActionSet(
-                    try ActionSetCommand.actionSet(actionSet, in: found).id.uuid
-                )
+                do {
+                    try await client.home(found.id.uuid).executeActionSet(
+                        try ActionSetCommand.actionSet(actionSet, in: found).id.uuid
+                    )
+                } catch let error as HomeClientError where !error.itemResults.isEmpty {
+                    // 63 and 64 carry each write's outcome: say which failed, and why.
+                    let lines = error.itemResults.map { item in
+                        let outcome = item.homekitCode == 0 ? "done" : "HomeKit \(item.homekitCode): \(item.message)"
+                        return "\n  \(Output.characteristic(item.objectID, in: found)): \(outcome)"
+                    }
+                    throw CallFailed(message: error.description + lines.joined())
+                }
             }
         }
     }
