@@ -130,8 +130,10 @@ import Testing
         let server = try await HomedProcess.launch()
         #expect(try cli(server, "home", "add", "My Home").status == 0)
         let state = server.directory.appendingPathComponent("simulator.json").path
-        let simulator = try Simulator(
+        let simulator = try BackgroundClient(
             server,
+            "accessory",
+            "simulate",
             "--service",
             "lightbulb",
             "--count",
@@ -239,8 +241,10 @@ import Testing
         defer { server.stop() }
         #expect(try cli(server, "home", "add", "Flat").status == 0)
         let state = server.directory.appendingPathComponent("busy.json").path
-        let simulator = try Simulator(
+        let simulator = try BackgroundClient(
             server,
+            "accessory",
+            "simulate",
             "--name",
             "Busy Lamp",
             "--setup-code",
@@ -262,10 +266,55 @@ import Testing
         #expect(executed.errors.contains("[HomeKit 63 ActionSetExecutionFailed]"), "\(executed.errors)")
         #expect(executed.errors.contains("\n  Busy Lamp/On: HomeKit 14: "), "\(executed.errors)")
     }
+
+    /// `watch` prints a value as `characteristic read` does and a reachability change spelled out
+    /// (protobuf's JSON gave "1" for true and left out a false `reachable`).
+    @Test func watchPrintsValuesAndReachabilityAsWritten() async throws {
+        let server = try await HomedProcess.launch()
+        defer { server.stop() }
+        #expect(try cli(server, "home", "add", "Flat").status == 0)
+        let state = server.directory.appendingPathComponent("lamp.json").path
+        let simulator = try BackgroundClient(
+            server,
+            "accessory",
+            "simulate",
+            "--name",
+            "Lamp",
+            "--setup-code",
+            "273-61-904",
+            "--state",
+            state
+        )
+        defer { simulator.stop() }
+        try await eventually { simulator.logged().contains("advertising \"Lamp\"") }
+        #expect(try cli(server, "accessory", "add", "--home", "Flat", "--setup-code", "273-61-904", "Lamp").status == 0)
+        let token = server.directory.appendingPathComponent("watch.token")
+        try Data(server.ownerToken.utf8).write(to: token)
+        let watch = try BackgroundClient(
+            server,
+            "watch",
+            "--home",
+            "Flat",
+            "--characteristic",
+            "Lamp/On",
+            "--token-file",
+            token.path
+        )
+        defer { watch.stop() }
+        // The watch is subscribed once a change made after its start shows up.
+        try await eventually {
+            _ = try cli(server, "characteristic", "write", "--home", "Flat", "Lamp/On", "true")
+            return watch.logged().contains("characteristic-value-updated")
+        }
+        #expect(watch.logged().contains(" value=true"), "\(watch.logged())")
+        simulator.stop()
+        try await eventually { watch.logged().contains(" reachable=false") }
+    }
 }
 
-/// `rpc-client accessory simulate ARGUMENTS` against `server`, its output in a file.
-struct Simulator {
+/// `rpc-client ARGUMENTS` running against `server` until stopped (a simulator, a watch), its output in
+/// a file.
+struct BackgroundClient {
     let process = Process()
     let log: URL
 
@@ -273,7 +322,7 @@ struct Simulator {
         log = server.directory.appendingPathComponent("simulator-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: CommandLineTests.clientPath)
-        process.arguments = ["accessory", "simulate"] + arguments + ["--endpoint", "unix:\(server.socketPath)"]
+        process.arguments = arguments + ["--endpoint", "unix:\(server.socketPath)"]
         process.standardOutput = try FileHandle(forWritingTo: log)
         try process.run()
     }

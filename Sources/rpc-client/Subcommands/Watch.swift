@@ -106,6 +106,16 @@ struct Watch: AsyncParsableCommand {
             line += "  \(resync.reason)  " + summary(resync.home)
         case .homeAdded(let added)?:
             line += "  \"\(added.home.name)\""
+        case .characteristicValueUpdated(let update)?:
+            // The value as `characteristic read` prints it (JSON would turn a bool into 1).
+            line +=
+                "  characteristicId=\(Output.id(update.characteristicID))"
+                + " accessoryId=\(Output.id(update.accessoryID))"
+                + " value=\(Output.value(update.hasValue ? update.value : nil))"
+            if update.skippedUpdates > 0 { line += " skippedUpdates=\(update.skippedUpdates)" }
+        case .reachabilityUpdated(let update)?:
+            // Spelled out: JSON leaves a false field out.
+            line += "  accessoryId=\(Output.id(update.accessoryID)) reachable=\(update.reachable)"
         default:
             line += "  " + flatten(payload)
         }
@@ -130,6 +140,8 @@ struct Watch: AsyncParsableCommand {
             return "\(prefix)=[\(list.map { flatten($0) }.joined(separator: ", "))]"
         }
         var text = "\(value)"
+        // JSON's true and false come back as numbers of type "c": print them as booleans, not 1 and 0.
+        if let number = value as? NSNumber, String(cString: number.objCType) == "c" { text = "\(number.boolValue)" }
         let last = prefix.split(separator: ".").last.map(String.init) ?? prefix
         if last.lowercased().hasSuffix("id"), let data = Data(base64Encoded: text), data.count == 16 {
             text = data.uuid.uuidString
