@@ -267,8 +267,8 @@ import Testing
         #expect(executed.errors.contains("\n  Busy Lamp/On: HomeKit 14: "), "\(executed.errors)")
     }
 
-    /// `watch` prints a value as `characteristic read` does and a reachability change spelled out
-    /// (protobuf's JSON gave "1" for true and left out a false `reachable`).
+    /// `watch` names what changed, prints a value as `characteristic read` does and a reachability
+    /// change spelled out (protobuf's JSON gave ids, "1" for true, and left out a false `reachable`).
     @Test func watchPrintsValuesAndReachabilityAsWritten() async throws {
         let server = try await HomedProcess.launch()
         defer { server.stop() }
@@ -306,9 +306,11 @@ import Testing
             _ = try cli(server, "characteristic", "write", "--home", "Flat", "Lamp/On", "true")
             return watch.logged().contains("characteristic-value-updated")
         }
-        #expect(watch.logged().contains(" value=true"), "\(watch.logged())")
+        #expect(watch.logged().contains(" characteristic=\"Lamp/On\" value=true"), "\(watch.logged())")
+        // Names it learnt after it started, from the change that made them.
+        #expect(try cli(server, "accessory", "rename", "--home", "Flat", "Lamp", "Desk Lamp").status == 0)
         simulator.stop()
-        try await eventually { watch.logged().contains(" reachable=false") }
+        try await eventually { watch.logged().contains(" accessory=\"Desk Lamp\" reachable=false") }
     }
 }
 

@@ -65,11 +65,16 @@ enum Output {
         for accessory in home.accessories {
             for service in accessory.services {
                 if let found = service.characteristics.first(where: { $0.id == id }) {
-                    return "\(accessory.name)/\(CatalogNames.characteristicName(found.type))"
+                    return characteristicName(accessory: accessory, type: found.type)
                 }
             }
         }
         return Output.id(id)
+    }
+
+    /// "Desk Lamp/On": how a person names a characteristic of `accessory` of type `type`.
+    static func characteristicName(accessory: Accessory, type: String) -> String {
+        "\(accessory.name)/\(CatalogNames.characteristicName(type))"
     }
 
     /// A time the API gives in milliseconds since 1970, in ISO 8601 (UTC).

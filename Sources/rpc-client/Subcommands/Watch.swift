@@ -10,7 +10,9 @@ struct Watch: AsyncParsableCommand {
         abstract: "Follow changes as they happen, one line per event, until Ctrl-C.",
         discussion: """
             Reconnects by itself (with backoff) and resumes after the last event it printed, so no \
-            change is missed or printed twice across a server restart. Kinds are the event names of \
+            change is missed or printed twice across a server restart. Objects are named as the other \
+            commands take them (a characteristic as ACCESSORY/TYPE); --json prints the events as they \
+            come. Kinds are the event names of \
             docs/API.md, e.g. room-added, characteristic-value-updated.
             """
     )
@@ -53,10 +55,35 @@ struct Watch: AsyncParsableCommand {
                 snapshot: snapshot,
                 includeOwnChanges: includeOwn
             )
+            // What the lines call the objects: learnt from each home now, and again after each change
+            // that could add or rename one (scripts take --json, which needs none of this).
+            var objects = WatchNames()
+            if !connection.json {
+                let followed = homeIDs.isEmpty ? names.keys.map(\.uuid) : homeIDs
+                for id in followed { if let home = try? await client.home(id).get() { objects.learn(home) } }
+            }
             for try await event in client.changes(options) {
                 if case .homeAdded(let added)? = event.payload { names[event.homeID] = added.home.name }
                 if case .homeNameUpdated(let renamed)? = event.payload { names[event.homeID] = renamed.name }
-                let line = connection.json ? try event.jsonString() : Self.describe(event, home: names[event.homeID])
+                if connection.json {
+                    FileHandle.standardOutput.write(Data((try event.jsonString() + "\n").utf8))
+                    continue
+                }
+                switch event.payload {
+                case .snapshot(let snapshot)?: objects.learn(snapshot.home)
+                case .resync(let resync)?: objects.learn(resync.home)
+                case .accessoryAdded(let added)?
+                where !added.accessory.bridged || objects[added.accessory.bridgeID] != nil:
+                    objects.learn(added.accessory)
+                case .accessoryAdded?, .accessoryNameUpdated?:
+                    // A new bridge has no event of its own, and a renamed accessory's characteristics
+                    // are named after it: learn the home again.
+                    if let home = try? await client.home(event.homeID.uuid).get() { objects.learn(home) }
+                default:
+                    // What the event itself names (a removed object keeps the name it had).
+                    if let (kind, payload) = Self.payload(of: event) { objects.learn(kind: kind, from: payload) }
+                }
+                let line = Self.describe(event, home: names[event.homeID], objects: objects)
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
             }
         }
@@ -84,20 +111,13 @@ struct Watch: AsyncParsableCommand {
         return kind
     }
 
-    /// One line: time, home, revision, kind and what it concerns (ids as UUIDs, a home's state as
-    /// counts).
-    static func describe(_ event: HomeEvent, home: String?) -> String {
+    /// One line: time, home, revision, kind and what it concerns (objects by name where `objects`
+    /// knows them, else their ids as UUIDs; a home's state as counts).
+    static func describe(_ event: HomeEvent, home: String?, objects: WatchNames) -> String {
         let time = Date(timeIntervalSince1970: Double(event.timeMs) / 1000)
         let clock = time.formatted(.iso8601.time(includingFractionalSeconds: true))
         var line = "\(clock)  \(home.map { "\"\($0)\"" } ?? Output.id(event.homeID))  r\(event.revision)  "
-        var fields: [String: Any] = [:]
-        if let json = try? event.jsonString(), let data = json.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        {
-            fields = object
-        }
-        let envelope: Set<String> = ["homeId", "revision", "timeMs", "initiator", "own"]
-        guard let (name, payload) = fields.first(where: { !envelope.contains($0.key) }) else { return line + "?" }
+        guard let (name, payload) = payload(of: event) else { return line + "?" }
         line += kebab(name)
         switch event.payload {
         case .snapshot(let snapshot)?:
@@ -106,18 +126,26 @@ struct Watch: AsyncParsableCommand {
             line += "  \(resync.reason)  " + summary(resync.home)
         case .homeAdded(let added)?:
             line += "  \"\(added.home.name)\""
+        case .accessoryAdded(let added)?:
+            // The accessory, not its every service and characteristic (`--json` has them).
+            let accessory = added.accessory
+            line +=
+                "  accessory=\"\(accessory.name)\" id=\(Output.id(accessory.id)) "
+                + named("roomId", accessory.roomID, objects)
+            if accessory.bridged { line += " " + named("bridgeId", accessory.bridgeID, objects) }
+            line += " model=\"\(accessory.manufacturer) \(accessory.model)\" reachable=\(accessory.reachable)"
+            line += " characteristics=\(accessory.services.reduce(0) { $0 + $1.characteristics.count })"
         case .characteristicValueUpdated(let update)?:
             // The value as `characteristic read` prints it (JSON would turn a bool into 1).
             line +=
-                "  characteristicId=\(Output.id(update.characteristicID))"
-                + " accessoryId=\(Output.id(update.accessoryID))"
+                "  " + named("characteristicId", update.characteristicID, objects)
                 + " value=\(Output.value(update.hasValue ? update.value : nil))"
             if update.skippedUpdates > 0 { line += " skippedUpdates=\(update.skippedUpdates)" }
         case .reachabilityUpdated(let update)?:
             // Spelled out: JSON leaves a false field out.
-            line += "  accessoryId=\(Output.id(update.accessoryID)) reachable=\(update.reachable)"
+            line += "  " + named("accessoryId", update.accessoryID, objects) + " reachable=\(update.reachable)"
         default:
-            line += "  " + flatten(payload)
+            line += "  " + flatten(payload, objects: objects)
         }
         if event.own { line += "  (own)" }
         return line
@@ -128,23 +156,53 @@ struct Watch: AsyncParsableCommand {
             + "\(home.users.count) users"
     }
 
-    /// `{"room":{"id":"…","name":"Kitchen"}}` as `room.id=1831AA9F-… room.name="Kitchen"`.
-    private static func flatten(_ value: Any, prefix: String = "") -> String {
+    /// The event's kind as protobuf's JSON names it (`roomAdded`) and its payload, parsed.
+    static func payload(of event: HomeEvent) -> (kind: String, payload: Any)? {
+        guard let json = try? event.jsonString(), let data = json.data(using: .utf8),
+            let fields = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        let envelope: Set<String> = ["homeId", "revision", "timeMs", "initiator", "own"]
+        return fields.first { !envelope.contains($0.key) }.map { (kind: $0.key, payload: $0.value) }
+    }
+
+    /// `accessoryId` with the accessory's name as `accessory="Desk Lamp"`, else as
+    /// `accessoryId=UUID`.
+    private static func named(_ key: String, _ id: Data, _ objects: WatchNames) -> String {
+        guard let name = objects[id] else { return "\(key)=\(Output.id(id))" }
+        return "\(key.dropLast(2))=\"\(name)\""
+    }
+
+    /// `{"room":{"id":"…","name":"Kitchen"}}` as `room.id=1831AA9F-… room.name="Kitchen"`;
+    /// `{"accessoryId":"…"}` as `accessory="Desk Lamp"` and `{"actionSetIds":[…]}` as
+    /// `actionSets=["Evening"]` where `objects` knows the names.
+    private static func flatten(_ value: Any, prefix: String = "", objects: WatchNames) -> String {
         if let object = value as? [String: Any] {
             return object.keys.sorted().map { key in
-                flatten(object[key]!, prefix: prefix.isEmpty ? key : prefix + "." + key)
+                flatten(object[key]!, prefix: prefix.isEmpty ? key : prefix + "." + key, objects: objects)
             }
             .filter { !$0.isEmpty }.joined(separator: " ")
         }
+        let last = prefix.split(separator: ".").last.map(String.init) ?? prefix
         if let list = value as? [Any] {
-            return "\(prefix)=[\(list.map { flatten($0) }.joined(separator: ", "))]"
+            let ids = list.compactMap(WatchNames.id)
+            guard last.hasSuffix("Ids"), ids.count == list.count else {
+                return "\(prefix)=[\(list.map { flatten($0, objects: objects) }.joined(separator: ", "))]"
+            }
+            let names = ids.map { id in objects[id].map { "\"\($0)\"" } ?? Output.id(id) }
+            let key = ids.allSatisfy { objects[$0] != nil } ? String(prefix.dropLast(3)) + "s" : prefix
+            return "\(key)=[\(names.joined(separator: ", "))]"
+        }
+        if last.hasSuffix("Id"), let id = WatchNames.id(value) {
+            return named(prefix, id, objects)
         }
         var text = "\(value)"
         // JSON's true and false come back as numbers of type "c": print them as booleans, not 1 and 0.
         if let number = value as? NSNumber, String(cString: number.objCType) == "c" { text = "\(number.boolValue)" }
-        let last = prefix.split(separator: ".").last.map(String.init) ?? prefix
-        if last.lowercased().hasSuffix("id"), let data = Data(base64Encoded: text), data.count == 16 {
-            text = data.uuid.uuidString
+        if last == "id", let id = WatchNames.id(value) {
+            text = Output.id(id)
+        } else if last.hasSuffix("Ms"), let milliseconds = Int64(text) {
+            // A time, `fireDateMs` as `fireDate=2031-01-15T07:00:00Z` (JSON writes 64-bit integers as text).
+            return "\(prefix.dropLast(2))=\(Output.date(milliseconds))"
         } else if value is String {
             text = "\"\(text)\""
         }
