@@ -55,12 +55,14 @@ struct Watch: AsyncParsableCommand {
                 snapshot: snapshot,
                 includeOwnChanges: includeOwn
             )
-            // What the lines call the objects: learnt from each home now, and again after each change
-            // that could add or rename one (scripts take --json, which needs none of this).
+            // What the lines call the objects: learnt from each home now, then from the events (scripts
+            // take --json, which needs none of this).
             var objects = WatchNames()
             if !connection.json {
-                let followed = homeIDs.isEmpty ? names.keys.map(\.uuid) : homeIDs
-                for id in followed { if let home = try? await client.home(id).get() { objects.learn(home) } }
+                for home in homes { objects.learn(home) }
+                if homes.isEmpty {
+                    for id in names.keys { if let home = try? await client.home(id.uuid).get() { objects.learn(home) } }
+                }
             }
             for try await event in client.changes(options) {
                 if case .homeAdded(let added)? = event.payload { names[event.homeID] = added.home.name }
