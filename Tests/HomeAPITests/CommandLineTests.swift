@@ -233,31 +233,29 @@ import Testing
         server.stop()
     }
 
+    /// A home "Flat" with a simulated lamp `name` in it, paired from the CLI; the simulator takes
+    /// `options` too. The caller stops it.
+    func pairedLamp(_ server: HomedProcess, named name: String, _ options: String...) async throws -> BackgroundClient {
+        #expect(try cli(server, "home", "add", "Flat").status == 0)
+        let state = server.directory.appendingPathComponent("\(name).json").path
+        let simulator = try BackgroundClient(
+            server,
+            ["accessory", "simulate", "--name", name, "--setup-code", "273-61-904", "--state", state] + options
+        )
+        try await eventually { simulator.logged().contains("advertising \"\(name)\"") }
+        let added = try cli(server, "accessory", "add", "--home", "Flat", "--setup-code", "273-61-904", name)
+        #expect(added.status == 0, "\(added.errors)")
+        return simulator
+    }
+
     /// An action set whose one write the accessory refuses, with the README's `--refuse-writes
     /// -70403` (a negative number, which used to read as an unknown option): the failure names the
     /// write that failed and why.
     @Test func anActionSetsFailedWriteIsNamed() async throws {
         let server = try await HomedProcess.launch()
         defer { server.stop() }
-        #expect(try cli(server, "home", "add", "Flat").status == 0)
-        let state = server.directory.appendingPathComponent("busy.json").path
-        let simulator = try BackgroundClient(
-            server,
-            "accessory",
-            "simulate",
-            "--name",
-            "Busy Lamp",
-            "--setup-code",
-            "273-61-904",
-            "--refuse-writes",
-            "-70403",
-            "--state",
-            state
-        )
+        let simulator = try await pairedLamp(server, named: "Busy Lamp", "--refuse-writes", "-70403")
         defer { simulator.stop() }
-        try await eventually { simulator.logged().contains("advertising \"Busy Lamp\"") }
-        let added = try cli(server, "accessory", "add", "--home", "Flat", "--setup-code", "273-61-904", "Busy Lamp")
-        #expect(added.status == 0, "\(added.errors)")
         #expect(try cli(server, "action-set", "add", "--home", "Flat", "Lights").status == 0)
         let action = try cli(server, "action-set", "add-action", "--home", "Flat", "Lights", "Busy Lamp/On", "true")
         #expect(action.status == 0, "\(action.errors)")
@@ -272,22 +270,8 @@ import Testing
     @Test func watchPrintsValuesAndReachabilityAsWritten() async throws {
         let server = try await HomedProcess.launch()
         defer { server.stop() }
-        #expect(try cli(server, "home", "add", "Flat").status == 0)
-        let state = server.directory.appendingPathComponent("lamp.json").path
-        let simulator = try BackgroundClient(
-            server,
-            "accessory",
-            "simulate",
-            "--name",
-            "Lamp",
-            "--setup-code",
-            "273-61-904",
-            "--state",
-            state
-        )
+        let simulator = try await pairedLamp(server, named: "Lamp")
         defer { simulator.stop() }
-        try await eventually { simulator.logged().contains("advertising \"Lamp\"") }
-        #expect(try cli(server, "accessory", "add", "--home", "Flat", "--setup-code", "273-61-904", "Lamp").status == 0)
         let token = server.directory.appendingPathComponent("watch.token")
         try Data(server.ownerToken.utf8).write(to: token)
         let watch = try BackgroundClient(
@@ -321,6 +305,10 @@ struct BackgroundClient {
     let log: URL
 
     init(_ server: HomedProcess, _ arguments: String...) throws {
+        try self.init(server, arguments)
+    }
+
+    init(_ server: HomedProcess, _ arguments: [String]) throws {
         log = server.directory.appendingPathComponent("simulator-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: CommandLineTests.clientPath)
