@@ -48,9 +48,13 @@ struct Watch: AsyncParsableCommand {
             }
             let characteristics = try characteristic.map { text in try Self.characteristic(text, in: homes) }
             for summary in try await client.listHomes() { names[summary.id] = summary.name }
+            // The lines name objects after the events that add and rename them: receive those too,
+            // and print only the kinds asked for.
+            let printed = Set(kinds)
+            let received = kinds.isEmpty || connection.json ? kinds : Array(printed.union(Self.naming))
             let options = ChangeOptions(
                 homes: homeIDs,
-                kinds: kinds,
+                kinds: received,
                 characteristics: characteristics,
                 snapshot: snapshot,
                 includeOwnChanges: includeOwn
@@ -85,6 +89,7 @@ struct Watch: AsyncParsableCommand {
                     // What the event itself names (a removed object keeps the name it had).
                     if let (kind, payload) = Self.payload(of: event) { objects.learn(kind: kind, from: payload) }
                 }
+                if !printed.isEmpty, let kind = Self.kind(of: event), !printed.contains(kind) { continue }
                 let line = Self.describe(event, home: names[event.homeID], objects: objects)
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
             }
@@ -99,6 +104,18 @@ struct Watch: AsyncParsableCommand {
             do { return try Resolve.characteristic(text, in: home) } catch { firstFailure = firstFailure ?? error }
         }
         throw firstFailure ?? ValidationError("--characteristic \(text): give its id, or its home with --home")
+    }
+
+    /// The kinds whose events carry a name `WatchNames` learns.
+    static let naming: Set<HomeEventKind> = [
+        .homeAdded, .homeNameUpdated, .accessoryAdded, .accessoryNameUpdated, .serviceNameUpdated, .roomAdded,
+        .roomNameUpdated, .zoneAdded, .zoneNameUpdated, .serviceGroupAdded, .serviceGroupNameUpdated,
+        .actionSetAdded, .actionSetNameUpdated, .triggerAdded, .triggerNameUpdated, .userAdded,
+    ]
+
+    /// The kind of `event`; `nil` for a snapshot or a resync, which come whatever the kinds.
+    static func kind(of event: HomeEvent) -> HomeEventKind? {
+        payload(of: event).flatMap { try? kind(kebab($0.kind)) }
     }
 
     /// `room-added`, `ROOM_ADDED` or `EVENT_KIND_ROOM_ADDED` as a kind.
