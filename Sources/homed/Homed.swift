@@ -92,6 +92,12 @@ struct Homed: ParsableCommand {
     @Option(help: "Unpaired accessories the browser holds at once; more advertisements are refused.")
     var maxAdvertisedAccessories = 1024
 
+    @Option(
+        help:
+            "Bytes of accessory descriptions (encoded) the browser holds at once; more advertisements are refused."
+    )
+    var maxAdvertisedBytes = 64 << 20
+
     @Option(help: "The SQLite store (created on first start, with WAL files and a .lock file beside it).")
     var store = "homed.sqlite"
 
@@ -154,8 +160,10 @@ struct Homed: ParsableCommand {
         guard maxEventsPerHome > 0, eventRetentionHours > 0 else {
             throw ValidationError("--max-events-per-home and --event-retention-hours must be positive")
         }
-        guard accessoryTimeout > 0, maxAdvertisedAccessories > 0 else {
-            throw ValidationError("--accessory-timeout and --max-advertised-accessories must be positive")
+        guard accessoryTimeout > 0, maxAdvertisedAccessories > 0, maxAdvertisedBytes > 0 else {
+            throw ValidationError(
+                "--accessory-timeout, --max-advertised-accessories and --max-advertised-bytes must be positive"
+            )
         }
         guard maxUnreadStateBytes > 0 else {
             throw ValidationError("--max-unread-state-bytes must be positive")
@@ -284,6 +292,7 @@ struct Homed: ParsableCommand {
         var accessories = AccessoryLinkConfiguration()
         accessories.commandTimeoutMilliseconds = UInt64(accessoryTimeout)
         accessories.maxAdvertisements = maxAdvertisedAccessories
+        accessories.maxAdvertisedBytes = maxAdvertisedBytes
         let api = HomeAPI(
             store: homeStore,
             loop: loop,

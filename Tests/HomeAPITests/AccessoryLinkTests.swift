@@ -335,6 +335,46 @@ import Wire
     }
 }
 
+/// The browser's bounds: an advertisement past the most accessories or the most bytes it holds is
+/// refused with 49, and one that leaves gives its room back.
+@Suite struct AdvertisementBoundsTests {
+    /// Advertises bulbs on one link until one is refused; returns those advertised and the refusal.
+    func advertiseUntilRefused(_ link: AccessoryLinkClient) async throws -> ([SimulatedAccessory], any Error) {
+        var started: [SimulatedAccessory] = []
+        for index in 0..<100 {
+            let bulb = SimulatedAccessory(Advertised.bulb("Bulb \(index)"), setupCode: Simulators.setupCode, link: link)
+            do { try await bulb.start() } catch { return (started, error) }
+            started.append(bulb)
+        }
+        throw HomedFailure(message: "100 advertisements were taken")
+    }
+
+    @Test(arguments: [
+        (["--max-advertised-accessories", "3"], "3 advertised accessories"),
+        // A bulb's description is about 240 bytes encoded.
+        (["--max-advertised-bytes", "800"], "bytes of advertised descriptions"),
+    ])
+    func anAdvertisementPastTheBrowsersBoundIsRefused(flags: [String], message: String) async throws {
+        let server = try await HomedProcess.launch(arguments: flags)
+        let simulators = try await Simulators(server)
+        let (started, refusal) = try await advertiseUntilRefused(simulators.link)
+        #expect(started.count == 3)
+        await expectFailure(.resourceExhausted, 49) { throw refusal }
+        #expect("\(refusal)".contains(message), "\(refusal)")
+        // The refused one holds nothing; one that leaves makes room for another.
+        await started[0].stop()
+        try await eventually {
+            let again = SimulatedAccessory(
+                Advertised.bulb("Again"),
+                setupCode: Simulators.setupCode,
+                link: simulators.link
+            )
+            return (try? await again.start()) != nil
+        }
+        await simulators.close()
+    }
+}
+
 /// Polls `condition` until it holds (a state the server reaches on its own), for at most `seconds`.
 /// - Throws: when it does not hold in time.
 func eventually(within seconds: Int = 5, _ condition: () async throws -> Bool) async throws {

@@ -25,6 +25,8 @@ final class AccessoryLinks {
         /// queues this one buffer: encoded per stream, 100 streams that do not read of one connection
         /// held 100 copies of every advertisement (each up to a frame).
         var foundEvent: [UInt8] = []
+        /// While advertising: its description's encoded size, counted against the browser's bytes.
+        var descriptionBytes = 0
 
         init(_ stream: BoundedStream, _ state: State) {
             self.stream = stream
@@ -59,6 +61,9 @@ final class AccessoryLinks {
     private var advertised: [AccessoryID: Link] = [:]
     /// Advertisements in arrival order (the browser lists them so).
     private var advertisedOrder: [AccessoryID] = []
+    /// The encoded size of every description the browser holds (their parsed form takes several
+    /// times as much memory).
+    private var advertisedBytes = 0
     private var attached: [AccessoryID: Link] = [:]
     private var browsers: [Int: BoundedStream] = [:]
     private var nextBrowser = 0
@@ -130,16 +135,31 @@ final class AccessoryLinks {
             )
         }
         try attempt(field: "accessory") { () throws(HomeServiceError) in try store.checkAdvertisement(description) }
+        var advertisedMessage = Home_V1_LinkMessage()
+        advertisedMessage.advertised.accessory = LinkEncoding.description(description)
+        let advertisedReply = LinkEncoding.bytes(advertisedMessage)
+        // Each advertisement may be as large as a frame: a count alone would let a few peers make
+        // the server hold gigabytes.
+        guard advertisedBytes + advertisedReply.count <= configuration.maxAdvertisedBytes else {
+            throw APIFailure(
+                HomeServiceError(
+                    .maximumObjectLimitReached,
+                    "the browser holds \(advertisedBytes) bytes of advertised descriptions and this one's \(advertisedReply.count) would pass the most it takes, \(configuration.maxAdvertisedBytes)"
+                ),
+                object: description.id.raw,
+                field: "accessory"
+            )
+        }
         let link = Link(
             BoundedStream(call, limit: configuration.maxQueuedMessages),
             .advertising(description, setupCode: setupCode)
         )
+        link.descriptionBytes = advertisedReply.count
+        advertisedBytes += link.descriptionBytes
         advertised[description.id] = link
         advertisedOrder.append(description.id)
         call.onCancel = { [weak self, unowned link] in self?.ended(link) }
-        var advertisedMessage = Home_V1_Advertised()
-        advertisedMessage.accessory = LinkEncoding.description(description)
-        link.send(.advertised(advertisedMessage))
+        _ = link.send(encoded: advertisedReply)
         var event = Home_V1_BrowseEvent()
         event.found = LinkEncoding.discovered(description)
         link.foundEvent = LinkEncoding.bytes(event)
@@ -178,6 +198,7 @@ final class AccessoryLinks {
     }
 
     private func leaveBrowser(_ id: AccessoryID, _ reason: Home_V1_RemovedAccessory.Reason) {
+        advertisedBytes -= advertised[id]?.descriptionBytes ?? 0
         advertised[id] = nil
         advertisedOrder.removeAll { $0 == id }
         var removed = Home_V1_RemovedAccessory()
@@ -418,6 +439,8 @@ public struct AccessoryLinkConfiguration: Sendable {
     public var commandTimeoutMilliseconds: UInt64 = 10_000
     /// Accessories the browser holds at once; more advertisements are refused.
     public var maxAdvertisements = 1024
+    /// Bytes of descriptions (encoded) the browser holds at once; more advertisements are refused.
+    public var maxAdvertisedBytes = 64 << 20
     /// Messages that may wait for one accessory's or browser's credit.
     public var maxQueuedMessages = 1024
 
