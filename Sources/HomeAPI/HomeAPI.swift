@@ -47,9 +47,9 @@ public final class HomeAPI {
     ///   - loop: the store's loop, for the accessory commands' deadlines.
     ///   - maxPendingEventsPerSubscription: how many layout events may wait for one subscriber
     ///     before it is resynchronised instead (docs/API.md, "Slow subscribers").
-    ///   - maxUnreadStateBytesPerConnection: how many bytes of home states (snapshots and resyncs)
-    ///     one connection's subscriptions may hold unread; the stream that would pass it ends.
-    ///   - maxUnreadStateBytesInAll: the same for every connection's subscriptions together (homed
+    ///   - maxUnreadBytesPerConnection: how many bytes one connection's subscriptions may hold
+    ///     unread (home states as encoded, about 80 an event); the stream that passes it ends.
+    ///   - maxUnreadBytesInAll: the same for every connection's subscriptions together (homed
     ///     gives it the server's budget for buffered bytes).
     ///   - accessories: the accessory face's timeouts and bounds.
     ///   - backupDirectory: the absolute directory backups are written into, by file name only.
@@ -57,8 +57,8 @@ public final class HomeAPI {
         store: HomeStore,
         loop: EventLoop,
         maxPendingEventsPerSubscription: Int = 4096,
-        maxUnreadStateBytesPerConnection: Int = 16 << 20,
-        maxUnreadStateBytesInAll: Int = 1 << 30,
+        maxUnreadBytesPerConnection: Int = 16 << 20,
+        maxUnreadBytesInAll: Int = 1 << 30,
         accessories: AccessoryLinkConfiguration = AccessoryLinkConfiguration(),
         backupDirectory: String
     ) {
@@ -70,7 +70,7 @@ public final class HomeAPI {
         let hub = SubscriptionHub(
             api: self,
             maxPendingLayoutEvents: maxPendingEventsPerSubscription,
-            maxUnreadStateBytes: (perConnection: maxUnreadStateBytesPerConnection, inAll: maxUnreadStateBytesInAll)
+            maxUnreadBytes: (perConnection: maxUnreadBytesPerConnection, inAll: maxUnreadBytesInAll)
         )
         subscriptions = hub
         let scheduler = TriggerScheduler(api: self, loop: loop)

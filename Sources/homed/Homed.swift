@@ -41,7 +41,7 @@ struct Homed: ParsableCommand {
         help: """
             Most bytes all connections together may hold for their peers (requests not yet decoded, \
             answers not yet sent, open calls' large metadata); past it the connections holding the most are closed. Also bounds \
-            the home states all subscriptions hold unread.
+            what all subscriptions hold unread (home states and events).
             """
     )
     var maxBufferedBytes = 1 << 30
@@ -72,13 +72,16 @@ struct Homed: ParsableCommand {
     )
     var maxPendingEventsPerSubscription = 4096
 
+    // The earlier name, from when only home states counted, still works.
     @Option(
+        name: [.customLong("max-unread-bytes"), .customLong("max-unread-state-bytes")],
         help: """
-            Bytes of home states (snapshots, resyncs) one connection's subscriptions may hold unread; \
-            the stream that would pass it ends with RESOURCE_EXHAUSTED.
+            Bytes one connection's subscriptions may hold unread: home states (snapshots, resyncs) as \
+            encoded, and about 80 for each other event waiting; the stream that passes it ends with \
+            RESOURCE_EXHAUSTED.
             """
     )
-    var maxUnreadStateBytes = 16 << 20
+    var maxUnreadBytes = 16 << 20
 
     @Option(help: "Changes kept per home for subscribers that resume; older resume points get a Resync.")
     var maxEventsPerHome = 10_000
@@ -165,8 +168,8 @@ struct Homed: ParsableCommand {
                 "--accessory-timeout, --max-advertised-accessories and --max-advertised-bytes must be positive"
             )
         }
-        guard maxUnreadStateBytes > 0 else {
-            throw ValidationError("--max-unread-state-bytes must be positive")
+        guard maxUnreadBytes > 0 else {
+            throw ValidationError("--max-unread-bytes must be positive")
         }
         guard maxPendingEventsPerSubscription > 0 else {
             throw ValidationError("--max-pending-events-per-subscription must be positive")
@@ -297,8 +300,8 @@ struct Homed: ParsableCommand {
             store: homeStore,
             loop: loop,
             maxPendingEventsPerSubscription: maxPendingEventsPerSubscription,
-            maxUnreadStateBytesPerConnection: maxUnreadStateBytes,
-            maxUnreadStateBytesInAll: maxBufferedBytes,
+            maxUnreadBytesPerConnection: maxUnreadBytes,
+            maxUnreadBytesInAll: maxBufferedBytes,
             accessories: accessories,
             backupDirectory: backups
         )

@@ -74,6 +74,23 @@ import Testing
         #expect(drained.map(\.1) == [0, 998])
     }
 
+    /// What the hub counts against a connection's bound: every entry waiting, once, and the bytes
+    /// of the prepared messages; a replaced value adds nothing, and taking or dropping gives back.
+    @Test func heldBytesFollowWhatWaits() {
+        var queue = PendingEvents(maxLayoutEvents: 10)
+        _ = queue.append(value(1, lamp, 10))
+        _ = queue.append(change(2, ChangeEvent(.roomAdded)))
+        #expect(queue.heldBytes == 2 * PendingEvents.bytesPerEntry)
+        _ = queue.append(value(3, lamp, 20))
+        #expect(queue.heldBytes == 2 * PendingEvents.bytesPerEntry)
+        queue.append(encoded: [UInt8](repeating: 0, count: 1_000))
+        #expect(queue.heldBytes == 3 * PendingEvents.bytesPerEntry + 1_000)
+        _ = queue.popFirst()
+        #expect(queue.heldBytes == 2 * PendingEvents.bytesPerEntry + 1_000)
+        queue.removeAll()
+        #expect(queue.heldBytes == 0)
+    }
+
     /// docs/API.md bounds a waiting event at 256 bytes (the objects it names are read when sent).
     @Test func aWaitingEventIsSmall() {
         #expect(MemoryLayout<PendingEvents.Entry?>.stride <= 256)

@@ -460,7 +460,7 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
                 Issue.record("the second stream's state fits a bound it should pass")
             } catch let error as RPCError {
                 #expect(error.code == .resourceExhausted)
-                #expect(error.message.contains("bytes of home states unread"))
+                #expect(error.message.contains("bytes of home states and other changes unread"))
             }
             _ = first
             await raw.close()
@@ -489,11 +489,47 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         } catch let error as RPCError {
             #expect(error.code == .resourceExhausted)
             #expect(error.message.hasPrefix("the server's subscriptions would hold "))
-            #expect(error.message.hasSuffix(" bytes of home states unread (the most is 4000): try again later"))
+            #expect(
+                error.message.hasSuffix(
+                    " bytes of home states and other changes unread (the most is 4000): try again later"
+                )
+            )
         }
         _ = held
         await other.close()
         await holder.close()
+        await setup.close()
+    }
+
+    /// Events that wait count against the same bound, about 80 bytes each: streams that never read,
+    /// each holding a value of every characteristic of a busy home, held gigabytes before.
+    @Test func aConnectionsStreamsHoldBoundedEventsUnread() async throws {
+        let setup = try await Setup(arguments: ["--max-unread-bytes", "4000"])
+        let authorization = MetadataEntry(key: "authorization", value: Array("Bearer \(setup.server.ownerToken)".utf8))
+        var request = Home_V1_SubscribeRequest()
+        request.homeIds = [setup.home.id.data]
+        let raw = try await RPCClient.connect(to: setup.server.endpoint, configuration: Self.noCredit)
+        let stalled = raw.serverStream(
+            "home.v1.HomeService/Subscribe",
+            request: try request.serializedBytes(),
+            metadata: [authorization]
+        )
+        // A subscriber on another connection gets every change (it reads after them: 64 wait in
+        // its credit, 36 in the server, within the bound).
+        var reading = try await opened(setup.admin, ChangeOptions(homes: [setup.home.id]))
+        // 4,000 bytes are 50 events: the 51st ends the stalled stream (however many rooms were
+        // added before it opened: a call on its connection would wait for credit too).
+        for index in 1...100 { _ = try await setup.home.addRoom(named: "Room \(index)") }
+        var messages = stalled.makeAsyncIterator()
+        do {
+            while try await messages.next() != nil {}
+            Issue.record("the stream held 100 events against a bound of 50")
+        } catch let error as RPCError {
+            #expect(error.code == .resourceExhausted)
+            #expect(error.message.contains(" bytes of events and other changes unread (the most is 4000)"))
+        }
+        #expect(try await take(100, from: &reading).count == 100)
+        await raw.close()
         await setup.close()
     }
 

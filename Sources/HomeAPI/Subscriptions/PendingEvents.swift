@@ -33,6 +33,13 @@ struct PendingEvents {
     /// Bytes of the prepared messages waiting (whole homes: the large part of what waits).
     private(set) var encodedByteCount = 0
 
+    /// What an entry waiting costs in memory, about: its slot and, for a value, its index entry
+    /// (measured: 2.7 million values waiting in 900 streams took 206 MB).
+    static let bytesPerEntry = 80
+
+    /// The memory this queue holds, about: its entries, and the prepared messages' bytes.
+    var heldBytes: Int { count * Self.bytesPerEntry + encodedByteCount }
+
     init(maxLayoutEvents: Int) {
         precondition(maxLayoutEvents > 0, "a subscriber must be able to wait for one event")
         self.maxLayoutEvents = maxLayoutEvents

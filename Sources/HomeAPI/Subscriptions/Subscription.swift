@@ -30,6 +30,8 @@ final class Subscription {
     var homes: [HomeID: Progress] = [:]
     var pending: PendingEvents
     var openings = 0
+    /// What the streams of this one's connection hold unread (shared by them; the hub sets it).
+    var connectionUnread = UnreadBytes()
     /// Every named home is gone: the stream ends with OK once what waits is sent.
     var endsWhenDrained = false
     var isClosed = false
@@ -79,4 +81,11 @@ final class Subscription {
             return SubscriptionHub.deliverableKinds.contains(kind)
         }
     }
+}
+
+/// The bytes one connection's streams hold unread (``PendingEvents/heldBytes`` summed), kept as
+/// they change so that bounding them costs no sum over the streams.
+final class UnreadBytes {
+    var bytes = 0
+    var streams = 0
 }

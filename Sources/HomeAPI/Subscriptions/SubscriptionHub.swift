@@ -13,7 +13,7 @@ import Wire
 /// home's log and then takes live changes, so there is no gap and no duplicate. What cannot be sent
 /// yet waits in the subscription's bounded queue (``PendingEvents``); past its bound the subscriber is
 /// resynchronised with the home's state. Nothing here blocks: a subscriber that does not read only
-/// costs its own queue.
+/// costs its own queue, and the queues of one connection, and of all, are bounded in bytes.
 final class SubscriptionHub {
     /// How a stream starts in one home.
     enum Start {
@@ -36,10 +36,11 @@ final class SubscriptionHub {
     private unowned let api: HomeAPI
     private var store: HomeStore { api.store }
     let maxPendingLayoutEvents: Int
-    /// Bytes of home states (snapshots and resyncs) one connection's streams, and all streams
-    /// together, may hold unread: a request of a few bytes asks for a whole home, and a stream
-    /// without credit keeps it.
-    let maxUnreadStateBytes: (perConnection: Int, inAll: Int)
+    /// Bytes one connection's streams, and all streams together, may hold unread (home states as
+    /// encoded, and ``PendingEvents/bytesPerEntry`` an event): a request of a few bytes asks for a
+    /// whole home, or for every value of thousands of characteristics, and a stream without credit
+    /// keeps what it gets. The stream that passes either bound ends.
+    let maxUnreadBytes: (perConnection: Int, inAll: Int)
     /// Every open stream, by serial number (never reused, so a late callback cannot reach another).
     private var subscriptions: [Int: Subscription] = [:]
     private var nextSerial = 0
@@ -48,15 +49,16 @@ final class SubscriptionHub {
     /// The streams of every home of their account: they also look at homes they do not follow yet,
     /// for the account's new homes.
     private var followersOfEveryHome: [Int: Subscription] = [:]
-    /// The streams of each connection, for ``maxUnreadStateBytes``.
-    private var streamsOfSession: [SessionID: Set<Int>] = [:]
+    /// What each connection's streams hold unread, and all of them, for ``maxUnreadBytes``.
+    private var unreadOfSession: [SessionID: UnreadBytes] = [:]
+    private var unreadInAll = 0
     /// The latest value change as sent to subscribers (see ``encoded(_:skipped:for:)``).
     private var lastSharedValue: (home: HomeID, revision: UInt64, bytes: [UInt8])?
 
-    init(api: HomeAPI, maxPendingLayoutEvents: Int, maxUnreadStateBytes: (perConnection: Int, inAll: Int)) {
+    init(api: HomeAPI, maxPendingLayoutEvents: Int, maxUnreadBytes: (perConnection: Int, inAll: Int)) {
         self.api = api
         self.maxPendingLayoutEvents = maxPendingLayoutEvents
-        self.maxUnreadStateBytes = maxUnreadStateBytes
+        self.maxUnreadBytes = maxUnreadBytes
     }
 
     // MARK: Opening
@@ -67,7 +69,10 @@ final class SubscriptionHub {
         subscription.serial = nextSerial
         let id = subscription.serial
         subscriptions[id] = subscription
-        streamsOfSession[subscription.caller.session, default: []].insert(id)
+        let unread = unreadOfSession[subscription.caller.session] ?? UnreadBytes()
+        unread.streams += 1
+        unreadOfSession[subscription.caller.session] = unread
+        subscription.connectionUnread = unread
         if subscription.followsEveryHome { followersOfEveryHome[id] = subscription }
         // Callbacks find the subscription by id: a weak reference would give it a side table, and
         // every retain on the delivery path would take the slow path (seen in profiles). The hub
@@ -114,11 +119,11 @@ final class SubscriptionHub {
                 return
             }
             if let prepared {
-                if let refusal = self.refusal(ofState: prepared.count, for: subscription.caller.session) {
+                self.changePending(of: subscription) { $0.append(encoded: prepared) }
+                if let refusal = self.refusal(for: subscription, what: "home states") {
                     self.end(subscription, refusal)
                     return
                 }
-                subscription.pending.append(encoded: prepared)
             }
             subscription.homes[home] = .live(after: after)
             self.replay(home, after: after, homeRemoval: homeRemoval, in: subscription)
@@ -235,8 +240,11 @@ final class SubscriptionHub {
             // Keeping up: straight out, without queueing.
             subscription.call.send(encoded(change, skipped: 0, for: subscription.caller))
             if subscription.call.hasEnded { forget(subscription) }
-        } else if subscription.pending.append(change, always: leaves) == .overflow {
+        } else if changePending(of: subscription, { $0.append(change, always: leaves) }) == .overflow {
             resynchronise(subscription)
+            return
+        } else if let refusal = refusal(for: subscription, what: "events") {
+            end(subscription, refusal)
             return
         }
         if leaves { stopFollowing(change.home, in: subscription) }
@@ -245,7 +253,7 @@ final class SubscriptionHub {
     /// The subscriber fell too far behind: what waits is dropped, and every home it follows
     /// restarts with a Resync.
     private func resynchronise(_ subscription: Subscription) {
-        subscription.pending.removeAll()
+        changePending(of: subscription) { $0.removeAll() }
         for home in Array(subscription.homes.keys) {
             begin(home, in: subscription, .resync(.subscriberTooSlow))
         }
@@ -270,7 +278,7 @@ final class SubscriptionHub {
                 call.notifyWhenWritable()
                 return
             }
-            guard let entry = subscription.pending.popFirst() else { break }
+            guard let entry = changePending(of: subscription, { $0.popFirst() }) else { break }
             switch entry {
             case .encoded(let bytes):
                 call.send(bytes)
@@ -326,39 +334,51 @@ final class SubscriptionHub {
         subscription.call.finish(status)
     }
 
-    /// Why a home state of `size` bytes may not wait in a stream of `session`, if it may not: with
-    /// the states already waiting, it would pass the bound of the connection's streams or of all
-    /// streams together. (Summing every stream is work in proportion to them, at a moment that is
-    /// already in proportion to a whole home.)
-    private func refusal(ofState size: Int, for session: SessionID) -> CallStatus? {
-        let connection =
-            size
-            + (streamsOfSession[session]?.reduce(0) { $0 + (subscriptions[$1]?.pending.encodedByteCount ?? 0) } ?? 0)
-        if connection > maxUnreadStateBytes.perConnection {
+    /// Changes what `subscription` has waiting, keeping the bytes its connection's streams and all
+    /// streams hold unread.
+    @discardableResult
+    private func changePending<Result>(
+        of subscription: Subscription,
+        _ change: (inout PendingEvents) -> Result
+    ) -> Result {
+        let before = subscription.pending.heldBytes
+        let result = change(&subscription.pending)
+        let added = subscription.pending.heldBytes - before
+        subscription.connectionUnread.bytes += added
+        unreadInAll += added
+        return result
+    }
+
+    /// Why `subscription` may not go on, if it may not: what waits in its connection's streams, or in
+    /// all streams, passed their bound (`what` is what it just took: "events" or "home states").
+    private func refusal(for subscription: Subscription, what: String) -> CallStatus? {
+        let connection = subscription.connectionUnread.bytes
+        if connection > maxUnreadBytes.perConnection {
             return CallStatus(
                 code: .resourceExhausted,
-                message: "this connection's subscriptions would hold \(connection) bytes of home states unread "
-                    + "(the most is \(maxUnreadStateBytes.perConnection)): read them, or follow fewer homes "
-                    + "on one connection"
+                message: "this connection's subscriptions would hold \(connection) bytes of \(what) and other "
+                    + "changes unread (the most is \(maxUnreadBytes.perConnection)): read them, or follow fewer "
+                    + "homes and characteristics on one connection"
             )
         }
-        let inAll = subscriptions.values.reduce(size) { $0 + $1.pending.encodedByteCount }
-        if inAll > maxUnreadStateBytes.inAll {
+        if unreadInAll > maxUnreadBytes.inAll {
             return CallStatus(
                 code: .resourceExhausted,
-                message: "the server's subscriptions would hold \(inAll) bytes of home states unread "
-                    + "(the most is \(maxUnreadStateBytes.inAll)): try again later"
+                message: "the server's subscriptions would hold \(unreadInAll) bytes of \(what) and other "
+                    + "changes unread (the most is \(maxUnreadBytes.inAll)): try again later"
             )
         }
         return nil
     }
 
     private func forget(_ subscription: Subscription) {
+        // Once: its connection's count of streams must not be taken down twice.
+        guard !subscription.isClosed else { return }
         subscription.isClosed = true
-        subscription.pending.removeAll()
-        let session = subscription.caller.session
-        streamsOfSession[session]?.remove(subscription.serial)
-        if streamsOfSession[session]?.isEmpty == true { streamsOfSession[session] = nil }
+        changePending(of: subscription) { $0.removeAll() }
+        let unread = subscription.connectionUnread
+        unread.streams -= 1
+        if unread.streams == 0 { unreadOfSession[subscription.caller.session] = nil }
         subscriptions[subscription.serial] = nil
         followersOfEveryHome[subscription.serial] = nil
         for home in subscription.homes.keys { unindex(subscription, from: home) }
