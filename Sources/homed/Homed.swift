@@ -41,7 +41,7 @@ struct Homed: ParsableCommand {
         help: """
             Most bytes all connections together may hold for their peers (requests not yet decoded, \
             answers not yet sent, open calls' large metadata); past it the connections holding the most are closed. Also bounds \
-            what all subscriptions hold unread (home states and events).
+            what all subscriptions hold (home states and events waiting, the characteristics they name).
             """
     )
     var maxBufferedBytes = 1 << 30
@@ -76,9 +76,9 @@ struct Homed: ParsableCommand {
     @Option(
         name: [.customLong("max-unread-bytes"), .customLong("max-unread-state-bytes")],
         help: """
-            Bytes one connection's subscriptions may hold unread: home states (snapshots, resyncs) as \
-            encoded, and about 80 for each other event waiting; the stream that passes it ends with \
-            RESOURCE_EXHAUSTED.
+            Bytes one connection's subscriptions may hold: home states (snapshots, resyncs) waiting \
+            unread as encoded, about 80 for each other event waiting, and the characteristics they \
+            name; the stream that passes it ends with RESOURCE_EXHAUSTED.
             """
     )
     var maxUnreadBytes = 16 << 20

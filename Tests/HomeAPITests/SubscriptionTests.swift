@@ -460,7 +460,7 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
                 Issue.record("the second stream's state fits a bound it should pass")
             } catch let error as RPCError {
                 #expect(error.code == .resourceExhausted)
-                #expect(error.message.contains("bytes of home states and other changes unread"))
+                #expect(error.message.hasPrefix("this connection's subscriptions would hold "))
             }
             _ = first
             await raw.close()
@@ -489,11 +489,8 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         } catch let error as RPCError {
             #expect(error.code == .resourceExhausted)
             #expect(error.message.hasPrefix("the server's subscriptions would hold "))
-            #expect(
-                error.message.hasSuffix(
-                    " bytes of home states and other changes unread (the most is 4000): try again later"
-                )
-            )
+            #expect(error.message.contains(" bytes (the most is 4000) of events and home states waiting unread"))
+            #expect(error.message.hasSuffix(": try again later"))
         }
         _ = held
         await other.close()
@@ -526,10 +523,40 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
             Issue.record("the stream held 100 events against a bound of 50")
         } catch let error as RPCError {
             #expect(error.code == .resourceExhausted)
-            #expect(error.message.contains(" bytes of events and other changes unread (the most is 4000)"))
+            #expect(error.message.contains(" bytes (the most is 4000) of events and home states waiting unread"))
         }
         #expect(try await take(100, from: &reading).count == 100)
         await raw.close()
+        await setup.close()
+    }
+
+    /// The characteristics a stream names count too, for as long as it is open: each of a connection's
+    /// streams naming every characteristic of a large home held one set of them each.
+    @Test func theCharacteristicsStreamsNameCountAgainstTheBound() async throws {
+        let setup = try await Setup(arguments: ["--max-unread-bytes", "1000"])
+        let bulbs = (1...30).map { Advertised.bulb("Bulb \($0)") }
+        let added = try await setup.simulators.pair(Advertised.bridge("Hub", behind: bulbs), into: setup.home)
+        let all = added.accessories.flatMap { $0.services.flatMap(\.characteristics) }.map(\.id.uuid)
+        #expect(all.count >= 60)
+        var many = setup.admin.changes(ChangeOptions(homes: [setup.home.id], characteristics: all)).makeAsyncIterator()
+        do {
+            _ = try await many.next()
+            Issue.record("a stream naming \(all.count) characteristics fits 1,000 bytes")
+        } catch let error as HomeClientError {
+            #expect(error.status == .resourceExhausted, "\(error)")
+            #expect(error.message.hasPrefix("this connection's subscriptions would hold "), "\(error)")
+        }
+        // One naming a few is taken (resuming before a change, so that it has one to show).
+        let revision = try await setup.home.get().revision
+        _ = try await setup.home.addRoom(named: "Seen")
+        var few = setup.admin.changes(
+            ChangeOptions(
+                homes: [setup.home.id],
+                characteristics: Array(all[..<4]),
+                resumeFrom: [setup.home.id: revision]
+            )
+        ).makeAsyncIterator()
+        #expect(try await take(1, from: &few).map(kindName) == ["roomAdded"])
         await setup.close()
     }
 

@@ -21,6 +21,10 @@ struct NamedCharacteristics {
 
     var isEmpty: Bool { few.isEmpty && many.isEmpty }
 
+    /// The memory the ids take, about (a request of up to a frame names them, and the stream holds
+    /// them for its life).
+    var heldBytes: Int { (few.capacity + many.capacity) * MemoryLayout<CharacteristicID>.stride }
+
     func contains(_ id: CharacteristicID) -> Bool {
         many.isEmpty ? few.contains(id) : many.contains(id)
     }

@@ -30,7 +30,7 @@ final class Subscription {
     var homes: [HomeID: Progress] = [:]
     var pending: PendingEvents
     var openings = 0
-    /// What the streams of this one's connection hold unread (shared by them; the hub sets it).
+    /// What the streams of this one's connection hold (shared by them; the hub sets it).
     var connectionUnread = UnreadBytes()
     /// Every named home is gone: the stream ends with OK once what waits is sent.
     var endsWhenDrained = false
@@ -83,8 +83,9 @@ final class Subscription {
     }
 }
 
-/// The bytes one connection's streams hold unread (``PendingEvents/heldBytes`` summed), kept as
-/// they change so that bounding them costs no sum over the streams.
+/// The bytes one connection's streams hold (what waits unread, ``PendingEvents/heldBytes``, and the
+/// characteristics they name), kept as they change so that bounding them costs no sum over the
+/// streams.
 final class UnreadBytes {
     var bytes = 0
     var streams = 0

@@ -36,10 +36,11 @@ final class SubscriptionHub {
     private unowned let api: HomeAPI
     private var store: HomeStore { api.store }
     let maxPendingLayoutEvents: Int
-    /// Bytes one connection's streams, and all streams together, may hold unread (home states as
-    /// encoded, and ``PendingEvents/bytesPerEntry`` an event): a request of a few bytes asks for a
-    /// whole home, or for every value of thousands of characteristics, and a stream without credit
-    /// keeps what it gets. The stream that passes either bound ends.
+    /// Bytes one connection's streams, and all streams together, may hold: what waits unread (home
+    /// states as encoded, ``PendingEvents/bytesPerEntry`` an event) and the characteristics they
+    /// name. A request of a few bytes asks for a whole home, or for every value of thousands of
+    /// characteristics, and a stream without credit keeps what it gets. The stream that passes
+    /// either bound ends.
     let maxUnreadBytes: (perConnection: Int, inAll: Int)
     /// Every open stream, by serial number (never reused, so a late callback cannot reach another).
     private var subscriptions: [Int: Subscription] = [:]
@@ -73,6 +74,13 @@ final class SubscriptionHub {
         unread.streams += 1
         unreadOfSession[subscription.caller.session] = unread
         subscription.connectionUnread = unread
+        let named = subscription.characteristics.heldBytes
+        unread.bytes += named
+        unreadInAll += named
+        if let refusal = refusal(for: subscription) {
+            end(subscription, refusal)
+            return
+        }
         if subscription.followsEveryHome { followersOfEveryHome[id] = subscription }
         // Callbacks find the subscription by id: a weak reference would give it a side table, and
         // every retain on the delivery path would take the slow path (seen in profiles). The hub
@@ -120,7 +128,7 @@ final class SubscriptionHub {
             }
             if let prepared {
                 self.changePending(of: subscription) { $0.append(encoded: prepared) }
-                if let refusal = self.refusal(for: subscription, what: "home states") {
+                if let refusal = self.refusal(for: subscription) {
                     self.end(subscription, refusal)
                     return
                 }
@@ -243,7 +251,7 @@ final class SubscriptionHub {
         } else if changePending(of: subscription, { $0.append(change, always: leaves) }) == .overflow {
             resynchronise(subscription)
             return
-        } else if let refusal = refusal(for: subscription, what: "events") {
+        } else if let refusal = refusal(for: subscription) {
             end(subscription, refusal)
             return
         }
@@ -349,23 +357,24 @@ final class SubscriptionHub {
         return result
     }
 
-    /// Why `subscription` may not go on, if it may not: what waits in its connection's streams, or in
-    /// all streams, passed their bound (`what` is what it just took: "events" or "home states").
-    private func refusal(for subscription: Subscription, what: String) -> CallStatus? {
+    /// Why `subscription` may not go on, if it may not: what its connection's streams, or all
+    /// streams, hold passed their bound.
+    private func refusal(for subscription: Subscription) -> CallStatus? {
+        let held = "events and home states waiting unread, and the characteristics the streams name"
         let connection = subscription.connectionUnread.bytes
         if connection > maxUnreadBytes.perConnection {
             return CallStatus(
                 code: .resourceExhausted,
-                message: "this connection's subscriptions would hold \(connection) bytes of \(what) and other "
-                    + "changes unread (the most is \(maxUnreadBytes.perConnection)): read them, or follow fewer "
-                    + "homes and characteristics on one connection"
+                message: "this connection's subscriptions would hold \(connection) bytes (the most is "
+                    + "\(maxUnreadBytes.perConnection)) of \(held): read them, or follow fewer homes and "
+                    + "characteristics on one connection"
             )
         }
         if unreadInAll > maxUnreadBytes.inAll {
             return CallStatus(
                 code: .resourceExhausted,
-                message: "the server's subscriptions would hold \(unreadInAll) bytes of \(what) and other "
-                    + "changes unread (the most is \(maxUnreadBytes.inAll)): try again later"
+                message: "the server's subscriptions would hold \(unreadInAll) bytes (the most is "
+                    + "\(maxUnreadBytes.inAll)) of \(held): try again later"
             )
         }
         return nil
@@ -377,6 +386,9 @@ final class SubscriptionHub {
         subscription.isClosed = true
         changePending(of: subscription) { $0.removeAll() }
         let unread = subscription.connectionUnread
+        let named = subscription.characteristics.heldBytes
+        unread.bytes -= named
+        unreadInAll -= named
         unread.streams -= 1
         if unread.streams == 0 { unreadOfSession[subscription.caller.session] = nil }
         subscriptions[subscription.serial] = nil
