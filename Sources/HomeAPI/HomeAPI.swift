@@ -70,7 +70,7 @@ public final class HomeAPI {
         let hub = SubscriptionHub(
             api: self,
             maxPendingLayoutEvents: maxPendingEventsPerSubscription,
-            maxUnreadBytes: (perConnection: maxUnreadBytesPerConnection, inAll: maxUnreadBytesInAll)
+            maxHeldBytes: (perConnection: maxUnreadBytesPerConnection, inAll: maxUnreadBytesInAll)
         )
         subscriptions = hub
         let scheduler = TriggerScheduler(api: self, loop: loop)

@@ -31,7 +31,7 @@ final class Subscription {
     var pending: PendingEvents
     var openings = 0
     /// What the streams of this one's connection hold (shared by them; the hub sets it).
-    var connectionUnread = UnreadBytes()
+    var connectionHeld = HeldBytes.Connection()
     /// Every named home is gone: the stream ends with OK once what waits is sent.
     var endsWhenDrained = false
     var isClosed = false
@@ -81,12 +81,4 @@ final class Subscription {
             return SubscriptionHub.deliverableKinds.contains(kind)
         }
     }
-}
-
-/// The bytes one connection's streams hold (what waits unread, ``PendingEvents/heldBytes``, and the
-/// characteristics they name), kept as they change so that bounding them costs no sum over the
-/// streams.
-final class UnreadBytes {
-    var bytes = 0
-    var streams = 0
 }

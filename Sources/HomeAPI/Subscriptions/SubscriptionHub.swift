@@ -36,12 +36,8 @@ final class SubscriptionHub {
     private unowned let api: HomeAPI
     private var store: HomeStore { api.store }
     let maxPendingLayoutEvents: Int
-    /// Bytes one connection's streams, and all streams together, may hold: what waits unread (home
-    /// states as encoded, ``PendingEvents/bytesPerEntry`` an event) and the characteristics they
-    /// name. A request of a few bytes asks for a whole home, or for every value of thousands of
-    /// characteristics, and a stream without credit keeps what it gets. The stream that passes
-    /// either bound ends.
-    let maxUnreadBytes: (perConnection: Int, inAll: Int)
+    /// What the streams hold, per connection and in all, against their bounds.
+    private var held: HeldBytes
     /// Every open stream, by serial number (never reused, so a late callback cannot reach another).
     private var subscriptions: [Int: Subscription] = [:]
     private var nextSerial = 0
@@ -50,16 +46,15 @@ final class SubscriptionHub {
     /// The streams of every home of their account: they also look at homes they do not follow yet,
     /// for the account's new homes.
     private var followersOfEveryHome: [Int: Subscription] = [:]
-    /// What each connection's streams hold unread, and all of them, for ``maxUnreadBytes``.
-    private var unreadOfSession: [SessionID: UnreadBytes] = [:]
-    private var unreadInAll = 0
     /// The latest value change as sent to subscribers (see ``encoded(_:skipped:for:)``).
     private var lastSharedValue: (home: HomeID, revision: UInt64, bytes: [UInt8])?
 
-    init(api: HomeAPI, maxPendingLayoutEvents: Int, maxUnreadBytes: (perConnection: Int, inAll: Int)) {
+    /// - Parameter maxHeldBytes: what one connection's streams, and all streams, may hold
+    ///   (``HeldBytes``).
+    init(api: HomeAPI, maxPendingLayoutEvents: Int, maxHeldBytes: (perConnection: Int, inAll: Int)) {
         self.api = api
         self.maxPendingLayoutEvents = maxPendingLayoutEvents
-        self.maxUnreadBytes = maxUnreadBytes
+        held = HeldBytes(perConnection: maxHeldBytes.perConnection, inAll: maxHeldBytes.inAll)
     }
 
     // MARK: Opening
@@ -70,14 +65,9 @@ final class SubscriptionHub {
         subscription.serial = nextSerial
         let id = subscription.serial
         subscriptions[id] = subscription
-        let unread = unreadOfSession[subscription.caller.session] ?? UnreadBytes()
-        unread.streams += 1
-        unreadOfSession[subscription.caller.session] = unread
-        subscription.connectionUnread = unread
-        let named = subscription.characteristics.heldBytes
-        unread.bytes += named
-        unreadInAll += named
-        if let refusal = refusal(for: subscription) {
+        subscription.connectionHeld = held.open(in: subscription.caller.session)
+        held.add(subscription.characteristics.heldBytes, to: subscription.connectionHeld)
+        if let refusal = held.refusal(for: subscription.connectionHeld) {
             end(subscription, refusal)
             return
         }
@@ -128,7 +118,7 @@ final class SubscriptionHub {
             }
             if let prepared {
                 self.changePending(of: subscription) { $0.append(encoded: prepared) }
-                if let refusal = self.refusal(for: subscription) {
+                if let refusal = self.held.refusal(for: subscription.connectionHeld) {
                     self.end(subscription, refusal)
                     return
                 }
@@ -251,7 +241,7 @@ final class SubscriptionHub {
         } else if changePending(of: subscription, { $0.append(change, always: leaves) }) == .overflow {
             resynchronise(subscription)
             return
-        } else if let refusal = refusal(for: subscription) {
+        } else if let refusal = held.refusal(for: subscription.connectionHeld) {
             end(subscription, refusal)
             return
         }
@@ -351,33 +341,8 @@ final class SubscriptionHub {
     ) -> Result {
         let before = subscription.pending.heldBytes
         let result = change(&subscription.pending)
-        let added = subscription.pending.heldBytes - before
-        subscription.connectionUnread.bytes += added
-        unreadInAll += added
+        held.add(subscription.pending.heldBytes - before, to: subscription.connectionHeld)
         return result
-    }
-
-    /// Why `subscription` may not go on, if it may not: what its connection's streams, or all
-    /// streams, hold passed their bound.
-    private func refusal(for subscription: Subscription) -> CallStatus? {
-        let held = "events and home states waiting unread, and the characteristics the streams name"
-        let connection = subscription.connectionUnread.bytes
-        if connection > maxUnreadBytes.perConnection {
-            return CallStatus(
-                code: .resourceExhausted,
-                message: "this connection's subscriptions would hold \(connection) bytes (the most is "
-                    + "\(maxUnreadBytes.perConnection)) of \(held): read them, or follow fewer homes and "
-                    + "characteristics on one connection"
-            )
-        }
-        if unreadInAll > maxUnreadBytes.inAll {
-            return CallStatus(
-                code: .resourceExhausted,
-                message: "the server's subscriptions would hold \(unreadInAll) bytes (the most is "
-                    + "\(maxUnreadBytes.inAll)) of \(held): try again later"
-            )
-        }
-        return nil
     }
 
     private func forget(_ subscription: Subscription) {
@@ -385,12 +350,8 @@ final class SubscriptionHub {
         guard !subscription.isClosed else { return }
         subscription.isClosed = true
         changePending(of: subscription) { $0.removeAll() }
-        let unread = subscription.connectionUnread
-        let named = subscription.characteristics.heldBytes
-        unread.bytes -= named
-        unreadInAll -= named
-        unread.streams -= 1
-        if unread.streams == 0 { unreadOfSession[subscription.caller.session] = nil }
+        held.add(-subscription.characteristics.heldBytes, to: subscription.connectionHeld)
+        held.close(in: subscription.caller.session, subscription.connectionHeld)
         subscriptions[subscription.serial] = nil
         followersOfEveryHome[subscription.serial] = nil
         for home in subscription.homes.keys { unindex(subscription, from: home) }
