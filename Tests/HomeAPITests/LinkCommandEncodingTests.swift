@@ -45,3 +45,21 @@ import Testing
         }
     }
 }
+
+/// What the browser shows of an advertisement: each service type once, upper-cased, in the order
+/// they first appear, the bridge's own services first.
+@Suite struct DiscoveredAccessoryTests {
+    @Test func serviceTypesAppearOnceInOrder() {
+        let service = { (type: String) in ServiceDescription(type: type, characteristics: []) }
+        let lamp = AccessoryDescription(name: "Lamp", services: [service("0000003e-a"), service("0000002B-C")])
+        let fan = AccessoryDescription(name: "Fan", services: [service("0000002b-c"), service("00000040-D")])
+        let bridge = AccessoryDescription(
+            name: "Hub",
+            services: [service("0000003E-A")],
+            bridgedAccessories: [lamp, fan]
+        )
+        let discovered = LinkEncoding.discovered(bridge)
+        #expect(discovered.serviceTypes == ["0000003E-A", "0000002B-C", "00000040-D"])
+        #expect(discovered.bridgedAccessoryNames == ["Lamp", "Fan"])
+    }
+}

@@ -30,9 +30,12 @@ enum SubscribeMethod {
         _ caller: Caller
     ) throws(APIFailure) -> [(HomeID, SubscriptionHub.Start)] {
         var homes: [HomeID] = []
+        // A set, not the list, to find a repeat: a request may name 58,000 ids, and comparing each
+        // with every earlier one held the loop for 450 ms at 55,000.
+        var named: Set<HomeID> = []
         for (index, data) in request.homeIds.enumerated() {
             let id: HomeID = try ProtoDecoding.id(data, "home_ids[\(index)]")
-            guard !homes.contains(id) else {
+            guard named.insert(id).inserted else {
                 throw .invalid("home_ids[\(index)]", "home \(id) is named twice")
             }
             homes.append(id)
