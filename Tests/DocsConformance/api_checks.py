@@ -1,17 +1,20 @@
 """What docs/API.md promises, checked through docs_client.py: accounts and roles, the home API's
-codes, answer sizes, idempotency keys, change subscriptions, the accessory face, drain and restart.
+codes, answer sizes, idempotency keys, change subscriptions, the accessory face, the bounds on what
+slow subscribers and the browser hold, drain and restart.
 """
 
 import signal
 import struct
+import tempfile
 import time
 import uuid
 
 from docs_client import (CALL_END, CANCEL, CREDIT, GOAWAY, MESSAGE, CallEnd, Connection, GoAway, bearer, decode,
                          field_bytes, field_varint, frame)
 from harness import (ACCOUNTS, ALREADY_EXISTS, DEADLINE_EXCEEDED, HOME, INVALID_ARGUMENT, LINK, NOT_FOUND, OK,
-                     PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAUTHENTICATED, UNAVAILABLE, advertise, answer_commands,
-                     characteristic_ids, check, lamp, message_field, new_account, pair, read_messages, subscribe)
+                     PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAUTHENTICATED, UNAVAILABLE, Server, advertise,
+                     answer_commands, characteristic_ids, check, lamp, message_field, new_account, pair, read_messages,
+                     subscribe)
 
 
 def check_accounts_and_homes(server):
@@ -390,3 +393,53 @@ def check_after_restart(server, home_id, rooms_before, key, request, first, refu
           and refused.homekit_code == 31, (refused, end))
     server.process.send_signal(signal.SIGTERM)
     server.process.wait(timeout=15)
+
+
+def check_bounds(binary):
+    """"Slow subscribers" and "Pairing" (API.md): what one connection's streams and the accessory
+    browser may hold, against a homed of their own with small bounds."""
+    with tempfile.TemporaryDirectory() as directory:
+        server = Server(binary, directory, ["--max-unread-bytes", "4000", "--max-advertised-bytes", "1500"])
+        server.start()
+        try:
+            owner = server.owner()
+            response, end = owner.unary(HOME + "AddHome", field_bytes(1, "Bounds"))
+            home_id = message_field(response, 1)[1][0]
+            stalled = Connection(server.address, initial_stream_credit=0)
+            _, end = stalled.unary(HOME + "ListHomes", metadata=bearer(server.owner_token))
+            stream = subscribe(stalled, field_bytes(1, home_id))
+            # 4,000 bytes hold 50 events waiting, at about 80 bytes each.
+            for index in range(60):
+                owner.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Room %d" % index))
+            frame_type, flags, _, payload = stalled.next_frame([stream])
+            end = CallEnd(payload, flags) if frame_type == CALL_END else (frame_type, payload)
+            check("Slow subscribers: a stream that never reads ends with RESOURCE_EXHAUSTED once its connection's "
+                  "streams hold more than --max-unread-bytes",
+                  isinstance(end, CallEnd) and end.code == RESOURCE_EXHAUSTED
+                  and end.message.startswith("this connection's subscriptions would hold "), end)
+            _, end = owner.unary("home.v1.Health/Check")
+            check("Slow subscribers: ... and the server goes on serving", end.code == OK, end)
+
+            links, refusal = [], None
+            for index in range(10):
+                link, result = advertise(server, lamp("Bound Lamp %d" % index), "135-79-246")
+                if isinstance(result, CallEnd):
+                    refusal = result
+                    break
+                links.append(link)
+            check("Pairing: past --max-advertised-bytes of descriptions, Advertise fails with RESOURCE_EXHAUSTED "
+                  "and 49", 0 < len(links) < 10 and refusal is not None
+                  and (refusal.code, refusal.homekit_code) == (RESOURCE_EXHAUSTED, 49), (len(links), refusal))
+            if links:
+                links.pop().close()
+            accepted = False
+            for _ in range(20):
+                time.sleep(0.1)
+                link, result = advertise(server, lamp("Bound Lamp again"), "135-79-246")
+                accepted = not isinstance(result, CallEnd)
+                if accepted:
+                    break
+            check("Pairing: ... and an advertisement that ends makes room for another", accepted)
+        finally:
+            server.process.kill()
+            server.process.wait()

@@ -9,11 +9,13 @@ from docs_client import decode, field_bytes
 from harness import HOME, message_field, run_checks
 from protocol_checks import check_framing, check_liveness
 from api_checks import (check_accounts_and_homes, check_answer_sizes, check_idempotency, check_subscription,
-                        check_subscription_options, check_accessory_face, check_drain, check_after_restart)
+                        check_subscription_options, check_accessory_face, check_bounds, check_drain,
+                        check_after_restart)
 
 
 def check_everything(server):
     check_liveness(server.binary)
+    check_bounds(server.binary)
     server.start()
     check_framing(server)
     home_id, _ = check_accounts_and_homes(server)
