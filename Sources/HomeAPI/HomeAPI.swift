@@ -1,6 +1,6 @@
 internal import Crypto
 import Foundation
-import HomeProto
+public import HomeProto
 public import HomeService
 public import RPCServer
 import RPCServices
@@ -129,6 +129,14 @@ public final class HomeAPI {
     public func register(in registry: inout MethodRegistry) {
         for method in Self.methods { method.register(self, &registry) }
         AccessoryLinkMethods.register(self, in: &registry)
+    }
+
+    /// Adds what change streams and the accessory browser hold now to `rpc-client info`'s figures
+    /// (``ServerInfoService/addFigures``).
+    public func addFigures(to info: inout Home_V1_ServerInfoResponse) {
+        info.subscriptionHeldBytes = UInt64(max(0, subscriptions.heldBytes))
+        info.advertisedBytes = UInt64(max(0, links.advertisedBytes))
+        info.advertisedBytesLimit = UInt64(links.configuration.maxAdvertisedBytes)
     }
 
     // MARK: Answering

@@ -12,6 +12,9 @@ public final class ServerInfoService {
     public weak var server: RPCServer?
     /// The store's commits, for a server that has a store.
     public var commits: StoreCommitMetrics?
+    /// Adds the figures of the services above the runtime (what change streams and the accessory
+    /// browser hold).
+    public var addFigures: ((inout Home_V1_ServerInfoResponse) -> Void)?
 
     public init(version: String) {
         self.version = version
@@ -57,6 +60,7 @@ public final class ServerInfoService {
             info.commits.durationMaxUs = commits.longestMicroseconds
             info.commits.slow = commits.slow
         }
+        addFigures?(&info)
         info.methods = metrics.methods.keys.sorted().map { name in
             let stats = metrics.methods[name]!
             var method = Home_V1_MethodMetrics()

@@ -306,6 +306,7 @@ struct Homed: ParsableCommand {
             backupDirectory: backups
         )
         api.register(in: &registry)
+        info.addFigures = { [unowned api] in api.addFigures(to: &$0) }
         health.markServing(servicesIn: registry)
         // No change can be made until a restart (and reads that would show the lost one fail): say
         // so where an operator and a probe look.

@@ -362,6 +362,14 @@ import Wire
         await expectFailure(.resourceExhausted, 49) { throw refusal }
         #expect("\(refusal)".contains(message), "\(refusal)")
         // The refused one holds nothing; one that leaves makes room for another.
+        let client = server.client()
+        let info = try await client.call(
+            "home.v1.ServerInfo/Get",
+            Home_V1_ServerInfoRequest(),
+            returning: Home_V1_ServerInfoResponse.self
+        )
+        await client.close()
+        #expect(info.advertisedBytes > 0 && info.advertisedBytes <= info.advertisedBytesLimit)
         await started[0].stop()
         try await eventually {
             let again = SimulatedAccessory(

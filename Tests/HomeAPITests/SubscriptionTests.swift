@@ -526,6 +526,18 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
             #expect(error.message.contains(" bytes (the most is 4000) of events and home states waiting unread"))
         }
         #expect(try await take(100, from: &reading).count == 100)
+        // What the ended stream held is given back (`rpc-client info` shows what all hold): only
+        // the reading stream's share is left, and none of it once that one ends too.
+        let info = { () async throws -> UInt64 in
+            try await setup.owner.call(
+                "home.v1.ServerInfo/Get",
+                Home_V1_ServerInfoRequest(),
+                returning: Home_V1_ServerInfoResponse.self
+            ).subscriptionHeldBytes
+        }
+        #expect(try await info() < 4000)
+        await setup.admin.close()
+        try await eventually { try await info() == 0 }
         await raw.close()
         await setup.close()
     }

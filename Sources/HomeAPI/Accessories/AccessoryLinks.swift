@@ -63,7 +63,7 @@ final class AccessoryLinks {
     private var advertisedOrder: [AccessoryID] = []
     /// The encoded size of every description the browser holds (their parsed form takes several
     /// times as much memory).
-    private var advertisedBytes = 0
+    private(set) var advertisedBytes = 0
     private var attached: [AccessoryID: Link] = [:]
     private var browsers: [Int: BoundedStream] = [:]
     private var nextBrowser = 0

@@ -15,7 +15,8 @@ struct HeldBytes {
 
     let perConnection: Int
     let inAll: Int
-    private var held = 0
+    /// What all streams hold.
+    private(set) var held = 0
     private var connections: [SessionID: Connection] = [:]
 
     init(perConnection: Int, inAll: Int) {

@@ -38,6 +38,8 @@ final class SubscriptionHub {
     let maxPendingLayoutEvents: Int
     /// What the streams hold, per connection and in all, against their bounds.
     private var held: HeldBytes
+    /// What all streams hold now (for `rpc-client info`).
+    var heldBytes: Int { held.held }
     /// Every open stream, by serial number (never reused, so a late callback cannot reach another).
     private var subscriptions: [Int: Subscription] = [:]
     private var nextSerial = 0

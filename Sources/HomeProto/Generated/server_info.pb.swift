@@ -136,6 +136,26 @@ public nonisolated struct Home_V1_ServerInfoResponse: @unchecked Sendable {
     set {_uniqueStorage()._bufferedBytesLimit = newValue}
   }
 
+  /// Bytes all change streams hold now (docs/API.md, "Slow subscribers"): home states and events
+  /// waiting unread, and the characteristics the streams name. Past buffered_bytes_limit, the stream
+  /// that passes it ends (RESOURCE_EXHAUSTED).
+  public var subscriptionHeldBytes: UInt64 {
+    get {_storage._subscriptionHeldBytes}
+    set {_uniqueStorage()._subscriptionHeldBytes = newValue}
+  }
+
+  /// Bytes of the descriptions the accessory browser holds now, encoded, and the most it takes
+  /// (homed --max-advertised-bytes); past it, Advertise is refused with 49.
+  public var advertisedBytes: UInt64 {
+    get {_storage._advertisedBytes}
+    set {_uniqueStorage()._advertisedBytes = newValue}
+  }
+
+  public var advertisedBytesLimit: UInt64 {
+    get {_storage._advertisedBytesLimit}
+    set {_uniqueStorage()._advertisedBytesLimit = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -227,7 +247,7 @@ nonisolated extension Home_V1_ServerInfoRequest: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ServerInfoResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0\u{3}buffered_bytes\0\u{3}buffered_bytes_limit\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0\u{3}buffered_bytes\0\u{3}buffered_bytes_limit\0\u{3}subscription_held_bytes\0\u{3}advertised_bytes\0\u{3}advertised_bytes_limit\0")
 
   fileprivate class _StorageClass {
     var _version: String = String()
@@ -246,6 +266,9 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
     var _commits: Home_V1_StoreCommits? = nil
     var _bufferedBytes: UInt64 = 0
     var _bufferedBytesLimit: UInt64 = 0
+    var _subscriptionHeldBytes: UInt64 = 0
+    var _advertisedBytes: UInt64 = 0
+    var _advertisedBytesLimit: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -272,6 +295,9 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       _commits = source._commits
       _bufferedBytes = source._bufferedBytes
       _bufferedBytesLimit = source._bufferedBytesLimit
+      _subscriptionHeldBytes = source._subscriptionHeldBytes
+      _advertisedBytes = source._advertisedBytes
+      _advertisedBytesLimit = source._advertisedBytesLimit
     }
   }
 
@@ -306,6 +332,9 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
         case 14: try { try decoder.decodeSingularMessageField(value: &_storage._commits) }()
         case 15: try { try decoder.decodeSingularUInt64Field(value: &_storage._bufferedBytes) }()
         case 16: try { try decoder.decodeSingularUInt64Field(value: &_storage._bufferedBytesLimit) }()
+        case 17: try { try decoder.decodeSingularUInt64Field(value: &_storage._subscriptionHeldBytes) }()
+        case 18: try { try decoder.decodeSingularUInt64Field(value: &_storage._advertisedBytes) }()
+        case 19: try { try decoder.decodeSingularUInt64Field(value: &_storage._advertisedBytesLimit) }()
         default: break
         }
       }
@@ -366,6 +395,15 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       if _storage._bufferedBytesLimit != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._bufferedBytesLimit, fieldNumber: 16)
       }
+      if _storage._subscriptionHeldBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._subscriptionHeldBytes, fieldNumber: 17)
+      }
+      if _storage._advertisedBytes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._advertisedBytes, fieldNumber: 18)
+      }
+      if _storage._advertisedBytesLimit != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._advertisedBytesLimit, fieldNumber: 19)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -391,6 +429,9 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
         if _storage._commits != rhs_storage._commits {return false}
         if _storage._bufferedBytes != rhs_storage._bufferedBytes {return false}
         if _storage._bufferedBytesLimit != rhs_storage._bufferedBytesLimit {return false}
+        if _storage._subscriptionHeldBytes != rhs_storage._subscriptionHeldBytes {return false}
+        if _storage._advertisedBytes != rhs_storage._advertisedBytes {return false}
+        if _storage._advertisedBytesLimit != rhs_storage._advertisedBytesLimit {return false}
         return true
       }
       if !storagesAreEqual {return false}

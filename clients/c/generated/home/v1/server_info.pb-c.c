@@ -325,7 +325,7 @@ const ProtobufCMessageDescriptor home__v1__server_info_response__refused_by_stat
   (ProtobufCMessageInit) home__v1__server_info_response__refused_by_status_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor home__v1__server_info_response__field_descriptors[16] =
+static const ProtobufCFieldDescriptor home__v1__server_info_response__field_descriptors[19] =
 {
   {
     "version",
@@ -519,8 +519,46 @@ static const ProtobufCFieldDescriptor home__v1__server_info_response__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "subscription_held_bytes",
+    17,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__ServerInfoResponse, subscription_held_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "advertised_bytes",
+    18,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__ServerInfoResponse, advertised_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "advertised_bytes_limit",
+    19,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__ServerInfoResponse, advertised_bytes_limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__server_info_response__field_indices_by_name[] = {
+  17,   /* field[17] = advertised_bytes */
+  18,   /* field[18] = advertised_bytes_limit */
   14,   /* field[14] = buffered_bytes */
   15,   /* field[15] = buffered_bytes_limit */
   6,   /* field[6] = calls_total */
@@ -535,13 +573,14 @@ static const unsigned home__v1__server_info_response__field_indices_by_name[] = 
   7,   /* field[7] = methods */
   8,   /* field[8] = refused_by_status */
   10,   /* field[10] = resident_bytes */
+  16,   /* field[16] = subscription_held_bytes */
   1,   /* field[1] = uptime_ms */
   0,   /* field[0] = version */
 };
 static const ProtobufCIntRange home__v1__server_info_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 16 }
+  { 0, 19 }
 };
 const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor =
 {
@@ -551,7 +590,7 @@ const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor =
   "Home__V1__ServerInfoResponse",
   "home.v1",
   sizeof(Home__V1__ServerInfoResponse),
-  16,
+  19,
   home__v1__server_info_response__field_descriptors,
   home__v1__server_info_response__field_indices_by_name,
   1,  home__v1__server_info_response__number_ranges,

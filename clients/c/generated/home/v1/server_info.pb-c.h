@@ -117,10 +117,22 @@ struct  Home__V1__ServerInfoResponse
    */
   uint64_t buffered_bytes;
   uint64_t buffered_bytes_limit;
+  /*
+   * Bytes all change streams hold now (docs/API.md, "Slow subscribers"): home states and events
+   * waiting unread, and the characteristics the streams name. Past buffered_bytes_limit, the stream
+   * that passes it ends (RESOURCE_EXHAUSTED).
+   */
+  uint64_t subscription_held_bytes;
+  /*
+   * Bytes of the descriptions the accessory browser holds now, encoded, and the most it takes
+   * (homed --max-advertised-bytes); past it, Advertise is refused with 49.
+   */
+  uint64_t advertised_bytes;
+  uint64_t advertised_bytes_limit;
 };
 #define HOME__V1__SERVER_INFO_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__server_info_response__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, 0, 0, NULL, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0 }
 
 
 /*
