@@ -23,7 +23,7 @@ final class CommitAnswers {
     }
 
     /// Answers `call` with `outcome` once `ticket` is durable; a store that failed to commit
-    /// answers INTERNAL and acknowledges nothing.
+    /// answers INTERNAL with 52 and acknowledges nothing.
     func answer(_ call: consuming ServerCall, with outcome: consuming Outcome, after ticket: CommitTicket) {
         if let gathering, gathering.ticket == ticket, !gathering.isAnswered {
             gathering.add(Answer(call: call, outcome: outcome), expecting: lastGroupSize)
@@ -83,7 +83,7 @@ final class CommitAnswers {
         private func answer(_ answer: consuming Answer, _ failure: StoreError?) {
             let (call, kind) = answer.parts()
             if let failure {
-                call.fail(CallStatus(code: .internal, message: "the change could not be made durable: \(failure)"))
+                call.fail(HomeKitStatus.uncommitted(failure))
                 return
             }
             switch consume kind {

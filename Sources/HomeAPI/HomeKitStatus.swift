@@ -83,6 +83,12 @@ public enum HomeKitStatus {
         codes[code.rawValue] ?? .unknown
     }
 
+    /// The status of a call whose change a failed commit lost (a full disk, an I/O error): INTERNAL
+    /// with 52 GenericError, as every later change gets from the stopped store.
+    public static func uncommitted(_ failure: StoreError) -> CallStatus {
+        status(for: HomeServiceError(.genericError, "the change could not be made durable: \(failure)"))
+    }
+
     /// The call status for a domain failure.
     /// - Parameters:
     ///   - object: the object the failure concerns, when the request named one.

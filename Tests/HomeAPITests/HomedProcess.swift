@@ -18,6 +18,9 @@ final class HomedProcess: @unchecked Sendable {
     /// Where homed's standard error goes when launched with `capturingLog`.
     var logPath: String { directory.appendingPathComponent("homed.log").path }
     private var capturesLog = false
+    /// The largest file homed may write, in KiB (the shell's `ulimit -f`), with SIGXFSZ ignored so
+    /// that a write past it fails as on a full disk instead of killing the process; `nil`: no limit.
+    var fileSizeLimitKiB: Int?
     var endpoint: Endpoint { .unix(path: socketPath) }
     var pid: Int32 { process?.processIdentifier ?? 0 }
 
@@ -54,13 +57,22 @@ final class HomedProcess: @unchecked Sendable {
     func start() async throws {
         try? FileManager.default.removeItem(atPath: socketPath)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executablePath)
-        process.arguments =
+        let arguments =
             [
                 "--port", "0", "--unix-socket", socketPath, "--store", storePath,
                 "--owner-token-file", directory.appendingPathComponent("owner.token").path, "--log-level", "error",
                 "--drain-grace-period", "5",
             ] + extraArguments
+        if let fileSizeLimitKiB {
+            // bash's `ulimit -f` counts KiB; an ignored signal stays ignored across exec.
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments =
+                ["-c", "ulimit -f \(fileSizeLimitKiB) && trap '' XFSZ && exec \"$0\" \"$@\"", Self.executablePath]
+                + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.executablePath)
+            process.arguments = arguments
+        }
         process.standardOutput = FileHandle.nullDevice
         if capturesLog {
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)

@@ -115,7 +115,7 @@ final class SubscriptionHub {
                 return
             }
             if let failure {
-                self.end(subscription, CallStatus(code: .internal, message: "the store stopped: \(failure)"))
+                self.end(subscription, HomeKitStatus.uncommitted(failure))
                 return
             }
             if let prepared {
