@@ -146,20 +146,13 @@ enum ProtoDecoding {
 // Public, for servers that embed the store behind another protocol (bench/grpc).
 extension CharacteristicValue {
     /// The value a request carries in `field`.
-    /// - Throws: 45 for an unsigned value past `Int64`; 27 when no value is set.
+    /// - Throws: 27 when no value is set. (Whether the characteristic takes the value is the
+    ///   store's check, against its format and metadata.)
     public init(_ message: Home_V1_CharacteristicValue, field: String) throws(APIFailure) {
         switch message.kind {
         case .boolValue(let value): self = .bool(value)
         case .signedValue(let value): self = .int(value)
-        case .unsignedValue(let value):
-            guard let signed = Int64(exactly: value) else {
-                throw .invalid(
-                    field,
-                    "\(field) \(value) is above the largest value any format takes",
-                    .valueHigherThanMaximum
-                )
-            }
-            self = .int(signed)
+        case .unsignedValue(let value): self = .integer(value)
         case .floatValue(let value): self = .float(value)
         case .stringValue(let value): self = .string(value)
         case .dataValue(let value): self = .data([UInt8](value))

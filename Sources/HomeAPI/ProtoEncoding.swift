@@ -264,6 +264,7 @@ extension Home_V1_CharacteristicValue {
         switch value {
         case .bool(let bool): boolValue = bool
         case .int(let int): signedValue = int
+        case .unsigned(let unsigned): unsignedValue = unsigned
         case .float(let float): floatValue = float
         case .string(let string): stringValue = string
         case .data(let bytes): dataValue = Data(bytes)

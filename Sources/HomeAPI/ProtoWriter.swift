@@ -78,6 +78,7 @@ enum ProtoWriter {
         switch value {
         case .bool: 2
         case .int(let int): 1 + varintLength(UInt64(bitPattern: int))
+        case .unsigned(let unsigned): 1 + varintLength(unsigned)
         case .float: 9
         case .string(let string): delimitedLength(string.utf8.count)
         case .data(let data): delimitedLength(data.count)
@@ -155,6 +156,8 @@ extension OutputSpan where Element == UInt8 {
             varint(1, bool ? 1 : 0)
         case .int(let int):
             varint(2, UInt64(bitPattern: int))
+        case .unsigned(let unsigned):
+            varint(3, unsigned)
         case .float(let float):
             append(4 << 3 | 1)
             // A double travels as its 8 bytes, least significant first.

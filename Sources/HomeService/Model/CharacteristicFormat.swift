@@ -20,7 +20,7 @@ public enum CharacteristicFormat: String, CaseIterable, Sendable {
         case .uint8: 0...Int64(UInt8.max)
         case .uint16: 0...Int64(UInt16.max)
         case .uint32: 0...Int64(UInt32.max)
-        // Values beyond Int64.max are refused as out of range: no standard characteristic uses them.
+        // The signed part: larger values are ``CharacteristicValue/unsigned(_:)``.
         case .uint64: 0...Int64.max
         case .int: Int64(Int32.min)...Int64(Int32.max)
         case .bool, .float, .string, .tlv8, .data: nil

@@ -57,6 +57,9 @@ struct ByteWriter {
             writeByte(5)
             writeUInt64(UInt64(data.count))
             bytes.append(contentsOf: data)
+        case .unsigned(let integer):
+            writeByte(6)
+            writeUInt64(integer)
         }
     }
 }
@@ -116,6 +119,7 @@ struct ByteReader {
         case 3: return .float(Double(bitPattern: try readUInt64()))
         case 4: return .string(try readString())
         case 5: return .data(try readBytes())
+        case 6: return .integer(try readUInt64())
         case let tag: throw .corrupt("unknown value tag \(tag)")
         }
     }
