@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HomeService
@@ -27,6 +28,15 @@ import Testing
     )
     static let name = CharacteristicMetadata(format: .string, maxLength: 64)
     static let on = CharacteristicMetadata(format: .bool)
+    static let hue = CharacteristicMetadata(
+        format: .float,
+        units: "arcdegrees",
+        minimumValue: 0,
+        maximumValue: 360,
+        stepValue: 1
+    )
+    static let uint64 = CharacteristicMetadata(format: .uint64)
+    static let tenths = CharacteristicMetadata(format: .float, minimumValue: 0, maximumValue: 1, stepValue: 0.1)
 
     struct Case: Sendable, CustomTestStringConvertible {
         var label: String
@@ -132,6 +142,46 @@ import Testing
         Case(label: "On", metadata: on, value: .bool(false), code: nil),
         Case(label: "On", metadata: on, value: .int(1), code: .invalidValueType),
         Case(label: "Setup", metadata: CharacteristicMetadata(format: .tlv8), value: .data([1, 2]), code: nil),
+        // Unsigned integers past Int64.max: the type comes first, and uint64 takes its whole range.
+        Case(label: "On", metadata: on, value: .unsigned(UInt64.max), code: .invalidValueType),
+        Case(label: "Counter", metadata: uint64, value: .unsigned(UInt64.max), code: nil),
+        Case(label: "Counter", metadata: uint64, value: .unsigned(UInt64(Int64.max) + 1), code: nil),
+        Case(label: "Counter", metadata: uint64, value: .int(Int64.max), code: nil),
+        Case(label: "Counter", metadata: uint64, value: .int(-1), code: .valueLowerThanMinimum),
+        Case(
+            label: "Counter",
+            metadata: CharacteristicMetadata(format: .uint64, maximumValue: 1e19),
+            value: .unsigned(UInt64.max),
+            code: .valueHigherThanMaximum
+        ),
+        Case(
+            label: "Counter",
+            metadata: CharacteristicMetadata(format: .uint64, validValues: [0, 1]),
+            value: .unsigned(UInt64.max),
+            code: .invalidParameter
+        ),
+        Case(
+            label: "uint32",
+            metadata: CharacteristicMetadata(format: .uint32),
+            value: .unsigned(UInt64.max),
+            code: .valueHigherThanMaximum
+        ),
+        Case(
+            label: "Reading",
+            metadata: CharacteristicMetadata(format: .float),
+            value: .unsigned(UInt64.max),
+            code: nil
+        ),
+        // The step grid is exact, as written in the step's decimals: nothing is rounded for the caller.
+        Case(label: "Hue", metadata: hue, value: .float(.leastNonzeroMagnitude), code: .invalidParameter),
+        Case(label: "Hue", metadata: hue, value: .float(359.9999999999), code: .invalidParameter),
+        Case(label: "Hue", metadata: hue, value: .float(-0.0), code: nil),
+        Case(label: "Hue", metadata: hue, value: .float(180), code: nil),
+        // 0.1 + 0.2 is 0.30000000000000004, not the grid point 0.3.
+        Case(label: "Level", metadata: tenths, value: .float(0.1 + 0.2), code: .invalidParameter),
+        Case(label: "Level", metadata: tenths, value: .float(0.3), code: nil),
+        Case(label: "Target Temperature", metadata: targetTemperature, value: .float(10.3), code: nil),
+        Case(label: "Target Temperature", metadata: targetTemperature, value: .float(37.7), code: nil),
         Case(
             label: "Setup",
             metadata: CharacteristicMetadata(format: .tlv8),
@@ -148,6 +198,20 @@ import Testing
         } catch {
             #expect(error.code == testCase.code)
             #expect(error.message.hasPrefix(testCase.label))
+        }
+    }
+
+    /// Every point of a decimal grid is taken as a person types it (the decimal, not the binary sum).
+    @Test func everyPointOfADecimalGridIsOnIt() {
+        let grids = [(0.1, 10.0, 1, 280), (0.5, 0, 1, 200), (0.01, -1, 2, 300), (0.25, 0, 2, 100), (100, 0, 0, 50)]
+        for (step, origin, decimals, points) in grids {
+            let metadata = CharacteristicMetadata(format: .float, minimumValue: origin, stepValue: step)
+            for index in 0...points {
+                let typed = Double(String(format: "%.\(decimals)f", origin + Double(index) * step))!
+                #expect(throws: Never.self, "\(typed) on \(step) from \(origin)") {
+                    try ValueRules.validate(.float(typed), against: metadata, characteristic: "Grid")
+                }
+            }
         }
     }
 

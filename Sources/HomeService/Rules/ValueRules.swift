@@ -1,7 +1,8 @@
 /// Checks a value written to a characteristic against its format and metadata
 /// (../shared/HOMEKIT.md, "Characteristics").
 public enum ValueRules {
-    /// Tolerance for deciding that a float lies on the step grid.
+    /// How close a step times a power of ten must come to a whole number to count as having that
+    /// many decimals (0.1 × 10 is exactly 1, but 0.7 × 10 is 7.000000000000001).
     static let stepTolerance = 1e-9
 
     /// - Parameter characteristic: names the characteristic in messages, e.g. "Brightness"; only
@@ -94,6 +95,15 @@ public enum ValueRules {
             return rangeViolation(Double(integer), metadata) ?? stepViolation(Double(integer), metadata)
         case (let format, .int(let integer)) where format.integerRange != nil:
             return integerViolation(integer, format: format, metadata)
+        case (.float, .unsigned(let integer)), (.uint64, .unsigned(let integer)):
+            if let violation = rangeViolation(Double(integer), metadata) ?? stepViolation(Double(integer), metadata) {
+                return violation
+            }
+            // Valid values are listed as Int64: a larger number is none of them.
+            if let valid = metadata.validValues { return .notValid(valid) }
+            return nil
+        case (let format, .unsigned) where format.integerRange != nil:
+            return .above(Double(format.integerRange!.upperBound))
         default:
             return .wrongType(metadata.format)
         }
@@ -122,14 +132,29 @@ public enum ValueRules {
         return nil
     }
 
+    /// A number is on the grid when it is a grid point as written in the step's decimals: 21.3 for
+    /// 10 + 113 × 0.1 (21.299999999999997 in binary arithmetic). Anything else is refused, however
+    /// close (HomeKit: "values must be on the step grid"); nothing is rounded on the caller's behalf.
     private static func stepViolation(_ number: Double, _ metadata: CharacteristicMetadata) -> Violation? {
         guard let step = metadata.stepValue, step > 0 else { return nil }
         let origin = metadata.minimumValue ?? 0
-        let steps = (number - origin) / step
-        guard abs(steps - steps.rounded()) <= stepTolerance * max(1, abs(steps)) else {
-            return .offStep(step, from: origin)
+        let nearest = origin + ((number - origin) / step).rounded() * step
+        return gridPoint(nearest, step: step) == number ? nil : .offStep(step, from: origin)
+    }
+
+    /// `point` rounded to the decimals of `step` (0 for a whole step, 1 for 0.1, 2 for 0.25, ...);
+    /// unchanged for a step with more than nine decimals, or where the scaling would overflow.
+    static func gridPoint(_ point: Double, step: Double) -> Double {
+        var scale = 1.0
+        for _ in 0...9 {
+            let scaledStep = step * scale
+            if abs(scaledStep - scaledStep.rounded()) <= stepTolerance * scaledStep {
+                let scaled = (point * scale).rounded() / scale
+                return scaled.isFinite ? scaled : point
+            }
+            scale *= 10
         }
-        return nil
+        return point
     }
 
     private static func lengthViolation(_ text: String, _ metadata: CharacteristicMetadata) -> Violation? {
@@ -151,7 +176,7 @@ public enum ValueRules {
     private static func kind(of value: CharacteristicValue) -> String {
         switch value {
         case .bool: "bool"
-        case .int: "integer"
+        case .int, .unsigned: "integer"
         case .float: "float"
         case .string: "string"
         case .data: "data"
