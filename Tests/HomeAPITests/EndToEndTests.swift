@@ -226,7 +226,11 @@ import Wire
         // The room table holds the room for the entire home too.
         #expect(copiedRooms.first?.first == .integer(Int64(shown.rooms.count + 1)))
         await expectFailure(.alreadyExists, 1) { _ = try await owner.backupStore(named: "backup.sqlite") }
-        for name in [backupPath, "../backup.sqlite", ".hidden", "", String(repeating: "b", count: 256)] {
+        let unprintable = [
+            "a\nb.sqlite", "\u{1B}[31mred.sqlite", "evil\u{202E}etilqs.exe", "   ", " lead.sqlite", "trail.sqlite\t",
+            "nul\u{0}.sqlite", "zero\u{200B}width.sqlite",
+        ]
+        for name in [backupPath, "../backup.sqlite", ".hidden", "", String(repeating: "b", count: 256)] + unprintable {
             await expectFailure(.invalidArgument, 3, name) { _ = try await owner.backupStore(named: name) }
         }
         #expect(!FileManager.default.fileExists(atPath: server.directory.appendingPathComponent(".hidden").path))
@@ -242,8 +246,24 @@ import Wire
         did("Subscribe")
         try await owner.revokeToken(aliceToken.id.uuid)
         did("RevokeToken")
-        await expectFailure(.unauthenticated) { _ = try await aliceClient.listHomes() }
+        do {
+            _ = try await aliceClient.listHomes()
+            Issue.record("a revoked token still works")
+        } catch {
+            #expect(error.status == .unauthenticated)
+            #expect(error.message == "the token this connection authenticated with was revoked")
+        }
         await aliceClient.close()
+        // On a new connection, the revoked token is refused like any other (not "authenticate first").
+        let revokedClient = server.client(token: aliceSecret)
+        do {
+            _ = try await revokedClient.listHomes()
+            Issue.record("a revoked token authenticated a new connection")
+        } catch {
+            #expect(error.status == .unauthenticated)
+            #expect(error.message == "the bearer token was not accepted: it is unknown or was revoked")
+        }
+        await revokedClient.close()
 
         let allMethods = Set(HomeAPI.methods.map { String($0.name.split(separator: "/").last!) })
         #expect(covered == allMethods, "not called: \(allMethods.subtracting(covered).sorted())")
