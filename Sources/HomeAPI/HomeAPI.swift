@@ -271,7 +271,7 @@ public final class HomeAPI {
     private func caller(of call: ServerCall) -> Caller? {
         guard let principal = call.principal as? UserPrincipal, principal.hasLiveToken(in: store) else {
             call.fail(
-                CallStatus(code: .unauthenticated, message: "the token this connection authenticated with is not valid")
+                CallStatus(code: .unauthenticated, message: "the token this connection authenticated with was revoked")
             )
             return nil
         }

@@ -418,6 +418,9 @@ import Wire
         test.loop.run(until: { results.count == 2 })
         #expect(results["none"]?.failure?.code == .unauthenticated)
         #expect(results["bad"]?.failure?.code == .unauthenticated)
+        // A caller can tell a missing token from one that is refused (and learns nothing more).
+        #expect(results["none"]?.failure?.message == "authenticate first: send authorization: Bearer <token>")
+        #expect(results["bad"]?.failure?.message == "the bearer token was not accepted: it is unknown or was revoked")
         client.unary(
             TestServer.echo,
             request: [3],

@@ -43,6 +43,11 @@ final class ServerConnection: ConnectionDelegate {
     /// and the next read allocated one again).
     private var earlierEndedCalls: [ServerCall] = []
     static let reusableCallLimit = 16
+    /// A call without a token, before the connection authenticated.
+    static let noTokenMessage = "authenticate first: send authorization: Bearer <token>"
+    /// A token the authenticator does not accept. It says neither whether the token was ever issued
+    /// nor to whom, so that it tells a guesser nothing.
+    static let tokenRefusedMessage = "the bearer token was not accepted: it is unknown or was revoked"
     /// The method of the decoder's last CALL_START, looked up when the decoder's count of method
     /// changes moved: clients tend to call one method many times in a row, and comparing a number
     /// costs less than comparing (or even retaining) the name.
@@ -220,16 +225,12 @@ final class ServerConnection: ConnectionDelegate {
             return
         }
         if server.authenticator != nil, principal == nil, server.requiresAuthentication[method!.index] {
-            guard let token = options.metadata.bearerToken,
-                let authenticated = server.authenticator?.principal(forToken: token)
-            else {
-                refuse(
-                    streamID,
-                    CallStatus(
-                        code: .unauthenticated,
-                        message: "authenticate first: send authorization: Bearer <token>"
-                    )
-                )
+            guard let token = options.metadata.bearerToken else {
+                refuse(streamID, CallStatus(code: .unauthenticated, message: Self.noTokenMessage))
+                return
+            }
+            guard let authenticated = server.authenticator?.principal(forToken: token) else {
+                refuse(streamID, CallStatus(code: .unauthenticated, message: Self.tokenRefusedMessage))
                 return
             }
             principal = authenticated
