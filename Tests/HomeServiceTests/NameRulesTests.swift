@@ -29,6 +29,15 @@ import Testing
         Violation(name: "Kids'", code: .nameDoesNotEndWithValidCharacters),
         Violation(name: " ", code: .nameDoesNotStartWithValidCharacters),
         Violation(name: "", code: .invalidParameter),
+        // docs/API.md's rule, case by case: a mark only after a letter; digits only in Unicode's
+        // decimal digits; no symbol, punctuation, control or formatting character.
+        Violation(name: "\u{301}Cafe", code: .nameDoesNotStartWithValidCharacters),
+        Violation(name: "Room\u{202E}2", code: .nameContainsProhibitedCharacters),
+        Violation(name: "Room\u{200B}2", code: .nameContainsProhibitedCharacters),
+        Violation(name: "Floor \u{2167}", code: .nameContainsProhibitedCharacters),
+        Violation(name: "Room \u{B2}", code: .nameContainsProhibitedCharacters),
+        Violation(name: "Room\u{A0}2", code: .nameContainsProhibitedCharacters),
+        Violation(name: "Room.2", code: .nameContainsProhibitedCharacters),
     ])
     func rejectsInvalidNamesWithTheirCode(violation: Violation) {
         do {

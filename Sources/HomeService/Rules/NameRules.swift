@@ -20,7 +20,8 @@ public enum NameRules {
             throw HomeServiceError(.invalidParameter, "\(kind) name must not be empty")
         }
         try TextRules.checkLength(name, of: "\(kind) name", maximum: maximumLength, maximumBytes: maximumBytes)
-        guard isLetterOrDigit(first) else {
+        // A combining mark belongs to the letter before it: there is none before the first.
+        guard isLetterOrDigit(first), !isMark(first) else {
             throw HomeServiceError(
                 .nameDoesNotStartWithValidCharacters,
                 "\(kind) name \"\(name)\" must start with a letter or digit, not \(describe(first))"
@@ -87,6 +88,11 @@ public enum NameRules {
         default:
             false
         }
+    }
+
+    static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        let category = scalar.properties.generalCategory
+        return category == .nonspacingMark || category == .spacingMark
     }
 
     static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
