@@ -264,6 +264,39 @@ func opened(_ client: HomeClient, _ options: ChangeOptions) async throws -> Home
         await setup.close()
     }
 
+    /// A bridge is never announced on its own (HomeKit's rule), yet its renames, moves and removal
+    /// arrive: its first accessory's added event carries it, so that the events still rebuild the home.
+    @Test func eventsRebuildAHomeWithABridgeRenamedMovedAndRemoved() async throws {
+        let setup = try await Setup()
+        let home = setup.home
+        var stream = setup.admin.changes(ChangeOptions(homes: [home.id], snapshot: true)).makeAsyncIterator()
+        var model = HomeModel()
+        var revision: UInt64 = 0
+        func catchUp() async throws {
+            let state = try await home.get()
+            while revision < state.revision, let event = try await stream.next() {
+                model.apply(event)
+                revision = event.revision
+            }
+            #expect(model == HomeModel(state))
+        }
+        let bridgeDescription = Advertised.bridge("Hub", behind: [Advertised.bulb("Porch"), Advertised.bulb("Path")])
+        let (simulator, added) = try await setup.simulators.pair(bridgeDescription, into: home)
+        try await catchUp()
+        #expect(model.accessories.count == 3)
+        let bridge = added[0].id.uuid
+        let garage = try await home.addRoom(named: "Garage").id.uuid
+        try await home.renameAccessory(bridge, to: "Garage Hub")
+        try await home.assignAccessory(bridge, toRoom: garage)
+        try await home.renameAccessory(added[1].id.uuid, to: "Front Porch")
+        try await catchUp()
+        try await home.removeAccessory(bridge)
+        try await catchUp()
+        #expect(model.accessories.isEmpty)
+        await simulator.stop()
+        await setup.close()
+    }
+
     @Test func aStreamOfEveryHomeFollowsHomesTheAccountCreatesOrJoins() async throws {
         let setup = try await Setup()
         var stream = setup.admin.changes(ChangeOptions(snapshot: true)).makeAsyncIterator()
@@ -399,12 +432,20 @@ struct HomeModel: Equatable {
     var rooms: [Data: String] = [:]
     var zones: [Data: String] = [:]
     var zoneRooms: [Data: Set<Data>] = [:]
+    /// Each accessory's name and room.
+    var accessories: [Data: AccessoryState] = [:]
+
+    struct AccessoryState: Equatable {
+        var name: String
+        var room: Data
+    }
 
     init() {}
 
     init(_ home: Home) {
         name = home.name
         for room in home.rooms { rooms[room.id] = room.name }
+        for accessory in home.accessories { accessories[accessory.id] = AccessoryState(accessory) }
         for zone in home.zones {
             zones[zone.id] = zone.name
             zoneRooms[zone.id] = Set(zone.roomIds)
@@ -424,7 +465,20 @@ struct HomeModel: Equatable {
             zoneRooms[added.zone.id] = Set(added.zone.roomIds)
         case .roomAddedToZone(let change)?: zoneRooms[change.zoneID, default: []].insert(change.roomID)
         case .roomRemovedFromZone(let change)?: zoneRooms[change.zoneID]?.remove(change.roomID)
+        case .accessoryAdded(let added)?:
+            for accessory in [added.accessory] + (added.hasBridge ? [added.bridge] : []) {
+                accessories[accessory.id] = AccessoryState(accessory)
+            }
+        case .accessoryNameUpdated(let renamed)?: accessories[renamed.accessoryID]?.name = renamed.name
+        case .roomForAccessoryUpdated(let moved)?: accessories[moved.accessoryID]?.room = moved.roomID
+        case .accessoryRemoved(let removed)?: accessories[removed.accessoryID] = nil
         default: break
         }
+    }
+}
+
+extension HomeModel.AccessoryState {
+    init(_ accessory: Accessory) {
+        self.init(name: accessory.name, room: accessory.roomID)
     }
 }

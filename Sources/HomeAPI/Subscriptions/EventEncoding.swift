@@ -75,6 +75,16 @@ extension HomeAPI {
         event.object.map { ProtoEncoding.data(UserID(account: AccountID($0), home: home)) } ?? Data()
     }
 
+    /// The bridge of `accessory` when it is the bridge's first accessory: the one added event that
+    /// carries the bridge, for which HomeKit sends none of its own (docs/API.md, "Guarantees").
+    private func addedBridge(with accessory: Home_V1_Accessory, _ caller: Caller) -> Home_V1_Accessory? {
+        guard accessory.bridged, let raw = UniqueIdentifier(bytes: accessory.bridgeID),
+            let bridge = try? accessoryMessage(AccessoryID(raw), caller),
+            bridge.bridgedAccessoryIds.first == accessory.id
+        else { return nil }
+        return bridge
+    }
+
     // The switch names every kind the store emits; the ones it never emits (HomeKit callbacks this
     // server has no cause for, docs/API.md) have no payload.
     private func payload(of change: HomeChange, skipped: UInt64, for caller: Caller) -> Home_V1_Event.OneOf_Payload? {
@@ -117,7 +127,12 @@ extension HomeAPI {
                     $0.id = object
                     $0.name = name
                 }
-            return .accessoryAdded(.with { $0.accessory = accessory })
+            return .accessoryAdded(
+                .with {
+                    $0.accessory = accessory
+                    if let bridge = addedBridge(with: accessory, caller) { $0.bridge = bridge }
+                }
+            )
         case .accessoryRemoved:
             return .accessoryRemoved(.with { $0.accessoryID = object })
         case .accessoryNameUpdated:

@@ -333,378 +333,363 @@ public nonisolated struct Home_V1_Initiator: Sendable {
 }
 
 /// One message of a Subscribe stream.
-public nonisolated struct Home_V1_Event: @unchecked Sendable {
+public nonisolated struct Home_V1_Event: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var homeID: Data {
-    get {_storage._homeID}
-    set {_uniqueStorage()._homeID = newValue}
-  }
+  public var homeID: Data = Data()
 
   /// The home's revision after this change (for HomeSnapshot and Resync: the revision the state is
   /// at; the events that follow are after it).
-  public var revision: UInt64 {
-    get {_storage._revision}
-    set {_uniqueStorage()._revision = newValue}
-  }
+  public var revision: UInt64 = 0
 
   /// When the change was made, in milliseconds since the Unix epoch.
-  public var timeMs: Int64 {
-    get {_storage._timeMs}
-    set {_uniqueStorage()._timeMs = newValue}
-  }
+  public var timeMs: Int64 = 0
 
   /// Unset for HomeSnapshot and Resync.
   public var initiator: Home_V1_Initiator {
-    get {_storage._initiator ?? Home_V1_Initiator()}
-    set {_uniqueStorage()._initiator = newValue}
+    get {_initiator ?? Home_V1_Initiator()}
+    set {_initiator = newValue}
   }
   /// Returns true if `initiator` has been explicitly set.
-  public var hasInitiator: Bool {_storage._initiator != nil}
+  public var hasInitiator: Bool {self._initiator != nil}
   /// Clears the value of `initiator`. Subsequent reads from it will return its default value.
-  public mutating func clearInitiator() {_uniqueStorage()._initiator = nil}
+  public mutating func clearInitiator() {self._initiator = nil}
 
   /// Whether this connection made the change (only with include_own_changes).
-  public var own: Bool {
-    get {_storage._own}
-    set {_uniqueStorage()._own = newValue}
-  }
+  public var own: Bool = false
 
   /// The objects an event concerns are given in full as they are when the event is delivered; the
   /// events after it bring them to any later state. Field numbers are 100 + the EventKind number.
-  public var payload: OneOf_Payload? {
-    get {return _storage._payload}
-    set {_uniqueStorage()._payload = newValue}
-  }
+  public var payload: Home_V1_Event.OneOf_Payload? = nil
 
   public var snapshot: Home_V1_HomeSnapshot {
     get {
-      if case .snapshot(let v)? = _storage._payload {return v}
+      if case .snapshot(let v)? = payload {return v}
       return Home_V1_HomeSnapshot()
     }
-    set {_uniqueStorage()._payload = .snapshot(newValue)}
+    set {payload = .snapshot(newValue)}
   }
 
   public var resync: Home_V1_Resync {
     get {
-      if case .resync(let v)? = _storage._payload {return v}
+      if case .resync(let v)? = payload {return v}
       return Home_V1_Resync()
     }
-    set {_uniqueStorage()._payload = .resync(newValue)}
+    set {payload = .resync(newValue)}
   }
 
   public var primaryHomeUpdated: Home_V1_PrimaryHomeUpdated {
     get {
-      if case .primaryHomeUpdated(let v)? = _storage._payload {return v}
+      if case .primaryHomeUpdated(let v)? = payload {return v}
       return Home_V1_PrimaryHomeUpdated()
     }
-    set {_uniqueStorage()._payload = .primaryHomeUpdated(newValue)}
+    set {payload = .primaryHomeUpdated(newValue)}
   }
 
   public var homeAdded: Home_V1_HomeAdded {
     get {
-      if case .homeAdded(let v)? = _storage._payload {return v}
+      if case .homeAdded(let v)? = payload {return v}
       return Home_V1_HomeAdded()
     }
-    set {_uniqueStorage()._payload = .homeAdded(newValue)}
+    set {payload = .homeAdded(newValue)}
   }
 
   public var homeRemoved: Home_V1_HomeRemoved {
     get {
-      if case .homeRemoved(let v)? = _storage._payload {return v}
+      if case .homeRemoved(let v)? = payload {return v}
       return Home_V1_HomeRemoved()
     }
-    set {_uniqueStorage()._payload = .homeRemoved(newValue)}
+    set {payload = .homeRemoved(newValue)}
   }
 
   public var homeNameUpdated: Home_V1_HomeNameUpdated {
     get {
-      if case .homeNameUpdated(let v)? = _storage._payload {return v}
+      if case .homeNameUpdated(let v)? = payload {return v}
       return Home_V1_HomeNameUpdated()
     }
-    set {_uniqueStorage()._payload = .homeNameUpdated(newValue)}
+    set {payload = .homeNameUpdated(newValue)}
   }
 
   public var accessControlUpdated: Home_V1_AccessControlUpdated {
     get {
-      if case .accessControlUpdated(let v)? = _storage._payload {return v}
+      if case .accessControlUpdated(let v)? = payload {return v}
       return Home_V1_AccessControlUpdated()
     }
-    set {_uniqueStorage()._payload = .accessControlUpdated(newValue)}
+    set {payload = .accessControlUpdated(newValue)}
   }
 
   public var accessoryAdded: Home_V1_AccessoryAdded {
     get {
-      if case .accessoryAdded(let v)? = _storage._payload {return v}
+      if case .accessoryAdded(let v)? = payload {return v}
       return Home_V1_AccessoryAdded()
     }
-    set {_uniqueStorage()._payload = .accessoryAdded(newValue)}
+    set {payload = .accessoryAdded(newValue)}
   }
 
   public var accessoryRemoved: Home_V1_AccessoryRemoved {
     get {
-      if case .accessoryRemoved(let v)? = _storage._payload {return v}
+      if case .accessoryRemoved(let v)? = payload {return v}
       return Home_V1_AccessoryRemoved()
     }
-    set {_uniqueStorage()._payload = .accessoryRemoved(newValue)}
+    set {payload = .accessoryRemoved(newValue)}
   }
 
   public var roomForAccessoryUpdated: Home_V1_RoomForAccessoryUpdated {
     get {
-      if case .roomForAccessoryUpdated(let v)? = _storage._payload {return v}
+      if case .roomForAccessoryUpdated(let v)? = payload {return v}
       return Home_V1_RoomForAccessoryUpdated()
     }
-    set {_uniqueStorage()._payload = .roomForAccessoryUpdated(newValue)}
+    set {payload = .roomForAccessoryUpdated(newValue)}
   }
 
   public var roomAdded: Home_V1_RoomAdded {
     get {
-      if case .roomAdded(let v)? = _storage._payload {return v}
+      if case .roomAdded(let v)? = payload {return v}
       return Home_V1_RoomAdded()
     }
-    set {_uniqueStorage()._payload = .roomAdded(newValue)}
+    set {payload = .roomAdded(newValue)}
   }
 
   public var roomRemoved: Home_V1_RoomRemoved {
     get {
-      if case .roomRemoved(let v)? = _storage._payload {return v}
+      if case .roomRemoved(let v)? = payload {return v}
       return Home_V1_RoomRemoved()
     }
-    set {_uniqueStorage()._payload = .roomRemoved(newValue)}
+    set {payload = .roomRemoved(newValue)}
   }
 
   public var roomNameUpdated: Home_V1_RoomNameUpdated {
     get {
-      if case .roomNameUpdated(let v)? = _storage._payload {return v}
+      if case .roomNameUpdated(let v)? = payload {return v}
       return Home_V1_RoomNameUpdated()
     }
-    set {_uniqueStorage()._payload = .roomNameUpdated(newValue)}
+    set {payload = .roomNameUpdated(newValue)}
   }
 
   public var zoneAdded: Home_V1_ZoneAdded {
     get {
-      if case .zoneAdded(let v)? = _storage._payload {return v}
+      if case .zoneAdded(let v)? = payload {return v}
       return Home_V1_ZoneAdded()
     }
-    set {_uniqueStorage()._payload = .zoneAdded(newValue)}
+    set {payload = .zoneAdded(newValue)}
   }
 
   public var zoneRemoved: Home_V1_ZoneRemoved {
     get {
-      if case .zoneRemoved(let v)? = _storage._payload {return v}
+      if case .zoneRemoved(let v)? = payload {return v}
       return Home_V1_ZoneRemoved()
     }
-    set {_uniqueStorage()._payload = .zoneRemoved(newValue)}
+    set {payload = .zoneRemoved(newValue)}
   }
 
   public var zoneNameUpdated: Home_V1_ZoneNameUpdated {
     get {
-      if case .zoneNameUpdated(let v)? = _storage._payload {return v}
+      if case .zoneNameUpdated(let v)? = payload {return v}
       return Home_V1_ZoneNameUpdated()
     }
-    set {_uniqueStorage()._payload = .zoneNameUpdated(newValue)}
+    set {payload = .zoneNameUpdated(newValue)}
   }
 
   public var roomAddedToZone: Home_V1_RoomAddedToZone {
     get {
-      if case .roomAddedToZone(let v)? = _storage._payload {return v}
+      if case .roomAddedToZone(let v)? = payload {return v}
       return Home_V1_RoomAddedToZone()
     }
-    set {_uniqueStorage()._payload = .roomAddedToZone(newValue)}
+    set {payload = .roomAddedToZone(newValue)}
   }
 
   public var roomRemovedFromZone: Home_V1_RoomRemovedFromZone {
     get {
-      if case .roomRemovedFromZone(let v)? = _storage._payload {return v}
+      if case .roomRemovedFromZone(let v)? = payload {return v}
       return Home_V1_RoomRemovedFromZone()
     }
-    set {_uniqueStorage()._payload = .roomRemovedFromZone(newValue)}
+    set {payload = .roomRemovedFromZone(newValue)}
   }
 
   public var serviceGroupAdded: Home_V1_ServiceGroupAdded {
     get {
-      if case .serviceGroupAdded(let v)? = _storage._payload {return v}
+      if case .serviceGroupAdded(let v)? = payload {return v}
       return Home_V1_ServiceGroupAdded()
     }
-    set {_uniqueStorage()._payload = .serviceGroupAdded(newValue)}
+    set {payload = .serviceGroupAdded(newValue)}
   }
 
   public var serviceGroupRemoved: Home_V1_ServiceGroupRemoved {
     get {
-      if case .serviceGroupRemoved(let v)? = _storage._payload {return v}
+      if case .serviceGroupRemoved(let v)? = payload {return v}
       return Home_V1_ServiceGroupRemoved()
     }
-    set {_uniqueStorage()._payload = .serviceGroupRemoved(newValue)}
+    set {payload = .serviceGroupRemoved(newValue)}
   }
 
   public var serviceGroupNameUpdated: Home_V1_ServiceGroupNameUpdated {
     get {
-      if case .serviceGroupNameUpdated(let v)? = _storage._payload {return v}
+      if case .serviceGroupNameUpdated(let v)? = payload {return v}
       return Home_V1_ServiceGroupNameUpdated()
     }
-    set {_uniqueStorage()._payload = .serviceGroupNameUpdated(newValue)}
+    set {payload = .serviceGroupNameUpdated(newValue)}
   }
 
   public var serviceAddedToGroup: Home_V1_ServiceAddedToGroup {
     get {
-      if case .serviceAddedToGroup(let v)? = _storage._payload {return v}
+      if case .serviceAddedToGroup(let v)? = payload {return v}
       return Home_V1_ServiceAddedToGroup()
     }
-    set {_uniqueStorage()._payload = .serviceAddedToGroup(newValue)}
+    set {payload = .serviceAddedToGroup(newValue)}
   }
 
   public var serviceRemovedFromGroup: Home_V1_ServiceRemovedFromGroup {
     get {
-      if case .serviceRemovedFromGroup(let v)? = _storage._payload {return v}
+      if case .serviceRemovedFromGroup(let v)? = payload {return v}
       return Home_V1_ServiceRemovedFromGroup()
     }
-    set {_uniqueStorage()._payload = .serviceRemovedFromGroup(newValue)}
+    set {payload = .serviceRemovedFromGroup(newValue)}
   }
 
   public var actionSetAdded: Home_V1_ActionSetAdded {
     get {
-      if case .actionSetAdded(let v)? = _storage._payload {return v}
+      if case .actionSetAdded(let v)? = payload {return v}
       return Home_V1_ActionSetAdded()
     }
-    set {_uniqueStorage()._payload = .actionSetAdded(newValue)}
+    set {payload = .actionSetAdded(newValue)}
   }
 
   public var actionSetRemoved: Home_V1_ActionSetRemoved {
     get {
-      if case .actionSetRemoved(let v)? = _storage._payload {return v}
+      if case .actionSetRemoved(let v)? = payload {return v}
       return Home_V1_ActionSetRemoved()
     }
-    set {_uniqueStorage()._payload = .actionSetRemoved(newValue)}
+    set {payload = .actionSetRemoved(newValue)}
   }
 
   public var actionSetNameUpdated: Home_V1_ActionSetNameUpdated {
     get {
-      if case .actionSetNameUpdated(let v)? = _storage._payload {return v}
+      if case .actionSetNameUpdated(let v)? = payload {return v}
       return Home_V1_ActionSetNameUpdated()
     }
-    set {_uniqueStorage()._payload = .actionSetNameUpdated(newValue)}
+    set {payload = .actionSetNameUpdated(newValue)}
   }
 
   public var actionSetActionsUpdated: Home_V1_ActionSetActionsUpdated {
     get {
-      if case .actionSetActionsUpdated(let v)? = _storage._payload {return v}
+      if case .actionSetActionsUpdated(let v)? = payload {return v}
       return Home_V1_ActionSetActionsUpdated()
     }
-    set {_uniqueStorage()._payload = .actionSetActionsUpdated(newValue)}
+    set {payload = .actionSetActionsUpdated(newValue)}
   }
 
   public var triggerAdded: Home_V1_TriggerAdded {
     get {
-      if case .triggerAdded(let v)? = _storage._payload {return v}
+      if case .triggerAdded(let v)? = payload {return v}
       return Home_V1_TriggerAdded()
     }
-    set {_uniqueStorage()._payload = .triggerAdded(newValue)}
+    set {payload = .triggerAdded(newValue)}
   }
 
   public var triggerRemoved: Home_V1_TriggerRemoved {
     get {
-      if case .triggerRemoved(let v)? = _storage._payload {return v}
+      if case .triggerRemoved(let v)? = payload {return v}
       return Home_V1_TriggerRemoved()
     }
-    set {_uniqueStorage()._payload = .triggerRemoved(newValue)}
+    set {payload = .triggerRemoved(newValue)}
   }
 
   public var triggerNameUpdated: Home_V1_TriggerNameUpdated {
     get {
-      if case .triggerNameUpdated(let v)? = _storage._payload {return v}
+      if case .triggerNameUpdated(let v)? = payload {return v}
       return Home_V1_TriggerNameUpdated()
     }
-    set {_uniqueStorage()._payload = .triggerNameUpdated(newValue)}
+    set {payload = .triggerNameUpdated(newValue)}
   }
 
   public var triggerUpdated: Home_V1_TriggerUpdated {
     get {
-      if case .triggerUpdated(let v)? = _storage._payload {return v}
+      if case .triggerUpdated(let v)? = payload {return v}
       return Home_V1_TriggerUpdated()
     }
-    set {_uniqueStorage()._payload = .triggerUpdated(newValue)}
+    set {payload = .triggerUpdated(newValue)}
   }
 
   public var userAdded: Home_V1_UserAdded {
     get {
-      if case .userAdded(let v)? = _storage._payload {return v}
+      if case .userAdded(let v)? = payload {return v}
       return Home_V1_UserAdded()
     }
-    set {_uniqueStorage()._payload = .userAdded(newValue)}
+    set {payload = .userAdded(newValue)}
   }
 
   public var userRemoved: Home_V1_UserRemoved {
     get {
-      if case .userRemoved(let v)? = _storage._payload {return v}
+      if case .userRemoved(let v)? = payload {return v}
       return Home_V1_UserRemoved()
     }
-    set {_uniqueStorage()._payload = .userRemoved(newValue)}
+    set {payload = .userRemoved(newValue)}
   }
 
   public var accessoryUnblocked: Home_V1_AccessoryUnblocked {
     get {
-      if case .accessoryUnblocked(let v)? = _storage._payload {return v}
+      if case .accessoryUnblocked(let v)? = payload {return v}
       return Home_V1_AccessoryUnblocked()
     }
-    set {_uniqueStorage()._payload = .accessoryUnblocked(newValue)}
+    set {payload = .accessoryUnblocked(newValue)}
   }
 
   public var homeTimeZoneUpdated: Home_V1_HomeTimeZoneUpdated {
     get {
-      if case .homeTimeZoneUpdated(let v)? = _storage._payload {return v}
+      if case .homeTimeZoneUpdated(let v)? = payload {return v}
       return Home_V1_HomeTimeZoneUpdated()
     }
-    set {_uniqueStorage()._payload = .homeTimeZoneUpdated(newValue)}
+    set {payload = .homeTimeZoneUpdated(newValue)}
   }
 
   public var accessoryNameUpdated: Home_V1_AccessoryNameUpdated {
     get {
-      if case .accessoryNameUpdated(let v)? = _storage._payload {return v}
+      if case .accessoryNameUpdated(let v)? = payload {return v}
       return Home_V1_AccessoryNameUpdated()
     }
-    set {_uniqueStorage()._payload = .accessoryNameUpdated(newValue)}
+    set {payload = .accessoryNameUpdated(newValue)}
   }
 
   public var serviceNameUpdated: Home_V1_ServiceNameUpdated {
     get {
-      if case .serviceNameUpdated(let v)? = _storage._payload {return v}
+      if case .serviceNameUpdated(let v)? = payload {return v}
       return Home_V1_ServiceNameUpdated()
     }
-    set {_uniqueStorage()._payload = .serviceNameUpdated(newValue)}
+    set {payload = .serviceNameUpdated(newValue)}
   }
 
   public var associatedServiceTypeUpdated: Home_V1_AssociatedServiceTypeUpdated {
     get {
-      if case .associatedServiceTypeUpdated(let v)? = _storage._payload {return v}
+      if case .associatedServiceTypeUpdated(let v)? = payload {return v}
       return Home_V1_AssociatedServiceTypeUpdated()
     }
-    set {_uniqueStorage()._payload = .associatedServiceTypeUpdated(newValue)}
+    set {payload = .associatedServiceTypeUpdated(newValue)}
   }
 
   public var reachabilityUpdated: Home_V1_ReachabilityUpdated {
     get {
-      if case .reachabilityUpdated(let v)? = _storage._payload {return v}
+      if case .reachabilityUpdated(let v)? = payload {return v}
       return Home_V1_ReachabilityUpdated()
     }
-    set {_uniqueStorage()._payload = .reachabilityUpdated(newValue)}
+    set {payload = .reachabilityUpdated(newValue)}
   }
 
   public var characteristicValueUpdated: Home_V1_CharacteristicValueUpdated {
     get {
-      if case .characteristicValueUpdated(let v)? = _storage._payload {return v}
+      if case .characteristicValueUpdated(let v)? = payload {return v}
       return Home_V1_CharacteristicValueUpdated()
     }
-    set {_uniqueStorage()._payload = .characteristicValueUpdated(newValue)}
+    set {payload = .characteristicValueUpdated(newValue)}
   }
 
   public var firmwareVersionUpdated: Home_V1_FirmwareVersionUpdated {
     get {
-      if case .firmwareVersionUpdated(let v)? = _storage._payload {return v}
+      if case .firmwareVersionUpdated(let v)? = payload {return v}
       return Home_V1_FirmwareVersionUpdated()
     }
-    set {_uniqueStorage()._payload = .firmwareVersionUpdated(newValue)}
+    set {payload = .firmwareVersionUpdated(newValue)}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -758,7 +743,7 @@ public nonisolated struct Home_V1_Event: @unchecked Sendable {
 
   public init() {}
 
-  fileprivate var _storage = _StorageClass.defaultInstance
+  fileprivate var _initiator: Home_V1_Initiator? = nil
 }
 
 /// The home's full state at the event's revision (as GetHome returns it); the changes after that
@@ -936,25 +921,37 @@ public nonisolated struct Home_V1_AccessControlUpdated: Sendable {
   fileprivate var _user: Home_V1_User? = nil
 }
 
-public nonisolated struct Home_V1_AccessoryAdded: Sendable {
+public nonisolated struct Home_V1_AccessoryAdded: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   public var accessory: Home_V1_Accessory {
-    get {_accessory ?? Home_V1_Accessory()}
-    set {_accessory = newValue}
+    get {_storage._accessory ?? Home_V1_Accessory()}
+    set {_uniqueStorage()._accessory = newValue}
   }
   /// Returns true if `accessory` has been explicitly set.
-  public var hasAccessory: Bool {self._accessory != nil}
+  public var hasAccessory: Bool {_storage._accessory != nil}
   /// Clears the value of `accessory`. Subsequent reads from it will return its default value.
-  public mutating func clearAccessory() {self._accessory = nil}
+  public mutating func clearAccessory() {_uniqueStorage()._accessory = nil}
+
+  /// Set in the added event of a bridge's first accessory: the bridge itself, in full. HomeKit sends
+  /// no AccessoryAdded for a bridge, only for the accessories behind it; a client that applies
+  /// events to a snapshot needs the bridge for its later renames, moves and removal.
+  public var bridge: Home_V1_Accessory {
+    get {_storage._bridge ?? Home_V1_Accessory()}
+    set {_uniqueStorage()._bridge = newValue}
+  }
+  /// Returns true if `bridge` has been explicitly set.
+  public var hasBridge: Bool {_storage._bridge != nil}
+  /// Clears the value of `bridge`. Subsequent reads from it will return its default value.
+  public mutating func clearBridge() {_uniqueStorage()._bridge = nil}
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _accessory: Home_V1_Accessory? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 public nonisolated struct Home_V1_AccessoryRemoved: Sendable {
@@ -1656,798 +1653,752 @@ nonisolated extension Home_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._Messa
   public static let protoMessageName: String = _protobuf_package + ".Event"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}home_id\0\u{1}revision\0\u{3}time_ms\0\u{1}initiator\0\u{1}own\0\u{2}\u{5}snapshot\0\u{1}resync\0\u{4}[\u{1}primary_home_updated\0\u{3}home_added\0\u{3}home_removed\0\u{4}\u{6}home_name_updated\0\u{3}access_control_updated\0\u{3}accessory_added\0\u{3}accessory_removed\0\u{3}room_for_accessory_updated\0\u{3}room_added\0\u{3}room_removed\0\u{3}room_name_updated\0\u{3}zone_added\0\u{3}zone_removed\0\u{3}zone_name_updated\0\u{3}room_added_to_zone\0\u{3}room_removed_from_zone\0\u{3}service_group_added\0\u{3}service_group_removed\0\u{3}service_group_name_updated\0\u{3}service_added_to_group\0\u{3}service_removed_from_group\0\u{3}action_set_added\0\u{3}action_set_removed\0\u{3}action_set_name_updated\0\u{3}action_set_actions_updated\0\u{3}trigger_added\0\u{3}trigger_removed\0\u{3}trigger_name_updated\0\u{3}trigger_updated\0\u{3}user_added\0\u{3}user_removed\0\u{3}accessory_unblocked\0\u{4}\u{4}home_time_zone_updated\0\u{4}\u{8}accessory_name_updated\0\u{3}service_name_updated\0\u{3}associated_service_type_updated\0\u{4}\u{4}reachability_updated\0\u{3}characteristic_value_updated\0\u{3}firmware_version_updated\0")
 
-  fileprivate class _StorageClass {
-    var _homeID: Data = Data()
-    var _revision: UInt64 = 0
-    var _timeMs: Int64 = 0
-    var _initiator: Home_V1_Initiator? = nil
-    var _own: Bool = false
-    var _payload: Home_V1_Event.OneOf_Payload?
-
-      // This property is used as the initial default value for new instances of the type.
-      // The type itself is protecting the reference to its storage via CoW semantics.
-      // This will force a copy to be made of this reference when the first mutation occurs;
-      // hence, it is safe to mark this as `nonisolated(unsafe)`.
-      static nonisolated(unsafe) let defaultInstance = _StorageClass()
-
-    private init() {}
-
-    init(copying source: _StorageClass) {
-      _homeID = source._homeID
-      _revision = source._revision
-      _timeMs = source._timeMs
-      _initiator = source._initiator
-      _own = source._own
-      _payload = source._payload
-    }
-  }
-
-  fileprivate mutating func _uniqueStorage() -> _StorageClass {
-    if !isKnownUniquelyReferenced(&_storage) {
-      _storage = _StorageClass(copying: _storage)
-    }
-    return _storage
-  }
-
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    _ = _uniqueStorage()
-    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
-      while let fieldNumber = try decoder.nextFieldNumber() {
-        // The use of inline closures is to circumvent an issue where the compiler
-        // allocates stack space for every case branch when no optimizations are
-        // enabled. https://github.com/apple/swift-protobuf/issues/1034
-        switch fieldNumber {
-        case 1: try { try decoder.decodeSingularBytesField(value: &_storage._homeID) }()
-        case 2: try { try decoder.decodeSingularUInt64Field(value: &_storage._revision) }()
-        case 3: try { try decoder.decodeSingularInt64Field(value: &_storage._timeMs) }()
-        case 4: try { try decoder.decodeSingularMessageField(value: &_storage._initiator) }()
-        case 5: try { try decoder.decodeSingularBoolField(value: &_storage._own) }()
-        case 10: try {
-          var v: Home_V1_HomeSnapshot?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .snapshot(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .snapshot(v)
-          }
-        }()
-        case 11: try {
-          var v: Home_V1_Resync?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .resync(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .resync(v)
-          }
-        }()
-        case 102: try {
-          var v: Home_V1_PrimaryHomeUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .primaryHomeUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .primaryHomeUpdated(v)
-          }
-        }()
-        case 103: try {
-          var v: Home_V1_HomeAdded?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .homeAdded(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .homeAdded(v)
-          }
-        }()
-        case 104: try {
-          var v: Home_V1_HomeRemoved?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .homeRemoved(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .homeRemoved(v)
-          }
-        }()
-        case 110: try {
-          var v: Home_V1_HomeNameUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .homeNameUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .homeNameUpdated(v)
-          }
-        }()
-        case 111: try {
-          var v: Home_V1_AccessControlUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .accessControlUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .accessControlUpdated(v)
-          }
-        }()
-        case 112: try {
-          var v: Home_V1_AccessoryAdded?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .accessoryAdded(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .accessoryAdded(v)
-          }
-        }()
-        case 113: try {
-          var v: Home_V1_AccessoryRemoved?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .accessoryRemoved(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .accessoryRemoved(v)
-          }
-        }()
-        case 114: try {
-          var v: Home_V1_RoomForAccessoryUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .roomForAccessoryUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .roomForAccessoryUpdated(v)
-          }
-        }()
-        case 115: try {
-          var v: Home_V1_RoomAdded?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .roomAdded(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .roomAdded(v)
-          }
-        }()
-        case 116: try {
-          var v: Home_V1_RoomRemoved?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .roomRemoved(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .roomRemoved(v)
-          }
-        }()
-        case 117: try {
-          var v: Home_V1_RoomNameUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .roomNameUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .roomNameUpdated(v)
-          }
-        }()
-        case 118: try {
-          var v: Home_V1_ZoneAdded?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .zoneAdded(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .zoneAdded(v)
-          }
-        }()
-        case 119: try {
-          var v: Home_V1_ZoneRemoved?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .zoneRemoved(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .zoneRemoved(v)
-          }
-        }()
-        case 120: try {
-          var v: Home_V1_ZoneNameUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .zoneNameUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .zoneNameUpdated(v)
-          }
-        }()
-        case 121: try {
-          var v: Home_V1_RoomAddedToZone?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .roomAddedToZone(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .roomAddedToZone(v)
-          }
-        }()
-        case 122: try {
-          var v: Home_V1_RoomRemovedFromZone?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .roomRemovedFromZone(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .roomRemovedFromZone(v)
-          }
-        }()
-        case 123: try {
-          var v: Home_V1_ServiceGroupAdded?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .serviceGroupAdded(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .serviceGroupAdded(v)
-          }
-        }()
-        case 124: try {
-          var v: Home_V1_ServiceGroupRemoved?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .serviceGroupRemoved(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .serviceGroupRemoved(v)
-          }
-        }()
-        case 125: try {
-          var v: Home_V1_ServiceGroupNameUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .serviceGroupNameUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .serviceGroupNameUpdated(v)
-          }
-        }()
-        case 126: try {
-          var v: Home_V1_ServiceAddedToGroup?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .serviceAddedToGroup(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .serviceAddedToGroup(v)
-          }
-        }()
-        case 127: try {
-          var v: Home_V1_ServiceRemovedFromGroup?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .serviceRemovedFromGroup(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .serviceRemovedFromGroup(v)
-          }
-        }()
-        case 128: try {
-          var v: Home_V1_ActionSetAdded?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .actionSetAdded(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .actionSetAdded(v)
-          }
-        }()
-        case 129: try {
-          var v: Home_V1_ActionSetRemoved?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .actionSetRemoved(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .actionSetRemoved(v)
-          }
-        }()
-        case 130: try {
-          var v: Home_V1_ActionSetNameUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .actionSetNameUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .actionSetNameUpdated(v)
-          }
-        }()
-        case 131: try {
-          var v: Home_V1_ActionSetActionsUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .actionSetActionsUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .actionSetActionsUpdated(v)
-          }
-        }()
-        case 132: try {
-          var v: Home_V1_TriggerAdded?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .triggerAdded(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .triggerAdded(v)
-          }
-        }()
-        case 133: try {
-          var v: Home_V1_TriggerRemoved?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .triggerRemoved(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .triggerRemoved(v)
-          }
-        }()
-        case 134: try {
-          var v: Home_V1_TriggerNameUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .triggerNameUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .triggerNameUpdated(v)
-          }
-        }()
-        case 135: try {
-          var v: Home_V1_TriggerUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .triggerUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .triggerUpdated(v)
-          }
-        }()
-        case 136: try {
-          var v: Home_V1_UserAdded?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .userAdded(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .userAdded(v)
-          }
-        }()
-        case 137: try {
-          var v: Home_V1_UserRemoved?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .userRemoved(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .userRemoved(v)
-          }
-        }()
-        case 138: try {
-          var v: Home_V1_AccessoryUnblocked?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .accessoryUnblocked(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .accessoryUnblocked(v)
-          }
-        }()
-        case 142: try {
-          var v: Home_V1_HomeTimeZoneUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .homeTimeZoneUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .homeTimeZoneUpdated(v)
-          }
-        }()
-        case 150: try {
-          var v: Home_V1_AccessoryNameUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .accessoryNameUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .accessoryNameUpdated(v)
-          }
-        }()
-        case 151: try {
-          var v: Home_V1_ServiceNameUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .serviceNameUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .serviceNameUpdated(v)
-          }
-        }()
-        case 152: try {
-          var v: Home_V1_AssociatedServiceTypeUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .associatedServiceTypeUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .associatedServiceTypeUpdated(v)
-          }
-        }()
-        case 156: try {
-          var v: Home_V1_ReachabilityUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .reachabilityUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .reachabilityUpdated(v)
-          }
-        }()
-        case 157: try {
-          var v: Home_V1_CharacteristicValueUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .characteristicValueUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .characteristicValueUpdated(v)
-          }
-        }()
-        case 158: try {
-          var v: Home_V1_FirmwareVersionUpdated?
-          var hadOneofValue = false
-          if let current = _storage._payload {
-            hadOneofValue = true
-            if case .firmwareVersionUpdated(let m) = current {v = m}
-          }
-          try decoder.decodeSingularMessageField(value: &v)
-          if let v = v {
-            if hadOneofValue {try decoder.handleConflictingOneOf()}
-            _storage._payload = .firmwareVersionUpdated(v)
-          }
-        }()
-        default: break
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.homeID) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.revision) }()
+      case 3: try { try decoder.decodeSingularInt64Field(value: &self.timeMs) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._initiator) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.own) }()
+      case 10: try {
+        var v: Home_V1_HomeSnapshot?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .snapshot(let m) = current {v = m}
         }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .snapshot(v)
+        }
+      }()
+      case 11: try {
+        var v: Home_V1_Resync?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .resync(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .resync(v)
+        }
+      }()
+      case 102: try {
+        var v: Home_V1_PrimaryHomeUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .primaryHomeUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .primaryHomeUpdated(v)
+        }
+      }()
+      case 103: try {
+        var v: Home_V1_HomeAdded?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .homeAdded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .homeAdded(v)
+        }
+      }()
+      case 104: try {
+        var v: Home_V1_HomeRemoved?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .homeRemoved(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .homeRemoved(v)
+        }
+      }()
+      case 110: try {
+        var v: Home_V1_HomeNameUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .homeNameUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .homeNameUpdated(v)
+        }
+      }()
+      case 111: try {
+        var v: Home_V1_AccessControlUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .accessControlUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .accessControlUpdated(v)
+        }
+      }()
+      case 112: try {
+        var v: Home_V1_AccessoryAdded?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .accessoryAdded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .accessoryAdded(v)
+        }
+      }()
+      case 113: try {
+        var v: Home_V1_AccessoryRemoved?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .accessoryRemoved(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .accessoryRemoved(v)
+        }
+      }()
+      case 114: try {
+        var v: Home_V1_RoomForAccessoryUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .roomForAccessoryUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .roomForAccessoryUpdated(v)
+        }
+      }()
+      case 115: try {
+        var v: Home_V1_RoomAdded?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .roomAdded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .roomAdded(v)
+        }
+      }()
+      case 116: try {
+        var v: Home_V1_RoomRemoved?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .roomRemoved(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .roomRemoved(v)
+        }
+      }()
+      case 117: try {
+        var v: Home_V1_RoomNameUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .roomNameUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .roomNameUpdated(v)
+        }
+      }()
+      case 118: try {
+        var v: Home_V1_ZoneAdded?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .zoneAdded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .zoneAdded(v)
+        }
+      }()
+      case 119: try {
+        var v: Home_V1_ZoneRemoved?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .zoneRemoved(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .zoneRemoved(v)
+        }
+      }()
+      case 120: try {
+        var v: Home_V1_ZoneNameUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .zoneNameUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .zoneNameUpdated(v)
+        }
+      }()
+      case 121: try {
+        var v: Home_V1_RoomAddedToZone?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .roomAddedToZone(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .roomAddedToZone(v)
+        }
+      }()
+      case 122: try {
+        var v: Home_V1_RoomRemovedFromZone?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .roomRemovedFromZone(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .roomRemovedFromZone(v)
+        }
+      }()
+      case 123: try {
+        var v: Home_V1_ServiceGroupAdded?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .serviceGroupAdded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .serviceGroupAdded(v)
+        }
+      }()
+      case 124: try {
+        var v: Home_V1_ServiceGroupRemoved?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .serviceGroupRemoved(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .serviceGroupRemoved(v)
+        }
+      }()
+      case 125: try {
+        var v: Home_V1_ServiceGroupNameUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .serviceGroupNameUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .serviceGroupNameUpdated(v)
+        }
+      }()
+      case 126: try {
+        var v: Home_V1_ServiceAddedToGroup?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .serviceAddedToGroup(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .serviceAddedToGroup(v)
+        }
+      }()
+      case 127: try {
+        var v: Home_V1_ServiceRemovedFromGroup?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .serviceRemovedFromGroup(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .serviceRemovedFromGroup(v)
+        }
+      }()
+      case 128: try {
+        var v: Home_V1_ActionSetAdded?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .actionSetAdded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .actionSetAdded(v)
+        }
+      }()
+      case 129: try {
+        var v: Home_V1_ActionSetRemoved?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .actionSetRemoved(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .actionSetRemoved(v)
+        }
+      }()
+      case 130: try {
+        var v: Home_V1_ActionSetNameUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .actionSetNameUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .actionSetNameUpdated(v)
+        }
+      }()
+      case 131: try {
+        var v: Home_V1_ActionSetActionsUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .actionSetActionsUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .actionSetActionsUpdated(v)
+        }
+      }()
+      case 132: try {
+        var v: Home_V1_TriggerAdded?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .triggerAdded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .triggerAdded(v)
+        }
+      }()
+      case 133: try {
+        var v: Home_V1_TriggerRemoved?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .triggerRemoved(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .triggerRemoved(v)
+        }
+      }()
+      case 134: try {
+        var v: Home_V1_TriggerNameUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .triggerNameUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .triggerNameUpdated(v)
+        }
+      }()
+      case 135: try {
+        var v: Home_V1_TriggerUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .triggerUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .triggerUpdated(v)
+        }
+      }()
+      case 136: try {
+        var v: Home_V1_UserAdded?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .userAdded(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .userAdded(v)
+        }
+      }()
+      case 137: try {
+        var v: Home_V1_UserRemoved?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .userRemoved(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .userRemoved(v)
+        }
+      }()
+      case 138: try {
+        var v: Home_V1_AccessoryUnblocked?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .accessoryUnblocked(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .accessoryUnblocked(v)
+        }
+      }()
+      case 142: try {
+        var v: Home_V1_HomeTimeZoneUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .homeTimeZoneUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .homeTimeZoneUpdated(v)
+        }
+      }()
+      case 150: try {
+        var v: Home_V1_AccessoryNameUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .accessoryNameUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .accessoryNameUpdated(v)
+        }
+      }()
+      case 151: try {
+        var v: Home_V1_ServiceNameUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .serviceNameUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .serviceNameUpdated(v)
+        }
+      }()
+      case 152: try {
+        var v: Home_V1_AssociatedServiceTypeUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .associatedServiceTypeUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .associatedServiceTypeUpdated(v)
+        }
+      }()
+      case 156: try {
+        var v: Home_V1_ReachabilityUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .reachabilityUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .reachabilityUpdated(v)
+        }
+      }()
+      case 157: try {
+        var v: Home_V1_CharacteristicValueUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .characteristicValueUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .characteristicValueUpdated(v)
+        }
+      }()
+      case 158: try {
+        var v: Home_V1_FirmwareVersionUpdated?
+        var hadOneofValue = false
+        if let current = self.payload {
+          hadOneofValue = true
+          if case .firmwareVersionUpdated(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.payload = .firmwareVersionUpdated(v)
+        }
+      }()
+      default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every if/case branch local when no optimizations
-      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-      // https://github.com/apple/swift-protobuf/issues/1182
-      if !_storage._homeID.isEmpty {
-        try visitor.visitSingularBytesField(value: _storage._homeID, fieldNumber: 1)
-      }
-      if _storage._revision != 0 {
-        try visitor.visitSingularUInt64Field(value: _storage._revision, fieldNumber: 2)
-      }
-      if _storage._timeMs != 0 {
-        try visitor.visitSingularInt64Field(value: _storage._timeMs, fieldNumber: 3)
-      }
-      try { if let v = _storage._initiator {
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
-      } }()
-      if _storage._own != false {
-        try visitor.visitSingularBoolField(value: _storage._own, fieldNumber: 5)
-      }
-      switch _storage._payload {
-      case .snapshot?: try {
-        guard case .snapshot(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
-      }()
-      case .resync?: try {
-        guard case .resync(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
-      }()
-      case .primaryHomeUpdated?: try {
-        guard case .primaryHomeUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 102)
-      }()
-      case .homeAdded?: try {
-        guard case .homeAdded(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 103)
-      }()
-      case .homeRemoved?: try {
-        guard case .homeRemoved(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 104)
-      }()
-      case .homeNameUpdated?: try {
-        guard case .homeNameUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 110)
-      }()
-      case .accessControlUpdated?: try {
-        guard case .accessControlUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 111)
-      }()
-      case .accessoryAdded?: try {
-        guard case .accessoryAdded(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 112)
-      }()
-      case .accessoryRemoved?: try {
-        guard case .accessoryRemoved(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 113)
-      }()
-      case .roomForAccessoryUpdated?: try {
-        guard case .roomForAccessoryUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 114)
-      }()
-      case .roomAdded?: try {
-        guard case .roomAdded(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 115)
-      }()
-      case .roomRemoved?: try {
-        guard case .roomRemoved(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 116)
-      }()
-      case .roomNameUpdated?: try {
-        guard case .roomNameUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 117)
-      }()
-      case .zoneAdded?: try {
-        guard case .zoneAdded(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 118)
-      }()
-      case .zoneRemoved?: try {
-        guard case .zoneRemoved(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 119)
-      }()
-      case .zoneNameUpdated?: try {
-        guard case .zoneNameUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 120)
-      }()
-      case .roomAddedToZone?: try {
-        guard case .roomAddedToZone(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 121)
-      }()
-      case .roomRemovedFromZone?: try {
-        guard case .roomRemovedFromZone(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 122)
-      }()
-      case .serviceGroupAdded?: try {
-        guard case .serviceGroupAdded(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 123)
-      }()
-      case .serviceGroupRemoved?: try {
-        guard case .serviceGroupRemoved(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 124)
-      }()
-      case .serviceGroupNameUpdated?: try {
-        guard case .serviceGroupNameUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 125)
-      }()
-      case .serviceAddedToGroup?: try {
-        guard case .serviceAddedToGroup(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 126)
-      }()
-      case .serviceRemovedFromGroup?: try {
-        guard case .serviceRemovedFromGroup(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 127)
-      }()
-      case .actionSetAdded?: try {
-        guard case .actionSetAdded(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 128)
-      }()
-      case .actionSetRemoved?: try {
-        guard case .actionSetRemoved(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 129)
-      }()
-      case .actionSetNameUpdated?: try {
-        guard case .actionSetNameUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 130)
-      }()
-      case .actionSetActionsUpdated?: try {
-        guard case .actionSetActionsUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 131)
-      }()
-      case .triggerAdded?: try {
-        guard case .triggerAdded(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 132)
-      }()
-      case .triggerRemoved?: try {
-        guard case .triggerRemoved(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 133)
-      }()
-      case .triggerNameUpdated?: try {
-        guard case .triggerNameUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 134)
-      }()
-      case .triggerUpdated?: try {
-        guard case .triggerUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 135)
-      }()
-      case .userAdded?: try {
-        guard case .userAdded(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 136)
-      }()
-      case .userRemoved?: try {
-        guard case .userRemoved(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 137)
-      }()
-      case .accessoryUnblocked?: try {
-        guard case .accessoryUnblocked(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 138)
-      }()
-      case .homeTimeZoneUpdated?: try {
-        guard case .homeTimeZoneUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 142)
-      }()
-      case .accessoryNameUpdated?: try {
-        guard case .accessoryNameUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 150)
-      }()
-      case .serviceNameUpdated?: try {
-        guard case .serviceNameUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 151)
-      }()
-      case .associatedServiceTypeUpdated?: try {
-        guard case .associatedServiceTypeUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 152)
-      }()
-      case .reachabilityUpdated?: try {
-        guard case .reachabilityUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 156)
-      }()
-      case .characteristicValueUpdated?: try {
-        guard case .characteristicValueUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 157)
-      }()
-      case .firmwareVersionUpdated?: try {
-        guard case .firmwareVersionUpdated(let v)? = _storage._payload else { preconditionFailure() }
-        try visitor.visitSingularMessageField(value: v, fieldNumber: 158)
-      }()
-      case nil: break
-      }
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.homeID.isEmpty {
+      try visitor.visitSingularBytesField(value: self.homeID, fieldNumber: 1)
+    }
+    if self.revision != 0 {
+      try visitor.visitSingularUInt64Field(value: self.revision, fieldNumber: 2)
+    }
+    if self.timeMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.timeMs, fieldNumber: 3)
+    }
+    try { if let v = self._initiator {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
+    if self.own != false {
+      try visitor.visitSingularBoolField(value: self.own, fieldNumber: 5)
+    }
+    switch self.payload {
+    case .snapshot?: try {
+      guard case .snapshot(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+    }()
+    case .resync?: try {
+      guard case .resync(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+    }()
+    case .primaryHomeUpdated?: try {
+      guard case .primaryHomeUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 102)
+    }()
+    case .homeAdded?: try {
+      guard case .homeAdded(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 103)
+    }()
+    case .homeRemoved?: try {
+      guard case .homeRemoved(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 104)
+    }()
+    case .homeNameUpdated?: try {
+      guard case .homeNameUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 110)
+    }()
+    case .accessControlUpdated?: try {
+      guard case .accessControlUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 111)
+    }()
+    case .accessoryAdded?: try {
+      guard case .accessoryAdded(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 112)
+    }()
+    case .accessoryRemoved?: try {
+      guard case .accessoryRemoved(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 113)
+    }()
+    case .roomForAccessoryUpdated?: try {
+      guard case .roomForAccessoryUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 114)
+    }()
+    case .roomAdded?: try {
+      guard case .roomAdded(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 115)
+    }()
+    case .roomRemoved?: try {
+      guard case .roomRemoved(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 116)
+    }()
+    case .roomNameUpdated?: try {
+      guard case .roomNameUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 117)
+    }()
+    case .zoneAdded?: try {
+      guard case .zoneAdded(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 118)
+    }()
+    case .zoneRemoved?: try {
+      guard case .zoneRemoved(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 119)
+    }()
+    case .zoneNameUpdated?: try {
+      guard case .zoneNameUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 120)
+    }()
+    case .roomAddedToZone?: try {
+      guard case .roomAddedToZone(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 121)
+    }()
+    case .roomRemovedFromZone?: try {
+      guard case .roomRemovedFromZone(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 122)
+    }()
+    case .serviceGroupAdded?: try {
+      guard case .serviceGroupAdded(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 123)
+    }()
+    case .serviceGroupRemoved?: try {
+      guard case .serviceGroupRemoved(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 124)
+    }()
+    case .serviceGroupNameUpdated?: try {
+      guard case .serviceGroupNameUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 125)
+    }()
+    case .serviceAddedToGroup?: try {
+      guard case .serviceAddedToGroup(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 126)
+    }()
+    case .serviceRemovedFromGroup?: try {
+      guard case .serviceRemovedFromGroup(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 127)
+    }()
+    case .actionSetAdded?: try {
+      guard case .actionSetAdded(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 128)
+    }()
+    case .actionSetRemoved?: try {
+      guard case .actionSetRemoved(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 129)
+    }()
+    case .actionSetNameUpdated?: try {
+      guard case .actionSetNameUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 130)
+    }()
+    case .actionSetActionsUpdated?: try {
+      guard case .actionSetActionsUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 131)
+    }()
+    case .triggerAdded?: try {
+      guard case .triggerAdded(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 132)
+    }()
+    case .triggerRemoved?: try {
+      guard case .triggerRemoved(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 133)
+    }()
+    case .triggerNameUpdated?: try {
+      guard case .triggerNameUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 134)
+    }()
+    case .triggerUpdated?: try {
+      guard case .triggerUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 135)
+    }()
+    case .userAdded?: try {
+      guard case .userAdded(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 136)
+    }()
+    case .userRemoved?: try {
+      guard case .userRemoved(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 137)
+    }()
+    case .accessoryUnblocked?: try {
+      guard case .accessoryUnblocked(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 138)
+    }()
+    case .homeTimeZoneUpdated?: try {
+      guard case .homeTimeZoneUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 142)
+    }()
+    case .accessoryNameUpdated?: try {
+      guard case .accessoryNameUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 150)
+    }()
+    case .serviceNameUpdated?: try {
+      guard case .serviceNameUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 151)
+    }()
+    case .associatedServiceTypeUpdated?: try {
+      guard case .associatedServiceTypeUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 152)
+    }()
+    case .reachabilityUpdated?: try {
+      guard case .reachabilityUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 156)
+    }()
+    case .characteristicValueUpdated?: try {
+      guard case .characteristicValueUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 157)
+    }()
+    case .firmwareVersionUpdated?: try {
+      guard case .firmwareVersionUpdated(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 158)
+    }()
+    case nil: break
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Home_V1_Event, rhs: Home_V1_Event) -> Bool {
-    if lhs._storage !== rhs._storage {
-      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
-        let _storage = _args.0
-        let rhs_storage = _args.1
-        if _storage._homeID != rhs_storage._homeID {return false}
-        if _storage._revision != rhs_storage._revision {return false}
-        if _storage._timeMs != rhs_storage._timeMs {return false}
-        if _storage._initiator != rhs_storage._initiator {return false}
-        if _storage._own != rhs_storage._own {return false}
-        if _storage._payload != rhs_storage._payload {return false}
-        return true
-      }
-      if !storagesAreEqual {return false}
-    }
+    if lhs.homeID != rhs.homeID {return false}
+    if lhs.revision != rhs.revision {return false}
+    if lhs.timeMs != rhs.timeMs {return false}
+    if lhs._initiator != rhs._initiator {return false}
+    if lhs.own != rhs.own {return false}
+    if lhs.payload != rhs.payload {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2690,33 +2641,76 @@ nonisolated extension Home_V1_AccessControlUpdated: SwiftProtobuf.Message, Swift
 
 nonisolated extension Home_V1_AccessoryAdded: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AccessoryAdded"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}accessory\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}accessory\0\u{1}bridge\0")
+
+  fileprivate class _StorageClass {
+    var _accessory: Home_V1_Accessory? = nil
+    var _bridge: Home_V1_Accessory? = nil
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _accessory = source._accessory
+      _bridge = source._bridge
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularMessageField(value: &self._accessory) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularMessageField(value: &_storage._accessory) }()
+        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._bridge) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    try { if let v = self._accessory {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
-    } }()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      try { if let v = _storage._accessory {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+      } }()
+      try { if let v = _storage._bridge {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+      } }()
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Home_V1_AccessoryAdded, rhs: Home_V1_AccessoryAdded) -> Bool {
-    if lhs._accessory != rhs._accessory {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._accessory != rhs_storage._accessory {return false}
+        if _storage._bridge != rhs_storage._bridge {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

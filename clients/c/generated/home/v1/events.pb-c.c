@@ -3188,7 +3188,7 @@ const ProtobufCMessageDescriptor home__v1__access_control_updated__descriptor =
   (ProtobufCMessageInit) home__v1__access_control_updated__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor home__v1__accessory_added__field_descriptors[1] =
+static const ProtobufCFieldDescriptor home__v1__accessory_added__field_descriptors[2] =
 {
   {
     "accessory",
@@ -3202,14 +3202,27 @@ static const ProtobufCFieldDescriptor home__v1__accessory_added__field_descripto
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "bridge",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__AccessoryAdded, bridge),
+    &home__v1__accessory__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__accessory_added__field_indices_by_name[] = {
   0,   /* field[0] = accessory */
+  1,   /* field[1] = bridge */
 };
 static const ProtobufCIntRange home__v1__accessory_added__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor home__v1__accessory_added__descriptor =
 {
@@ -3219,7 +3232,7 @@ const ProtobufCMessageDescriptor home__v1__accessory_added__descriptor =
   "Home__V1__AccessoryAdded",
   "home.v1",
   sizeof(Home__V1__AccessoryAdded),
-  1,
+  2,
   home__v1__accessory_added__field_descriptors,
   home__v1__accessory_added__field_indices_by_name,
   1,  home__v1__accessory_added__number_ranges,

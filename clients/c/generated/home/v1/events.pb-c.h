@@ -453,10 +453,16 @@ struct  Home__V1__AccessoryAdded
 {
   ProtobufCMessage base;
   Home__V1__Accessory *accessory;
+  /*
+   * Set in the added event of a bridge's first accessory: the bridge itself, in full. HomeKit sends
+   * no AccessoryAdded for a bridge, only for the accessories behind it; a client that applies
+   * events to a snapshot needs the bridge for its later renames, moves and removal.
+   */
+  Home__V1__Accessory *bridge;
 };
 #define HOME__V1__ACCESSORY_ADDED__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__accessory_added__descriptor) \
-    , NULL }
+    , NULL, NULL }
 
 
 struct  Home__V1__AccessoryRemoved
