@@ -172,7 +172,8 @@ let package = Package(
         .testTarget(
             name: "HomeAPITests",
             dependencies: [
-                "HomeClient", "HomeAPI", "HomeProto", "RPCClient", "SQLite", "UV", "Wire", "homed", "rpc-client",
+                "HomeClient", "HomeAPI", "HomeProto", "HomeService", "RPCClient", "SQLite", "UV", "Wire", "homed",
+                "rpc-client",
                 "LoadGen", "TestSupport",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],

@@ -25,7 +25,7 @@ struct APIDocument {
             let method = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
             guard Self.methods.contains(method) else { continue }
             let codes = cells[4].replacingOccurrences(of: "name codes", with: "3, 46, 36, 35, 60")
-                .replacingOccurrences(of: "value codes", with: "43, 44, 45, 46, 51, 3")
+                .replacingOccurrences(of: "value codes", with: "27, 43, 44, 45, 46, 51, 3")
             for code in Self.numbers(in: codes) { pairs.insert("\(method) \(code)") }
         }
         return pairs

@@ -285,7 +285,14 @@ extension HomeKitCodeTests {
             return { try await s.home.updateTargetValue(of: action, in: s.o.actionSet.uuid, to: bad) }
         }
 
-    /// The value codes (43, 44, 45, 46, 51, 3) of a method that takes a characteristic's value.
+    /// The largest value `unsigned_value` carries (past `Int64`).
+    static var largestUnsigned: CharacteristicValue {
+        var value = CharacteristicValue()
+        value.unsignedValue = UInt64.max
+        return value
+    }
+
+    /// The value codes (27, 43, 44, 45, 46, 51, 3) of a method that takes a characteristic's value.
     /// - Parameter call: given the characteristic, a value it takes and the bad value.
     static func valueCases(
         _ method: String,
@@ -296,7 +303,12 @@ extension HomeKitCodeTests {
         let label: Pick = { s in try await s.blind().label }
         let setpoint: Pick = { s in try await s.blind().setpoint }
         let values: [(Int32, String, Pick, CharacteristicValue, CharacteristicValue)] = [
+            (27, "no value", brightness, .int(10), CharacteristicValue()),
             (43, "a bool for a number", brightness, .int(10), .bool(true)),
+            (
+                43, "an unsigned value past Int64 for a bool", { s in s.o.plug.characteristic(Advertised.on).id.uuid },
+                .bool(true), largestUnsigned
+            ),
             (44, "below the minimum", brightness, .int(10), .int(-1)),
             (45, "above the maximum", brightness, .int(10), .int(101)),
             (46, "text over its maximum length", label, .string("Door"), .string("Front Door")),
