@@ -137,6 +137,15 @@ public final class HomeAPI {
         info.subscriptionHeldBytes = UInt64(max(0, subscriptions.heldBytes))
         info.advertisedBytes = UInt64(max(0, links.advertisedBytes))
         info.advertisedBytesLimit = UInt64(links.configuration.maxAdvertisedBytes)
+        if let failure = store.failure {
+            info.storeFailure.message = failure.description
+            if let cause = failure.cause {
+                info.storeFailure.resultCode = cause.resultCode
+                info.storeFailure.resultName = cause.resultName
+                info.storeFailure.systemErrno = cause.systemErrno
+                info.storeFailure.systemErrorName = cause.systemErrorName
+            }
+        }
     }
 
     // MARK: Answering

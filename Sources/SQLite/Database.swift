@@ -1,5 +1,11 @@
 import CSQLite
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One SQLite connection. It is not thread-safe: a single thread owns it (the store's writer thread,
 /// or the thread that loads the store at start-up).
 ///
@@ -72,8 +78,14 @@ public final class Database {
         let result = sqlite3_exec(handle, sql, nil, nil, &message)
         defer { sqlite3_free(message) }
         guard result == SQLITE_OK else {
+            let systemErrno = systemErrno(after: sqlite3_extended_errcode(handle))
             let text = message.map { String(cString: $0) } ?? lastErrorMessage
-            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+            throw SQLiteError(
+                extendedCode: sqlite3_extended_errcode(handle),
+                message: text,
+                sql: sql,
+                systemErrno: systemErrno
+            )
         }
     }
 
@@ -115,8 +127,29 @@ public final class Database {
 
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
+    /// The error of the call that just failed with `fallback`. Call it before any other call.
     func error(sql: String?, fallback: Int32) -> SQLiteError {
-        let code = sqlite3_extended_errcode(handle)
-        return SQLiteError(extendedCode: code == SQLITE_OK ? fallback : code, message: lastErrorMessage, sql: sql)
+        let stored = sqlite3_extended_errcode(handle)
+        let code = stored == SQLITE_OK ? fallback : stored
+        return SQLiteError(
+            extendedCode: code,
+            message: lastErrorMessage,
+            sql: sql,
+            systemErrno: systemErrno(after: code)
+        )
+    }
+
+    /// The errno under a failure with `code`, read before anything else can change it: SQLite's
+    /// own record (`sqlite3_system_errno`) when it kept one, else, for an I/O failure (IOERR, FULL,
+    /// CANTOPEN), the thread's errno as the failed call left it (SQLite 3.40 records none for a
+    /// failed WAL write at COMMIT: a write past the file-size limit left it 0, errno EFBIG).
+    func systemErrno(after code: Int32) -> Int32 {
+        let left = errno
+        let recorded = sqlite3_system_errno(handle)
+        if recorded != 0 { return recorded }
+        switch code & 0xFF {
+        case SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN: return left
+        default: return 0
+        }
     }
 }

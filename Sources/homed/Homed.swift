@@ -311,10 +311,12 @@ struct Homed: ParsableCommand {
         // No change can be made until a restart (and reads that would show the lost one fail): say
         // so where an operator and a probe look.
         homeStore.onFailure = { failure in
-            logger.error(
-                "store failed: every change is refused until a restart",
-                metadata: ["error": "\(failure)"]
-            )
+            var metadata: Logger.Metadata = ["error": "\(failure)"]
+            if let cause = failure.cause {
+                metadata["result_code"] = "\(cause.resultCode)"
+                metadata["errno"] = "\(cause.systemErrno)"
+            }
+            logger.error("store failed: every change is refused until a restart", metadata: metadata)
             health.markAllNotServing()
         }
         // The load's scratch memory is free now, and the start-up changes' rows (every accessory

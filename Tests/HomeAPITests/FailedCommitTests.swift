@@ -57,6 +57,18 @@ import Wire
         )
         #expect(try Home_V1_HealthCheckResponse(serializedBytes: answer).status == .notServing)
         await probe.close()
+        // ServerInfo keeps the cause as SQLite and the system gave it: a write past the file-size
+        // limit fails with EFBIG, under SQLite's I/O error.
+        let info = try await client.call(
+            "home.v1.ServerInfo/Get",
+            Home_V1_ServerInfoRequest(),
+            returning: Home_V1_ServerInfoResponse.self
+        )
+        #expect(info.hasStoreFailure)
+        #expect(info.storeFailure.resultCode & 0xFF == 10, "SQLITE_IOERR: \(info.storeFailure)")
+        #expect(info.storeFailure.systemErrno == EFBIG, "\(info.storeFailure)")
+        #expect(info.storeFailure.systemErrorName == "File too large")
+        #expect(failed.message.contains("errno \(EFBIG) (File too large)"), "\(failed)")
         await client.close()
 
         // With room on the disk again, a restart serves exactly what was acknowledged.

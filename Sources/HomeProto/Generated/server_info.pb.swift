@@ -156,11 +156,48 @@ public nonisolated struct Home_V1_ServerInfoResponse: @unchecked Sendable {
     set {_uniqueStorage()._advertisedBytesLimit = newValue}
   }
 
+  /// Set once a commit failed: the store then refuses every change until a restart, and the health
+  /// check says NOT_SERVING (docs/OPERATIONS.md, "When something goes wrong").
+  public var storeFailure: Home_V1_StoreFailure {
+    get {_storage._storeFailure ?? Home_V1_StoreFailure()}
+    set {_uniqueStorage()._storeFailure = newValue}
+  }
+  /// Returns true if `storeFailure` has been explicitly set.
+  public var hasStoreFailure: Bool {_storage._storeFailure != nil}
+  /// Clears the value of `storeFailure`. Subsequent reads from it will return its default value.
+  public mutating func clearStoreFailure() {_uniqueStorage()._storeFailure = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// Why the store stopped taking changes: the error as logged, with what the storage engine and the
+/// system said, so that a full disk (SQLITE_FULL, ENOSPC) is told from a failing one (EIO).
+public nonisolated struct Home_V1_StoreFailure: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var message: String = String()
+
+  /// SQLite's extended result code and its name, e.g. 13 "database or disk is full" or 778 "disk
+  /// I/O error"; 0 when the failure was not the engine's.
+  public var resultCode: Int32 = 0
+
+  public var resultName: String = String()
+
+  /// The errno of the failed system call and its name, e.g. 28 "No space left on device"; 0 when
+  /// there was none.
+  public var systemErrno: Int32 = 0
+
+  public var systemErrorName: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// The store's commits since start: each is one transaction, its statements and the fsync of the
@@ -247,7 +284,7 @@ nonisolated extension Home_V1_ServerInfoRequest: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ServerInfoResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0\u{3}buffered_bytes\0\u{3}buffered_bytes_limit\0\u{3}subscription_held_bytes\0\u{3}advertised_bytes\0\u{3}advertised_bytes_limit\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0\u{3}buffered_bytes\0\u{3}buffered_bytes_limit\0\u{3}subscription_held_bytes\0\u{3}advertised_bytes\0\u{3}advertised_bytes_limit\0\u{3}store_failure\0")
 
   fileprivate class _StorageClass {
     var _version: String = String()
@@ -269,6 +306,7 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
     var _subscriptionHeldBytes: UInt64 = 0
     var _advertisedBytes: UInt64 = 0
     var _advertisedBytesLimit: UInt64 = 0
+    var _storeFailure: Home_V1_StoreFailure? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -298,6 +336,7 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       _subscriptionHeldBytes = source._subscriptionHeldBytes
       _advertisedBytes = source._advertisedBytes
       _advertisedBytesLimit = source._advertisedBytesLimit
+      _storeFailure = source._storeFailure
     }
   }
 
@@ -335,6 +374,7 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
         case 17: try { try decoder.decodeSingularUInt64Field(value: &_storage._subscriptionHeldBytes) }()
         case 18: try { try decoder.decodeSingularUInt64Field(value: &_storage._advertisedBytes) }()
         case 19: try { try decoder.decodeSingularUInt64Field(value: &_storage._advertisedBytesLimit) }()
+        case 20: try { try decoder.decodeSingularMessageField(value: &_storage._storeFailure) }()
         default: break
         }
       }
@@ -404,6 +444,9 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       if _storage._advertisedBytesLimit != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._advertisedBytesLimit, fieldNumber: 19)
       }
+      try { if let v = _storage._storeFailure {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -432,10 +475,61 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
         if _storage._subscriptionHeldBytes != rhs_storage._subscriptionHeldBytes {return false}
         if _storage._advertisedBytes != rhs_storage._advertisedBytes {return false}
         if _storage._advertisedBytesLimit != rhs_storage._advertisedBytesLimit {return false}
+        if _storage._storeFailure != rhs_storage._storeFailure {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Home_V1_StoreFailure: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".StoreFailure"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}message\0\u{3}result_code\0\u{3}result_name\0\u{3}system_errno\0\u{3}system_error_name\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      case 2: try { try decoder.decodeSingularInt32Field(value: &self.resultCode) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.resultName) }()
+      case 4: try { try decoder.decodeSingularInt32Field(value: &self.systemErrno) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.systemErrorName) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.message.isEmpty {
+      try visitor.visitSingularStringField(value: self.message, fieldNumber: 1)
+    }
+    if self.resultCode != 0 {
+      try visitor.visitSingularInt32Field(value: self.resultCode, fieldNumber: 2)
+    }
+    if !self.resultName.isEmpty {
+      try visitor.visitSingularStringField(value: self.resultName, fieldNumber: 3)
+    }
+    if self.systemErrno != 0 {
+      try visitor.visitSingularInt32Field(value: self.systemErrno, fieldNumber: 4)
+    }
+    if !self.systemErrorName.isEmpty {
+      try visitor.visitSingularStringField(value: self.systemErrorName, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Home_V1_StoreFailure, rhs: Home_V1_StoreFailure) -> Bool {
+    if lhs.message != rhs.message {return false}
+    if lhs.resultCode != rhs.resultCode {return false}
+    if lhs.resultName != rhs.resultName {return false}
+    if lhs.systemErrno != rhs.systemErrno {return false}
+    if lhs.systemErrorName != rhs.systemErrorName {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

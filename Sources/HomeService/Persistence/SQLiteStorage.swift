@@ -50,10 +50,8 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             // (nearly always), one row at a time otherwise.
             deleteEventBatchRange = try database.prepare("DELETE FROM event_batch WHERE number BETWEEN ?1 AND ?2")
             deleteEventBatch = try database.prepare("DELETE FROM event_batch WHERE number = ?")
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw .database("\(path): \(error)")
+            throw .sqlite(path, error)
         }
     }
 
@@ -71,7 +69,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             try database.execute("BEGIN IMMEDIATE; COMMIT")
         } catch {
             _ = try? database.scalar("PRAGMA locking_mode=NORMAL")
-            throw .database("\(database.path) is open in another process; the server needs it alone: \(error)")
+            throw .sqlite("\(database.path) is open in another process; the server needs it alone", error)
         }
     }
 
@@ -94,10 +92,8 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         do {
             let check = try Database(path: path).scalar("PRAGMA quick_check")?.text ?? "no answer"
             guard check == "ok" else { throw StoreError.corrupt("\(path): integrity check says \(check)") }
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw .database("\(path): \(error)")
+            throw .sqlite(path, error)
         }
     }
 
@@ -195,7 +191,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
                 statementsDone = .now
             }
         } catch {
-            throw .database("commit failed: \(error)")
+            throw .sqlite("commit failed", error)
         }
         return CommitTiming(
             statements: start.duration(to: statementsDone),
@@ -237,7 +233,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         do {
             return SQLiteTableReader(database: try Database(path: database.path))
         } catch {
-            throw .database("\(database.path): \(error)")
+            throw .sqlite(database.path, error)
         }
     }
 
@@ -289,7 +285,7 @@ extension Database {
         do {
             return Int(try scalar("SELECT count(*) FROM \(table.name)")?.integer ?? 0)
         } catch {
-            throw .database("counting \(table.name): \(error)")
+            throw .sqlite("counting \(table.name)", error)
         }
     }
 
@@ -301,10 +297,32 @@ extension Database {
             let columns = table.columns.joined(separator: ", ")
             let statement = try prepare("SELECT \(columns) FROM \(table.name) ORDER BY \(table.orderBy)")
             try statement.forEachRow { row in try body(row) }
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw .database("reading \(table.name): \(error)")
+            throw .sqlite("reading \(table.name)", error)
         }
+    }
+}
+
+extension StoreError {
+    /// `error`, thrown while the store was doing `context`: SQLite's keeps its result code and errno
+    /// as the cause; the store's own errors pass through unchanged.
+    static func sqlite(_ context: String, _ error: any Error) -> StoreError {
+        switch error {
+        case let error as StoreError: error
+        case let error as SQLiteError: .database(context, cause: StorageFailure(error))
+        default: .database("\(context): \(error)")
+        }
+    }
+}
+
+extension StorageFailure {
+    init(_ error: SQLiteError) {
+        self.init(
+            resultCode: error.extendedCode,
+            resultName: error.codeDescription,
+            systemErrno: error.systemErrno,
+            systemErrorName: error.systemErrorDescription ?? "",
+            message: error.sql.map { "\(error.message) in \"\($0)\"" } ?? error.message
+        )
     }
 }

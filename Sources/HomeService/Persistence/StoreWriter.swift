@@ -103,7 +103,7 @@ final class StoreWriter: Sendable {
             do {
                 timing = try backend.apply(changes)
             } catch {
-                failure = .failed(error.description)
+                failure = .failed(error)
             }
         }
         let report = state.withLock { state in

@@ -137,7 +137,8 @@ public final class HomeStore {
     private var durableThrough: UInt64 = 0
     private var waiting = FrontDroppingArray<CommitWaiter>()
     private var unpublished = FrontDroppingArray<(batch: UInt64, change: HomeChange)>()
-    private var failure: StoreError?
+    /// The failed commit's error, once one failed (the store then takes no change until reopened).
+    public private(set) var failure: StoreError?
     /// Who waits for each copy of the store the writer is making (``writeCopy(to:by:then:)``).
     var copyWaiters: [UInt64: (Result<Int64, HomeServiceError>) -> Void] = [:]
     var lastCopyNumber: UInt64 = 0

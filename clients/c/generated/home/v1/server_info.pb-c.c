@@ -109,6 +109,51 @@ void   home__v1__server_info_response__free_unpacked
   assert(message->base.descriptor == &home__v1__server_info_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   home__v1__store_failure__init
+                     (Home__V1__StoreFailure         *message)
+{
+  static const Home__V1__StoreFailure init_value = HOME__V1__STORE_FAILURE__INIT;
+  *message = init_value;
+}
+size_t home__v1__store_failure__get_packed_size
+                     (const Home__V1__StoreFailure *message)
+{
+  assert(message->base.descriptor == &home__v1__store_failure__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t home__v1__store_failure__pack
+                     (const Home__V1__StoreFailure *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &home__v1__store_failure__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t home__v1__store_failure__pack_to_buffer
+                     (const Home__V1__StoreFailure *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &home__v1__store_failure__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Home__V1__StoreFailure *
+       home__v1__store_failure__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Home__V1__StoreFailure *)
+     protobuf_c_message_unpack (&home__v1__store_failure__descriptor,
+                                allocator, len, data);
+}
+void   home__v1__store_failure__free_unpacked
+                     (Home__V1__StoreFailure *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &home__v1__store_failure__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   home__v1__store_commits__init
                      (Home__V1__StoreCommits         *message)
 {
@@ -325,7 +370,7 @@ const ProtobufCMessageDescriptor home__v1__server_info_response__refused_by_stat
   (ProtobufCMessageInit) home__v1__server_info_response__refused_by_status_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor home__v1__server_info_response__field_descriptors[19] =
+static const ProtobufCFieldDescriptor home__v1__server_info_response__field_descriptors[20] =
 {
   {
     "version",
@@ -555,6 +600,18 @@ static const ProtobufCFieldDescriptor home__v1__server_info_response__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "store_failure",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__ServerInfoResponse, store_failure),
+    &home__v1__store_failure__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__server_info_response__field_indices_by_name[] = {
   17,   /* field[17] = advertised_bytes */
@@ -573,6 +630,7 @@ static const unsigned home__v1__server_info_response__field_indices_by_name[] = 
   7,   /* field[7] = methods */
   8,   /* field[8] = refused_by_status */
   10,   /* field[10] = resident_bytes */
+  19,   /* field[19] = store_failure */
   16,   /* field[16] = subscription_held_bytes */
   1,   /* field[1] = uptime_ms */
   0,   /* field[0] = version */
@@ -580,7 +638,7 @@ static const unsigned home__v1__server_info_response__field_indices_by_name[] = 
 static const ProtobufCIntRange home__v1__server_info_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 19 }
+  { 0, 20 }
 };
 const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor =
 {
@@ -590,11 +648,101 @@ const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor =
   "Home__V1__ServerInfoResponse",
   "home.v1",
   sizeof(Home__V1__ServerInfoResponse),
-  19,
+  20,
   home__v1__server_info_response__field_descriptors,
   home__v1__server_info_response__field_indices_by_name,
   1,  home__v1__server_info_response__number_ranges,
   (ProtobufCMessageInit) home__v1__server_info_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor home__v1__store_failure__field_descriptors[5] =
+{
+  {
+    "message",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__StoreFailure, message),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "result_code",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__StoreFailure, result_code),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "result_name",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__StoreFailure, result_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "system_errno",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__StoreFailure, system_errno),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "system_error_name",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__StoreFailure, system_error_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned home__v1__store_failure__field_indices_by_name[] = {
+  0,   /* field[0] = message */
+  1,   /* field[1] = result_code */
+  2,   /* field[2] = result_name */
+  3,   /* field[3] = system_errno */
+  4,   /* field[4] = system_error_name */
+};
+static const ProtobufCIntRange home__v1__store_failure__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor home__v1__store_failure__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "home.v1.StoreFailure",
+  "StoreFailure",
+  "Home__V1__StoreFailure",
+  "home.v1",
+  sizeof(Home__V1__StoreFailure),
+  5,
+  home__v1__store_failure__field_descriptors,
+  home__v1__store_failure__field_indices_by_name,
+  1,  home__v1__store_failure__number_ranges,
+  (ProtobufCMessageInit) home__v1__store_failure__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor home__v1__store_commits__field_descriptors[6] =

@@ -19,6 +19,7 @@ typedef struct Home__V1__ServerInfoRequest Home__V1__ServerInfoRequest;
 typedef struct Home__V1__ServerInfoResponse Home__V1__ServerInfoResponse;
 typedef struct Home__V1__ServerInfoResponse__ConnectionsClosedByReasonEntry Home__V1__ServerInfoResponse__ConnectionsClosedByReasonEntry;
 typedef struct Home__V1__ServerInfoResponse__RefusedByStatusEntry Home__V1__ServerInfoResponse__RefusedByStatusEntry;
+typedef struct Home__V1__StoreFailure Home__V1__StoreFailure;
 typedef struct Home__V1__StoreCommits Home__V1__StoreCommits;
 typedef struct Home__V1__MethodMetrics Home__V1__MethodMetrics;
 typedef struct Home__V1__MethodMetrics__CallsByStatusEntry Home__V1__MethodMetrics__CallsByStatusEntry;
@@ -129,10 +130,41 @@ struct  Home__V1__ServerInfoResponse
    */
   uint64_t advertised_bytes;
   uint64_t advertised_bytes_limit;
+  /*
+   * Set once a commit failed: the store then refuses every change until a restart, and the health
+   * check says NOT_SERVING (docs/OPERATIONS.md, "When something goes wrong").
+   */
+  Home__V1__StoreFailure *store_failure;
 };
 #define HOME__V1__SERVER_INFO_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__server_info_response__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, NULL }
+
+
+/*
+ * Why the store stopped taking changes: the error as logged, with what the storage engine and the
+ * system said, so that a full disk (SQLITE_FULL, ENOSPC) is told from a failing one (EIO).
+ */
+struct  Home__V1__StoreFailure
+{
+  ProtobufCMessage base;
+  char *message;
+  /*
+   * SQLite's extended result code and its name, e.g. 13 "database or disk is full" or 778 "disk
+   * I/O error"; 0 when the failure was not the engine's.
+   */
+  int32_t result_code;
+  char *result_name;
+  /*
+   * The errno of the failed system call and its name, e.g. 28 "No space left on device"; 0 when
+   * there was none.
+   */
+  int32_t system_errno;
+  char *system_error_name;
+};
+#define HOME__V1__STORE_FAILURE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&home__v1__store_failure__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -252,6 +284,25 @@ Home__V1__ServerInfoResponse *
 void   home__v1__server_info_response__free_unpacked
                      (Home__V1__ServerInfoResponse *message,
                       ProtobufCAllocator *allocator);
+/* Home__V1__StoreFailure methods */
+void   home__v1__store_failure__init
+                     (Home__V1__StoreFailure         *message);
+size_t home__v1__store_failure__get_packed_size
+                     (const Home__V1__StoreFailure   *message);
+size_t home__v1__store_failure__pack
+                     (const Home__V1__StoreFailure   *message,
+                      uint8_t             *out);
+size_t home__v1__store_failure__pack_to_buffer
+                     (const Home__V1__StoreFailure   *message,
+                      ProtobufCBuffer     *buffer);
+Home__V1__StoreFailure *
+       home__v1__store_failure__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   home__v1__store_failure__free_unpacked
+                     (Home__V1__StoreFailure *message,
+                      ProtobufCAllocator *allocator);
 /* Home__V1__StoreCommits methods */
 void   home__v1__store_commits__init
                      (Home__V1__StoreCommits         *message);
@@ -307,6 +358,9 @@ typedef void (*Home__V1__ServerInfoResponse__RefusedByStatusEntry_Closure)
 typedef void (*Home__V1__ServerInfoResponse_Closure)
                  (const Home__V1__ServerInfoResponse *message,
                   void *closure_data);
+typedef void (*Home__V1__StoreFailure_Closure)
+                 (const Home__V1__StoreFailure *message,
+                  void *closure_data);
 typedef void (*Home__V1__StoreCommits_Closure)
                  (const Home__V1__StoreCommits *message,
                   void *closure_data);
@@ -326,6 +380,7 @@ extern const ProtobufCMessageDescriptor home__v1__server_info_request__descripto
 extern const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__server_info_response__connections_closed_by_reason_entry__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__server_info_response__refused_by_status_entry__descriptor;
+extern const ProtobufCMessageDescriptor home__v1__store_failure__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__store_commits__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__method_metrics__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__method_metrics__calls_by_status_entry__descriptor;
