@@ -69,8 +69,9 @@ extension OutputSpan where Element == UInt8 {
     ///
     /// Why pointers here: this is not C interop but the hot path's byte writing. `append(_:)` checks
     /// the room for every byte (about ten instructions a byte), and a unary answer writes two frame
-    /// headers per call. The slice of the span's free room traps if `value` does not fit, so nothing
-    /// is written past it; the bytes are counted as initialised only after they are stored. Always
+    /// headers per call. ``appendBytes(copying:)`` checks the room for all of them before it copies,
+    /// so nothing is written past the span; the bytes are counted as initialised only after they
+    /// are stored. Always
     /// inlined: called, the copy's size is not known and costs about 100 instructions a call more
     /// (inlinable, so that the home API's hand-written protobuf encoders get the same copy).
     @inlinable @inline(__always)
@@ -79,9 +80,13 @@ extension OutputSpan where Element == UInt8 {
     }
 
     /// Appends `source`'s bytes in one copy (see ``appendBytes(of:)`` for why through pointers).
+    /// Traps, before writing anything, when they do not fit in the span's free room.
     @inlinable @inline(__always)
     public mutating func appendBytes(copying source: UnsafeRawBufferPointer) {
         withUnsafeMutableBufferPointer { bytes, count in
+            // Checked here, in every build: a slice of an unsafe buffer is bounds-checked only in
+            // debug builds, and a release build would copy past the span's end.
+            precondition(source.count <= bytes.count - count, "appendBytes: the bytes do not fit in the span")
             UnsafeMutableRawBufferPointer(
                 UnsafeMutableBufferPointer(rebasing: bytes[count..<count + source.count])
             ).copyMemory(from: source)
