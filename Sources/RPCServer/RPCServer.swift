@@ -32,6 +32,8 @@ public final class RPCServer {
     let buffers: BufferBudget
     private var nextConnectionID = 0
     private var ticker: LoopTimer?
+    /// Every open call's deadline (or wait for its request), on one timer.
+    private(set) lazy var callTimers = CallTimers(loop: loop) { call in call.connection?.timerExpired(for: call) }
     public private(set) var isShuttingDown = false
     private var shutdownCompletion: (() -> Void)?
 
@@ -179,6 +181,7 @@ public final class RPCServer {
         guard isShuttingDown, connections.isEmpty else { return }
         ticker?.close()
         ticker = nil
+        callTimers.close()
         outputBeforePolling.close()
         admissions.close()
         teardowns.close()

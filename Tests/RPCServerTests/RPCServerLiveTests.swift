@@ -225,6 +225,43 @@ import Wire
         try test.shutDown()
     }
 
+    /// The server's one timer for every call (``CallTimers``): deadlines given in any order expire
+    /// in deadline order, none early; calls answered first never expire and leave no timer behind.
+    @Test func deadlinesOfManyCallsExpireInTheirOrderOnOneTimer() throws {
+        let test = try TestServer()
+        var answerNow: Set<StreamID> = []
+        test.onHang = { call in if answerNow.contains(call.streamID) { call.respond([1]) } }
+        let client = try test.connectClient()
+        let start = test.loop.now
+        var expired: [(deadline: UInt32, at: UInt64)] = []
+        var answered = 0
+        var generator = SeededGenerator(seed: 7)
+        // Fewer than a connection's 100 concurrent streams.
+        let deadlines = (0..<90).map { _ in UInt32.random(in: 20...400, using: &generator) }
+        for (index, deadline) in deadlines.enumerated() {
+            // Every third call is answered at once; its deadline must never fire.
+            let quick = index % 3 == 0
+            let stream = client.unary(TestServer.hang, request: [], timeoutMilliseconds: deadline) { result in
+                switch result {
+                case .success: answered += 1
+                case .failure(let error):
+                    #expect(error.code == .deadlineExceeded)
+                    expired.append((deadline, test.loop.now))
+                }
+            }
+            if quick { answerNow.insert(stream) }
+        }
+        test.loop.run(until: { expired.count + answered == deadlines.count })
+        #expect(answered == deadlines.indices.filter { $0 % 3 == 0 }.count)
+        #expect(expired.allSatisfy { $0.at - start >= UInt64($0.deadline) }, "a deadline fired early")
+        // In deadline order, but for calls read a few milliseconds apart (a deadline runs from the
+        // read that carried its CALL_START).
+        #expect(zip(expired, expired.dropFirst()).allSatisfy { $1.deadline + 10 >= $0.deadline }, "out of order")
+        #expect(test.server.callTimers.count == 0)
+        client.close()
+        try test.shutDown()
+    }
+
     @Test func anEndedCallIsReusedOnlyWhenNothingElseHoldsIt() throws {
         let test = try TestServer()
         let client = try test.connectClient()

@@ -49,6 +49,11 @@ public final class ServerCall {
     var isAwaitingRequest = true
     /// Bytes of this call's metadata counted in the server's ``BufferBudget`` while it is open.
     var countedMetadataBytes = 0
+    /// The call's place in the server's ``CallTimers`` (-1: no pending expiry), when it expires (in
+    /// the loop's milliseconds) and why.
+    var timerSlot = -1
+    var timerExpiry: UInt64 = 0
+    var timerReason = CallTimers.Reason.deadline
 
     init(
         streamID: StreamID,

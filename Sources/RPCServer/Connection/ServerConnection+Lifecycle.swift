@@ -73,11 +73,10 @@ extension ServerConnection {
     }
 
     func cancelAllCalls() {
-        for timer in deadlineTimers.values { timer.close() }
-        deadlineTimers = [:]
         let open = machine.removeAllCalls()
         waitingForWritability = [:]
         for call in open {
+            server.callTimers.remove(call)
             if call.countedMetadataBytes > 0 { uncountMetadata(of: call) }
             server.metrics.recordCall(methodIndex: call.methodIndex, code: .cancelled, startedAt: call.startedAt)
             call.cancel()

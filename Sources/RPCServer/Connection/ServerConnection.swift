@@ -28,7 +28,6 @@ final class ServerConnection: ConnectionDelegate {
     /// Undecoded input, and the metadata of open calls, last counted in the server's ``BufferBudget``.
     var countedInputByteCount = 0
     var countedMetadataByteCount = 0
-    var deadlineTimers: [StreamID: LoopTimer] = [:]
     var waitingForWritability: [StreamID: ServerCall] = [:]
     /// Calls started by the read in progress; those whose request is not in the same read get a
     /// timer (``limitWaitForRequests(now:)``).
@@ -141,8 +140,6 @@ final class ServerConnection: ConnectionDelegate {
     func connectionDidClose(_ connection: Connection, error: UVError?) {
         server.buffers.tally.byteCount -= countedInputByteCount
         cancelAllCalls()
-        for timer in deadlineTimers.values { timer.close() }
-        deadlineTimers = [:]
         server.connectionDidClose(self, reason: closing?.reason ?? .peerClosed, error: error)
     }
 
@@ -292,11 +289,11 @@ final class ServerConnection: ConnectionDelegate {
         for streamID in awaitingRequest {
             guard let call = machine.call(on: streamID), call.isAwaitingRequest, !call.hasEnded else { continue }
             let expiry = min(call.deadline ?? limit, limit)
-            let message =
+            let reason: CallTimers.Reason =
                 expiry == call.deadline
-                ? "deadline exceeded before the request arrived"
-                : "the request message did not arrive within \(server.configuration.requestTimeoutMilliseconds) ms"
-            startTimer(for: call, at: expiry, message: message)
+                ? .deadlineBeforeRequest
+                : .requestTimeout(milliseconds: server.configuration.requestTimeoutMilliseconds)
+            server.callTimers.add(call, at: expiry, reason)
         }
         awaitingRequest.removeAll(keepingCapacity: true)
     }
@@ -326,29 +323,17 @@ final class ServerConnection: ConnectionDelegate {
             return
         }
         // A timer that waited for the request is done; the deadline (if any) takes over.
-        if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: streamID)?.close() }
+        if call.timerSlot >= 0 { server.callTimers.remove(call) }
         call.registered.handler(call, payload)
         if !call.hasEnded, let deadline = call.deadline {
-            startTimer(for: call, at: deadline, message: "deadline exceeded")
+            server.callTimers.add(call, at: deadline, .deadline)
         }
     }
 
-    private func startTimer(for call: ServerCall, at expiry: UInt64, message: String) {
-        let timer = LoopTimer(loop: connection.loop)
-        deadlineTimers[call.streamID] = timer
-        let delay = expiry > connection.loop.now ? expiry - connection.loop.now : 0
-        // Found again by stream id (ids are never reused on a connection): a weak reference would
-        // give every such call a side table.
-        let streamID = call.streamID
-        timer.start(after: .milliseconds(delay)) { [weak self] in
-            guard let self, let call = self.machine.call(on: streamID) else { return }
-            self.deadlineExpired(for: call, message: message)
-        }
-    }
-
-    private func deadlineExpired(for call: ServerCall, message: String) {
+    /// Ends `call`, whose pending expiry passed (``CallTimers``), with DEADLINE_EXCEEDED.
+    func timerExpired(for call: ServerCall) {
         guard !call.hasEnded else { return }
-        let status = CallStatus(code: .deadlineExceeded, message: message)
+        let status = CallStatus(code: .deadlineExceeded, message: call.timerReason.message)
         encodeCallEnd(call.streamID, status)
         let next = machine.endCall(call.streamID, now: connection.loop.now).next
         finishBookkeeping(for: call, code: status.code, then: next)
@@ -422,6 +407,7 @@ final class ServerConnection: ConnectionDelegate {
             earlierEndedCalls.append(consume earlier)
         }
         let streamID = call.streamID
+        if call.timerSlot >= 0 { server.callTimers.remove(call) }
         if isHandlingRead && call.startedAt == readStartedAt {
             if endedDuringRead.methodIndex != call.methodIndex || endedDuringRead.code != code {
                 if endedDuringRead.calls > 0 { recordCallsEndedDuringRead() }
@@ -433,9 +419,8 @@ final class ServerConnection: ConnectionDelegate {
             server.recordCallEnd(methodIndex: call.methodIndex, code: code, startedAt: call.startedAt)
         }
         endedCall = consume call
-        // Most calls never wait or have a timer: skip hashing into empty tables.
+        // Most calls never wait: skip hashing into an empty table.
         if !waitingForWritability.isEmpty { waitingForWritability.removeValue(forKey: streamID) }
-        if !deadlineTimers.isEmpty { deadlineTimers.removeValue(forKey: streamID)?.close() }
         perform(next)
     }
 
