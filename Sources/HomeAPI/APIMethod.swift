@@ -61,7 +61,7 @@ public struct APIMethod: Sendable {
         role: RequiredRole,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
     ) -> APIMethod {
-        unary(name, request, response, role: role, isMutation: false) { api, call, request in
+        unary(name, request, response, role: role, isMutation: false) { api, call, request, _ in
             api.answerRead(call, request, body)
         }
     }
@@ -88,8 +88,8 @@ public struct APIMethod: Sendable {
         shortcut: Shortcut? = nil,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
     ) -> APIMethod {
-        unary(name, request, response, role: role, isMutation: true, shortcut: shortcut) { api, call, request in
-            api.answerMutation(call, request, body)
+        unary(name, request, response, role: role, isMutation: true, shortcut: shortcut) { api, call, request, bytes in
+            api.answerMutation(call, request, bytes, body)
         }
     }
 
@@ -101,7 +101,7 @@ public struct APIMethod: Sendable {
         role: RequiredRole,
         isMutation: Bool,
         shortcut: Shortcut? = nil,
-        _ answer: @escaping @Sendable (HomeAPI, ServerCall, Request) -> Void
+        _ answer: @escaping @Sendable (HomeAPI, ServerCall, Request, ArraySlice<UInt8>) -> Void
     ) -> APIMethod {
         APIMethod(
             name: name,
@@ -115,8 +115,8 @@ public struct APIMethod: Sendable {
             // reabstraction thunk, one more indirect call on the API's most frequent call.
             let bytesShortcut: ((ServerCall, ArraySlice<UInt8>) -> Bool)? =
                 if let shortcut { { call, bytes in shortcut(api, call, bytes) } } else { nil }
-            registry.registerUnary(name, request: Request.self, shortcut: bytesShortcut) { call, request in
-                answer(api, call, request)
+            registry.registerUnary(name, request: Request.self, shortcut: bytesShortcut) { call, request, bytes in
+                answer(api, call, request, bytes)
             }
         }
     }
@@ -147,7 +147,11 @@ public struct APIMethod: Sendable {
         shortcut: Shortcut? = nil,
         _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
     ) -> APIMethod {
-        unary(name, request, response, role: role, isMutation: isMutation, shortcut: shortcut) { api, call, request in
+        unary(name, request, response, role: role, isMutation: isMutation, shortcut: shortcut) {
+            api,
+            call,
+            request,
+            _ in
             api.answerLater(call, request, body)
         }
     }

@@ -6,8 +6,9 @@ import RPCServer
 /// write with no accessory in the way (the benchmarks measure it beside `WriteCharacteristic`), so
 /// the request shape nearly every such call has is read straight from its bytes (see
 /// ``RequestBytes``): `home_id` (1), `action_set_id` (2) and `action_id` (3), 16 bytes each, then
-/// `target_value` (4) holding one bool, signed integer or double, and no idempotency key. Every
-/// other request goes to the generated decoder, and both are answered by ``apply(_:_:_:)``.
+/// `target_value` (4) holding one bool, signed integer or double; with an idempotency key or
+/// without (the SDK sends one with every mutation). Every other request goes to the generated
+/// decoder, and both are answered by ``apply(_:_:_:)`` through ``HomeAPI/answerMutation(_:_:_:_:)``.
 struct ActionTargetUpdate: Equatable {
     let home: HomeID
     let actionSet: ActionSetID
@@ -40,7 +41,8 @@ struct ActionTargetUpdate: Equatable {
     /// `false` for the general path.
     static func shortcut(_ api: HomeAPI, _ call: ServerCall, _ bytes: ArraySlice<UInt8>) -> Bool {
         guard let request = ActionTargetUpdate(bytes) else { return false }
-        return api.answerUnkeyedMutation(call, request, apply)
+        api.answerMutation(call, request, bytes, apply)
+        return true
     }
 
     /// Changes the action's target value and answers with its whole action set.

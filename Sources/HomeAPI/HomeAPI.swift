@@ -164,10 +164,13 @@ public final class HomeAPI {
     }
 
     /// Makes the change `body` makes (answering with what it encodes) in one scoped write, answered
-    /// once durable; with an idempotency key, the outcome is remembered in the same commit.
-    func answerMutation<Request: SwiftProtobuf.Message>(
+    /// once durable; with an idempotency key, the outcome is remembered in the same commit, under a
+    /// digest of the method and `requestBytes` as received (a retry sends the same bytes). The
+    /// generated decoder's requests and the shortcuts' (``ActionTargetUpdate``) come here alike.
+    func answerMutation<Request>(
         _ call: ServerCall,
         _ request: Request,
+        _ requestBytes: ArraySlice<UInt8>,
         _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
     ) {
         guard let caller = caller(of: call) else { return }
@@ -181,7 +184,7 @@ public final class HomeAPI {
             call.fail(APIFailure(error, field: "metadata \(Self.idempotencyKeyMetadata)").status)
             return
         }
-        let digest = Self.digest(call.method, request)
+        let digest = Self.digest(call.method, requestBytes)
         if let record = store.idempotencyRecord(for: caller.account, key: key) {
             guard record.requestDigest == digest else {
                 call.fail(
@@ -222,19 +225,6 @@ public final class HomeAPI {
             with: outcome ?? Outcome(failure: CallStatus(code: .internal, message: "no outcome")),
             after: ticket
         )
-    }
-
-    /// ``answerMutation(_:_:_:)`` for a request a shortcut read from its bytes (not a generated
-    /// message): returns `false`, answering nothing, for a call with an idempotency key, whose
-    /// outcome the general path records under a digest of the generated message.
-    func answerUnkeyedMutation<Request>(
-        _ call: ServerCall,
-        _ request: Request,
-        _ body: (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
-    ) -> Bool {
-        guard Self.idempotencyKey(of: call) == nil else { return false }
-        if let caller = caller(of: call) { commit(call, request, caller, body) }
-        return true
     }
 
     /// Makes the change `body` makes in one scoped write and answers once it is durable.
@@ -291,11 +281,11 @@ public final class HomeAPI {
         call.metadata.first { $0.key == idempotencyKeyMetadata }.map { String(decoding: $0.value, as: UTF8.self) }
     }
 
-    private static func digest(_ method: String, _ request: some SwiftProtobuf.Message) -> [UInt8] {
+    private static func digest(_ method: String, _ requestBytes: ArraySlice<UInt8>) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(data: Array(method.utf8))
         hasher.update(data: [0])
-        hasher.update(data: (try? request.encodedBytes()) ?? [])
+        hasher.update(data: requestBytes)
         return Array(hasher.finalize())
     }
 }

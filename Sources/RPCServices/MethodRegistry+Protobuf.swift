@@ -15,6 +15,17 @@ extension MethodRegistry {
         shortcut: ((ServerCall, ArraySlice<UInt8>) -> Bool)? = nil,
         handler: @escaping (ServerCall, Request) -> Void
     ) {
+        registerUnary(name, request: request, shortcut: shortcut) { call, request, _ in handler(call, request) }
+    }
+
+    /// ``registerUnary(_:request:shortcut:handler:)`` with a handler that also gets the request's
+    /// bytes as received (an idempotency key's record is kept under their digest).
+    public mutating func registerUnary<Request: SwiftProtobuf.Message>(
+        _ name: String,
+        request: Request.Type,
+        shortcut: ((ServerCall, ArraySlice<UInt8>) -> Bool)? = nil,
+        handler: @escaping (ServerCall, Request, ArraySlice<UInt8>) -> Void
+    ) {
         let decoding = Self.decoding(Request.self, handler)
         guard let shortcut else {
             register(name, kind: .unary, handler: decoding)
@@ -34,12 +45,16 @@ extension MethodRegistry {
         request: Request.Type,
         handler: @escaping (ServerCall, Request) -> Void
     ) {
-        register(name, kind: .serverStreaming, handler: Self.decoding(Request.self, handler))
+        register(
+            name,
+            kind: .serverStreaming,
+            handler: Self.decoding(Request.self) { call, request, _ in handler(call, request) }
+        )
     }
 
     private static func decoding<Request: SwiftProtobuf.Message>(
         _: Request.Type,
-        _ handler: @escaping (ServerCall, Request) -> Void
+        _ handler: @escaping (ServerCall, Request, ArraySlice<UInt8>) -> Void
     ) -> CallHandler {
         { call, bytes in
             // An empty message is the default one (a health check's, a listing's): skip the decoder.
@@ -47,7 +62,7 @@ extension MethodRegistry {
                 call.fail(CallStatus(code: .invalidArgument, message: "cannot decode \(Request.protoMessageName)"))
                 return
             }
-            handler(call, request)
+            handler(call, request, bytes)
         }
     }
 }

@@ -280,6 +280,50 @@ import Wire
         await again.close()
     }
 
+    /// The store write the SDK sends most (UpdateActionTargetValue, read from its bytes by a
+    /// shortcut) keeps its idempotency key's outcome like every other mutation.
+    @Test func aKeyedActionTargetUpdateIsAppliedOnce() async throws {
+        let server = try await HomedProcess.launch()
+        let client = server.client()
+        let home = client.home(try await client.addHome(named: "Home").id.uuid)
+        let simulators = try await Simulators(server)
+        let lamp = try await simulators.pair(Advertised.bulb("Lamp"), into: home).accessories[0]
+        let actionSet = try await home.addActionSet(named: "Reading").id.uuid
+        let action = UUID()
+        try await home.addAction(
+            writing: .int(40),
+            to: lamp.characteristic(Advertised.brightness).id.uuid,
+            in: actionSet,
+            actionID: action
+        )
+        func update(to value: Int64, key: String) async throws(HomeClientError) -> Int64 {
+            let request = Home_V1_UpdateActionTargetValueRequest.with {
+                $0.homeID = home.id.data
+                $0.actionSetID = actionSet.data
+                $0.actionID = action.data
+                $0.targetValue = .int(value)
+            }
+            let answer = try await client.call(
+                "home.v1.HomeService/UpdateActionTargetValue",
+                request,
+                returning: Home_V1_UpdateActionTargetValueResponse.self,
+                idempotencyKey: key
+            )
+            return answer.actionSet.actions[0].targetValue.signedValue
+        }
+        #expect(try await update(to: 10, key: "first") == 10)
+        #expect(try await update(to: 20, key: "second") == 20)
+        // The first call retried: its first answer, and nothing changes.
+        #expect(try await update(to: 10, key: "first") == 10)
+        let stored = try await home.get().actionSets.first { $0.id == actionSet.data }
+        #expect(stored?.actions[0].targetValue.signedValue == 20)
+        await expectFailure(.invalidArgument, nil, "another request under a used key") {
+            _ = try await update(to: 30, key: "first")
+        }
+        await client.close()
+        await simulators.close()
+    }
+
     @Test func badInputGetsAPreciseErrorAndTheServerKeepsServing() async throws {
         let server = try await HomedProcess.launch()
         let client = server.client()
