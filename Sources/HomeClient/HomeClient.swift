@@ -30,6 +30,8 @@ public actor HomeClient {
     /// The connection's settings: its frame size, handshake timeout and keepalive.
     public let connectionConfiguration: ClientConnection.Configuration
     private var client: RPCClient?
+    /// The connection on which a call with the token was answered: later calls there go without it.
+    private var authenticated: RPCClient?
     private var connecting: Task<RPCClient, any Error>?
     /// Connections that used up their stream ids, closed by the server once their calls end (or by
     /// ``close()``).
@@ -65,6 +67,7 @@ public actor HomeClient {
     public func close() async {
         let current = client
         client = nil
+        authenticated = nil
         await current?.close()
         for rpc in retired { await rpc.close() }
         retired = []
@@ -79,16 +82,34 @@ public actor HomeClient {
         returning: Response.Type = Response.self,
         idempotencyKey: String? = nil
     ) async throws(HomeClientError) -> Response {
-        var metadata = callMetadata
+        var metadata = traceMetadata
         if let idempotencyKey {
             metadata.append(MetadataEntry(key: "idempotency-key", value: Array(idempotencyKey.utf8)))
         }
         var resent = false
         while true {
             let rpc = try await connection()
+            // The token goes with the calls made until the connection has authenticated: the server
+            // keeps the connection's principal (docs/PROTOCOL.md, "Authentication").
+            let sendsToken = authenticated !== rpc
             do {
-                return try await ProtoCall.unary(rpc, method, request, timeout: timeout, metadata: metadata)
+                let response: Response = try await ProtoCall.unary(
+                    rpc,
+                    method,
+                    request,
+                    timeout: timeout,
+                    metadata: sendsToken ? [authorization] + metadata : metadata
+                )
+                if sendsToken { authenticated = rpc }
+                return response
             } catch {
+                if sendsToken, error.homeKitCode != nil { authenticated = rpc }
+                // Taken for authenticated by a call that does not authenticate (a health check):
+                // the same call again, with the token.
+                if !sendsToken, error.status == .unauthenticated, authenticated === rpc {
+                    authenticated = nil
+                    continue
+                }
                 if error.usedUpStreamIDs {
                     // Its open calls finish there; the server closes it after them.
                     retireConnection(rpc)
@@ -131,13 +152,13 @@ public actor HomeClient {
     ) async throws(HomeClientError) -> ResponseStream {
         let bytes = try ProtoCall.encode(request)
         let rpc = try await connection()
-        return rpc.serverStream(method, request: bytes, metadata: callMetadata)
+        return rpc.serverStream(method, request: bytes, metadata: [authorization] + traceMetadata)
     }
 
-    /// Every call's metadata: the token, and the task's trace id if it set one.
-    private var callMetadata: [MetadataEntry] {
-        guard let traceID = Self.traceID else { return [authorization] }
-        return [authorization, MetadataEntry(key: "trace-id", value: Array(traceID.utf8))]
+    /// The task's trace id, if it set one.
+    private var traceMetadata: [MetadataEntry] {
+        guard let traceID = Self.traceID else { return [] }
+        return [MetadataEntry(key: "trace-id", value: Array(traceID.utf8))]
     }
 
     /// A stream failed for a transport reason, or found its connection's stream ids used up: the
@@ -176,6 +197,7 @@ public actor HomeClient {
     }
 
     private func dropConnection(_ rpc: RPCClient) {
+        if authenticated === rpc { authenticated = nil }
         guard client === rpc else { return }
         client = nil
         Task { await rpc.close() }
@@ -183,6 +205,7 @@ public actor HomeClient {
 
     /// Takes no more calls on `rpc` but leaves its open calls and streams to finish.
     private func retireConnection(_ rpc: RPCClient) {
+        if authenticated === rpc { authenticated = nil }
         guard client === rpc else { return }
         client = nil
         retired.append(rpc)
