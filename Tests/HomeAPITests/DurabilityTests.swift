@@ -18,6 +18,10 @@ import Wire
         let (endpoint, token) = (server.endpoint, server.ownerToken)
         var acknowledgedInAll = 0
         for cycle in 1...20 {
+            // The crash comes after a different number of acknowledged rooms in each cycle (or once
+            // every writer stopped: the home can be full).
+            let tally = Tally()
+            let finished = Tally()
             let writers = (0..<4).map { writer in
                 Task { () -> [String] in
                     let client = HomeClient(endpoint: endpoint, token: token, timeout: .seconds(5), retries: 0)
@@ -28,6 +32,7 @@ import Wire
                         do {
                             _ = try await home.addRoom(named: name)
                             acknowledged.append(name)
+                            tally.add()
                         } catch {
                             break
                         }
@@ -37,10 +42,12 @@ import Wire
                         }
                     }
                     await client.close()
+                    finished.add()
                     return acknowledged
                 }
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 20...300)))
+            let target = Int.random(in: 1...60)
+            try await eventually(within: 30) { tally.value >= target || finished.value == writers.count }
             server.crash()
             var acknowledged: [String] = []
             for writer in writers { acknowledged += await writer.value }
@@ -180,6 +187,7 @@ import Wire
         }
         await setup.close()
         let (endpoint, token) = (server.endpoint, server.ownerToken)
+        let tally = Tally()
         let writers = lamps.map { characteristic in
             Task { () -> (last: Int64?, unexpected: [String]) in
                 let client = HomeClient(endpoint: endpoint, token: token, timeout: .seconds(10), retries: 0)
@@ -189,6 +197,7 @@ import Wire
                     do {
                         try await client.home(homeID).writeCharacteristic(characteristic, .int(value % 101))
                         last = value % 101
+                        tally.add()
                     } catch {
                         // Refused during the drain (retryable) or cut when the server went away.
                         if (error as? HomeClientError)?.status != .unavailable { unexpected.append("\(error)") }
@@ -199,7 +208,8 @@ import Wire
                 return (last, unexpected)
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Under load: the drain starts once the writers have had writes acknowledged.
+        try await tally.reach(50)
         let status = server.stop()
         #expect(status == 0)
         var results: [(Int64?, [String])] = []

@@ -1,4 +1,6 @@
 import HomeClient
+import HomeProto
+import Synchronization
 import Testing
 import Wire
 
@@ -29,4 +31,34 @@ func expectFailure(
 func asReceived(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
     let buffer: [UInt8] = [0xFF, 0x0A, 0x10] + bytes + [0x0A, 0x10, 0xFF]
     return buffer[3..<3 + bytes.count]
+}
+
+/// A count that tasks add to, for a test to wait until it reaches a number instead of sleeping.
+final class Tally: Sendable {
+    private let count = Mutex(0)
+
+    func add() { count.withLock { $0 += 1 } }
+
+    var value: Int { count.withLock { $0 } }
+
+    /// Returns once the count is at least `target`.
+    /// - Throws: when it is not within `seconds`.
+    func reach(_ target: Int, within seconds: Int = 30) async throws {
+        let value = self
+        try await eventually(within: seconds) { value.value >= target }
+    }
+}
+
+extension HomedProcess {
+    /// How many calls of `method` the server has ended since it started (its ServerInfo).
+    func calls(of method: String) async throws -> UInt64 {
+        let client = client()
+        defer { Task { await client.close() } }
+        let info = try await client.call(
+            "home.v1.ServerInfo/Get",
+            Home_V1_ServerInfoRequest(),
+            returning: Home_V1_ServerInfoResponse.self
+        )
+        return info.methods.first { $0.method == method }?.calls ?? 0
+    }
 }

@@ -90,9 +90,11 @@ import Testing
         // The first run pairs; the second, under which the server dies, attaches.
         _ = try fleet(server, state: state)
         let run = try startFleet(server, state: state, duration: 10)
-        try await Task.sleep(for: .seconds(2.5))
+        // Killed once the fleet is at work: its accessories report through the server.
+        try await eventually(within: 30) {
+            try await server.calls(of: "home.v1.AccessoryLink/ReportValues") >= 100
+        }
         server.crash()
-        try await Task.sleep(for: .milliseconds(300))
         try await server.start()
         let result = try run.finish()
         #expect(result["link_failures"] as? Int == 10)
