@@ -53,9 +53,9 @@ WRITE_HEX=${READ_HEX}1a021032
 STORE_WRITE_HEX=$(bench_scene "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$READ_HEX")
 lean_accessory 127.0.0.1 "$HOMED_PORT" "$WORK"
 
-homed_rate() {  # method request-hex connections depth
+homed_rate() {  # method request-hex connections depth [--idempotency-keys]
     loadgen_rate --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token" \
-        --method "home.v1.HomeService/$1" --request-hex "$2" --connections "$3" --depth "$4"
+        --method "home.v1.HomeService/$1" --request-hex "$2" --connections "$3" --depth "$4" "${@:5}"
 }
 
 start_redis() {  # extra redis-server arguments
@@ -67,8 +67,8 @@ start_redis() {  # extra redis-server arguments
     sleep 1
 }
 
-homed_cload_rate() {  # method request-hex connections depth
-    cload_rate hrpc "$HOMED_PORT" "$3" "$4" "home.v1.HomeService/$1" "$2" "$WORK/homed-owner.token"
+homed_cload_rate() {  # method request-hex connections depth [hrpc-keyed]
+    cload_rate "${5:-hrpc}" "$HOMED_PORT" "$3" "$4" "home.v1.HomeService/$1" "$2" "$WORK/homed-owner.token"
 }
 
 if $PAIRS_ONLY; then
@@ -79,24 +79,27 @@ if $PAIRS_ONLY; then
             read)
                 start_redis --appendonly no
                 name="cached read vs GET" method=ReadCharacteristic hex=$READ_HEX redis_call="GET key:__rand_int__"
+                protocol=hrpc
                 ;;
             always)
                 start_redis --appendonly yes --appendfsync always
                 name="durable write vs SET (appendfsync always)" method=WriteCharacteristic hex=$WRITE_HEX
-                redis_call="SET key:__rand_int__ xxx"
+                redis_call="SET key:__rand_int__ xxx" protocol=hrpc-keyed
                 ;;
             store)
                 # The same durable path without the accessory's round trip: an action's target value.
                 start_redis --appendonly yes --appendfsync always
                 name="durable store write (UpdateActionTargetValue) vs SET (always)"
                 method=UpdateActionTargetValue hex=$STORE_WRITE_HEX redis_call="SET key:__rand_int__ xxx"
+                protocol=hrpc-keyed
                 ;;
         esac
         for shape in "1 1" "1 16" "50 1" "50 16"; do
             read -r connections depth <<<"$shape"
             read -r ours theirs medians sums low high up < <(
-                cload_pairs "$connections" "$depth" "$HOMED_PORT" "home.v1.HomeService/$method $hex $WORK/homed-owner.token" \
-                    "$REDIS_PORT" "$redis_call"
+                cload_pairs_of "$connections" "$depth" \
+                    "$protocol $HOMED_PORT home.v1.HomeService/$method $hex $WORK/homed-owner.token" \
+                    "redis $REDIS_PORT $redis_call"
             )
             echo "| $name | $connections × $depth | $ours | $theirs | $medians | $sums | $low–$high | $up |"
         done
@@ -123,9 +126,9 @@ for fsync in always everysec; do
     for connections in 1 50; do
         for depth in 1 16; do
             guess=$(( connections * depth * 5000 )); [ "$guess" -gt 400000 ] && guess=400000
-            ours=$(homed_rate WriteCharacteristic "$WRITE_HEX" "$connections" "$depth")
+            ours=$(homed_rate WriteCharacteristic "$WRITE_HEX" "$connections" "$depth" --idempotency-keys)
             theirs=$(loadgen_redis_rate SET "$connections" "$depth")
-            ours_c=$(homed_cload_rate WriteCharacteristic "$WRITE_HEX" "$connections" "$depth")
+            ours_c=$(homed_cload_rate WriteCharacteristic "$WRITE_HEX" "$connections" "$depth" hrpc-keyed)
             theirs_c=$(cload_rate redis "$REDIS_PORT" "$connections" "$depth" SET key:__rand_int__ xxx)
             reference=$(redis_benchmark_rate set "$connections" "$depth" "$guess")
             echo "| durable write vs SET (appendfsync $fsync) | $connections | $depth | $ours | $theirs | $(ratio "$ours" "$theirs") | $ours_c | $theirs_c | $(ratio "$ours_c" "$theirs_c") | $reference |"

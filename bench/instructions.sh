@@ -94,10 +94,12 @@ count() {  # pid callgrind-file calls loadgen-arguments... : prints instructions
     loop=$(awk -v calls="$calls" '/^summary:/ { printf "%.0f", $2 / calls }' "${existing[0]}")
     if [ "${COUNT_LOOP_THREAD:-}" = yes ]; then echo "$loop $total"; else echo "$total"; fi
 }
-homed_count() {  # calls connections depth method [request-hex]
+# Calls go as the Swift SDK sends them: a 30 s deadline on each (loadgen's default), the token on
+# a connection's first call, and an idempotency key on each write (--idempotency-keys).
+homed_count() {  # calls connections depth method [request-hex [loadgen flags...]]
     count "$(pgrep -f "homed-stripped --port $HOMED_PORT" | head -1)" "$WORK/homed.callgrind" "$1" \
         --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token" --connections "$2" --depth "$3" \
-        --method "$4" --request-hex "${5:-}"
+        --method "$4" --request-hex "${5:-}" "${@:6}"
 }
 redis_count() {  # calls connections depth
     count "$(pgrep -f "redis-server.*:$REDIS_PORT" | head -1)" "$WORK/redis.callgrind" "$1" \
@@ -111,23 +113,23 @@ measured[read-1x1]=$(homed_count "$CALLS_1X1" 1 1 home.v1.HomeService/ReadCharac
 measured[read-50x16]=$(homed_count "$CALLS_50X16" 50 16 home.v1.HomeService/ReadCharacteristic "$READ_HEX")
 # A write of signed_value 50 (field 3: value { signed_value (field 2) }), forwarded to the simulator.
 read -r measured[write-loop-50x16] write_total < <(
-    COUNT_LOOP_THREAD=yes SETTLE_SECONDS=3 homed_count "$WRITES_50X16" 50 16 home.v1.HomeService/WriteCharacteristic "${READ_HEX}1a021032"
+    COUNT_LOOP_THREAD=yes SETTLE_SECONDS=3 homed_count "$WRITES_50X16" 50 16 home.v1.HomeService/WriteCharacteristic "${READ_HEX}1a021032" --idempotency-keys
 )
 measured[write-total-50x16]=$write_total
 # A durable write through the store without the accessory: an action's target value (the checks,
 # the action set's row, an event, its share of a group commit).
 STORE_WRITE_HEX=$(bench_scene "$BIN" "127.0.0.1:$HOMED_PORT" "$WORK/homed-owner.token" "$READ_HEX")
 read -r measured[store-write-loop-50x16] store_write_total < <(
-    COUNT_LOOP_THREAD=yes homed_count "$WRITES_50X16" 50 16 home.v1.HomeService/UpdateActionTargetValue "$STORE_WRITE_HEX"
+    COUNT_LOOP_THREAD=yes homed_count "$WRITES_50X16" 50 16 home.v1.HomeService/UpdateActionTargetValue "$STORE_WRITE_HEX" --idempotency-keys
 )
 measured[store-write-total-50x16]=$store_write_total
 # The same two writes one at a time (1 × 1): each is a commit of its own, so what is paid once a
 # commit (the hand-off to the writer, SQLite's transaction, the commit's completion) shows whole.
 read -r measured[write-loop-1x1] measured[write-total-1x1] < <(
-    COUNT_LOOP_THREAD=yes SETTLE_SECONDS=3 homed_count "$WRITES_1X1" 1 1 home.v1.HomeService/WriteCharacteristic "${READ_HEX}1a021032"
+    COUNT_LOOP_THREAD=yes SETTLE_SECONDS=3 homed_count "$WRITES_1X1" 1 1 home.v1.HomeService/WriteCharacteristic "${READ_HEX}1a021032" --idempotency-keys
 )
 read -r measured[store-write-loop-1x1] measured[store-write-total-1x1] < <(
-    COUNT_LOOP_THREAD=yes homed_count "$WRITES_1X1" 1 1 home.v1.HomeService/UpdateActionTargetValue "$STORE_WRITE_HEX"
+    COUNT_LOOP_THREAD=yes homed_count "$WRITES_1X1" 1 1 home.v1.HomeService/UpdateActionTargetValue "$STORE_WRITE_HEX" --idempotency-keys
 )
 
 if $CHECK; then

@@ -59,6 +59,12 @@ struct UnaryLoad: ParsableCommand {
     @Option(help: "File with the bearer token each connection authenticates with (its first call carries it).")
     var tokenFile: String?
 
+    @Option(help: "Each call's deadline in milliseconds, as the Swift SDK sends it (30 s by default); 0 for none.")
+    var timeoutMs: UInt32 = 30_000
+
+    @Flag(help: "Send a fresh idempotency-key with every call, as the SDK does with every mutation.")
+    var idempotencyKeys = false
+
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
@@ -179,6 +185,8 @@ struct UnaryLoad: ParsableCommand {
                             request: request,
                             depth: depth,
                             authorization: authorization,
+                            timeoutMilliseconds: timeoutMs,
+                            keys: idempotencyKeys ? IdempotencyKeys(connection: drivers.count) : nil,
                             meter: meter
                         )
                     )
@@ -267,6 +275,9 @@ final class UnaryDriver: PipelinedDriver {
     private var isStopping = false
     /// Sent with the connection's first call only: it authenticates the connection.
     private var authorization: [MetadataEntry]
+    let timeoutMilliseconds: UInt32
+    /// A fresh idempotency key for each call, when the load sends them.
+    private var keys: IdempotencyKeys?
 
     init(
         connection: ClientConnection,
@@ -274,6 +285,8 @@ final class UnaryDriver: PipelinedDriver {
         request: [UInt8],
         depth: Int,
         authorization: [MetadataEntry],
+        timeoutMilliseconds: UInt32,
+        keys: IdempotencyKeys?,
         meter: CallMeter
     ) {
         self.connection = connection
@@ -281,6 +294,8 @@ final class UnaryDriver: PipelinedDriver {
         self.request = request
         self.depth = depth
         self.authorization = authorization
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.keys = keys
         self.meter = meter
     }
 
@@ -308,13 +323,58 @@ final class UnaryDriver: PipelinedDriver {
     /// Starts a call; closed loop (`again`) starts the next one as it completes.
     private func call(startingAt start: ContinuousClock.Instant = .now, again: Bool = true) {
         guard !isStopping, connection.isOpen else { return }
-        let metadata = authorization
+        var metadata = authorization
         authorization = []
+        if keys != nil { metadata.append(MetadataEntry(key: "idempotency-key", value: keys!.next())) }
         inFlight += 1
-        connection.unary(method, request: request, metadata: metadata) { [unowned self] result in
+        connection.unary(
+            method,
+            request: request,
+            timeoutMilliseconds: timeoutMilliseconds,
+            metadata: metadata
+        ) { [unowned self] result in
             inFlight -= 1
             if case .failure = result { meter.record(since: start, failed: true) } else { meter.record(since: start) }
             if again { call() }
         }
+    }
+}
+
+/// Idempotency keys as the SDK makes them (a UUID's 36 characters), each used once: a connection's
+/// number and a count in the UUID's layout, so that a key costs the client no random bytes.
+struct IdempotencyKeys {
+    private var prefix: [UInt8]
+    private var count: UInt64 = 0
+
+    init(connection: Int) {
+        // "xxxxxxxx-xxxx-4xxx-8xxx-" from the process and the connection, then 12 digits of count.
+        let process = UInt32(truncatingIfNeeded: getpid())
+        let text = Self.hex(UInt64(process), digits: 8) + "-" + Self.hex(UInt64(connection), digits: 4) + "-4000-8000-"
+        prefix = Array(text.utf8)
+    }
+
+    mutating func next() -> [UInt8] {
+        count += 1
+        var key = prefix
+        key.reserveCapacity(36)
+        var digits = count
+        var tail = [UInt8](repeating: UInt8(ascii: "0"), count: 12)
+        var index = 11
+        while digits > 0 && index >= 0 {
+            tail[index] = Self.digit(UInt8(digits & 0xF))
+            digits >>= 4
+            index -= 1
+        }
+        key += tail
+        return key
+    }
+
+    private static func digit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+    }
+
+    private static func hex(_ value: UInt64, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + String(text.suffix(digits))
     }
 }

@@ -7,7 +7,7 @@
  * our Swift load generator (which spends more per call on our protocol than on RESP): with it both
  * servers saturate.
  *
- *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc  HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
+ *   cload [--deadline-ms MS] [--keys] [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc  HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
  *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP ARG...  (e.g. GET key)
  *   cload grpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
  *   cload accessory HOST PORT ATTACH-REQUEST-HEX [EXTRA-CREDIT]
@@ -16,6 +16,11 @@
  * /METHOD with the length-prefixed request, the token as `authorization: Bearer` on every call, as
  * gRPC has no per-connection principal); a call counts when its stream closes, and is an error
  * unless its trailers said grpc-status 0.
+ *
+ * HomeRPC calls carry what the Swift SDK's carry: a deadline (--deadline-ms, 30000 by default as in
+ * the SDK; 0 for none) and, with --keys, a fresh idempotency-key (36 characters, as the SDK's UUIDs)
+ * on each, as the SDK sends with every mutation. The token goes on the connection's first call only,
+ * as the SDK sends it.
  *
  * With TOKEN-FILE, each HomeRPC connection first authenticates with the bearer token in it (on a call
  * of METHOD with an empty request, whose answer is not counted). Prints one line: calls per second
@@ -161,19 +166,30 @@ static void frame_header(struct buffer *b, uint32_t length, unsigned char type, 
     append(b, h, 10);
 }
 
-/* CALL_START (no timeout) with the given metadata, then the request MESSAGE with END_STREAM. */
+/* An idempotency key as the SDK sends one (a UUID's 36 characters): a fixed prefix from the process,
+ * then 12 hex digits of a count that queue_request writes in place for each call (KEY_COUNT_DIGITS). */
+#define KEY_LENGTH 36
+#define KEY_COUNT_DIGITS 12
+static size_t key_offset;  /* HRPC with --keys: where the key's count digits lie in the template */
+static uint64_t keys_sent; /* keys used so far, all connections */
+
+/* CALL_START with `timeout_ms` (0: none), the token if any and, with `with_key`, an idempotency key
+ * whose last KEY_COUNT_DIGITS are patched per call; then the request MESSAGE with END_STREAM. */
 static void hrpc_call(struct buffer *b, const char *method, const unsigned char *request, size_t request_length,
-                      const char *token, uint32_t stream) {
+                      const char *token, uint32_t stream, uint32_t timeout_ms, int with_key) {
     size_t method_length = strlen(method);
     char authorization[600] = "";
     if (token) snprintf(authorization, sizeof authorization, "Bearer %s", token);
     size_t value_length = strlen(authorization);
-    size_t payload = 2 + method_length + 4 + 2 + (token ? 1 + 13 + 2 + value_length : 0);
+    size_t payload = 2 + method_length + 4 + 2 + (token ? 1 + 13 + 2 + value_length : 0) +
+                     (with_key ? 1 + 15 + 2 + KEY_LENGTH : 0);
     frame_header(b, payload, 0x02, 0, stream);
     unsigned char field[4] = {method_length >> 8, method_length};
     append(b, field, 2);
     append(b, method, method_length);
-    unsigned char timeout_and_count[6] = {0, 0, 0, 0, 0, token ? 1 : 0};
+    unsigned char timeout_and_count[6];
+    put32(timeout_and_count, timeout_ms);
+    timeout_and_count[4] = 0, timeout_and_count[5] = (token ? 1 : 0) + (with_key ? 1 : 0);
     append(b, timeout_and_count, 6);
     if (token) {
         unsigned char key_length = 13;
@@ -182,6 +198,17 @@ static void hrpc_call(struct buffer *b, const char *method, const unsigned char 
         field[0] = value_length >> 8, field[1] = value_length;
         append(b, field, 2);
         append(b, authorization, value_length);
+    }
+    if (with_key) {
+        unsigned char key_length = 15;
+        append(b, &key_length, 1);
+        append(b, "idempotency-key", 15);
+        field[0] = 0, field[1] = KEY_LENGTH;
+        append(b, field, 2);
+        char key[KEY_LENGTH + 1];
+        snprintf(key, sizeof key, "%08X-0000-4000-8000-%012X", (unsigned)getpid(), 0);
+        append(b, key, KEY_LENGTH);
+        key_offset = b->used - KEY_COUNT_DIGITS;
     }
     frame_header(b, request_length, 0x03, 0x01, stream);
     append(b, request, request_length);
@@ -233,6 +260,11 @@ static void queue_request(struct connection *c) {
         put32(c->out.bytes + at + 6, c->next_stream);
         put32(c->out.bytes + at + message_offset + 6, c->next_stream);
         c->next_stream++;
+        if (key_offset) { /* a fresh key: the count's hex digits, least significant last */
+            uint64_t count = ++keys_sent;
+            unsigned char *digit = c->out.bytes + at + key_offset + KEY_COUNT_DIGITS;
+            for (int i = 0; i < KEY_COUNT_DIGITS; i++, count >>= 4) *--digit = "0123456789ABCDEF"[count & 0xF];
+        }
     }
 }
 
@@ -392,7 +424,7 @@ static int open_connection(const char *host, int port, const char *method, const
         struct buffer hello = {0};
         append(&hello, "HRPC\r\n\x00\x01", 8);
         frame_header(&hello, 0, 0x01, 0, 0); /* SETTINGS: the defaults */
-        if (token) hrpc_call(&hello, method, NULL, 0, token, 1); /* authenticates the connection */
+        if (token) hrpc_call(&hello, method, NULL, 0, token, 1, 0, 0); /* authenticates the connection */
         if (write(fd, hello.bytes, hello.used) != (ssize_t)hello.used) die("write hello");
         free(hello.bytes);
         unsigned char header[10];
@@ -535,7 +567,7 @@ static int run_accessory(const char *host, int port, const char *attach_hex, uin
     size_t attach_length;
     unsigned char *attach = from_hex(attach_hex, &attach_length);
     struct buffer in = {0}, out = {0}, answer = {0};
-    hrpc_call(&out, "home.v1.AccessoryLink/Attach", attach, attach_length, NULL, 1);
+    hrpc_call(&out, "home.v1.AccessoryLink/Attach", attach, attach_length, NULL, 1, 0, 0);
     free(attach);
     if (extra_credit > 0) {
         unsigned char increment[4];
@@ -543,7 +575,7 @@ static int run_accessory(const char *host, int port, const char *attach_hex, uin
         frame_header(&out, 4, 0x06, 0, 1);
         append(&out, increment, 4);
     }
-    hrpc_call(&answer, "home.v1.AccessoryLink/AnswerCommand", NULL, 0, NULL, 0);
+    hrpc_call(&answer, "home.v1.AccessoryLink/AnswerCommand", NULL, 0, NULL, 0, 0, 0);
     size_t answer_message = answer.used - 10; /* the empty request's MESSAGE header */
     answer.used = answer_message;             /* the CALL_START; each answer adds its own MESSAGE */
     uint64_t *queued = NULL;
@@ -642,6 +674,21 @@ static int run_accessory(const char *host, int port, const char *attach_hex, uin
 int main(int argc, char **argv) {
     double rate = 0;
     const char *histogram_path = NULL;
+    /* HomeRPC calls go as the Swift SDK sends them: a 30 s deadline on each, and, with --keys, a
+     * fresh idempotency key on each (the SDK's mutations carry one). */
+    uint32_t deadline_ms = 30000;
+    int with_keys = 0;
+    for (;;) {
+        if (argc > 2 && strcmp(argv[1], "--deadline-ms") == 0) {
+            deadline_ms = (uint32_t)strtoul(argv[2], NULL, 10);
+            argv += 2, argc -= 2;
+        } else if (argc > 1 && strcmp(argv[1], "--keys") == 0) {
+            with_keys = 1;
+            argv += 1, argc -= 1;
+        } else {
+            break;
+        }
+    }
     if (argc == 3 && strcmp(argv[1], "--percentiles") == 0) return pooled_percentiles(argv[2]);
     if ((argc == 5 || argc == 6) && strcmp(argv[1], "accessory") == 0) {
         protocol = HRPC;
@@ -660,7 +707,7 @@ int main(int argc, char **argv) {
         }
     }
     if (argc < 9 || rate < 0 || burst < 1) {
-        fprintf(stderr, "usage: cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc HOST PORT CONNECTIONS "
+        fprintf(stderr, "usage: cload [--deadline-ms MS] [--keys] [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc HOST PORT CONNECTIONS "
                         "DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]\n"
                         "       cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS "
                         "DEPTH SECONDS WARMUP ARG...\n"
@@ -686,7 +733,7 @@ int main(int argc, char **argv) {
             grpc_prepare(host, argv[3], method, request, request_length, token);
             token = NULL; /* sent with every call, not on a call of its own */
         } else {
-            hrpc_call(&request_template, method, request, request_length, NULL, 0);
+            hrpc_call(&request_template, method, request, request_length, NULL, 0, deadline_ms, with_keys);
             message_offset = request_template.used - 10 - request_length;
         }
         free(request);

@@ -42,12 +42,15 @@ build_cload() {
     CLOAD="$PWD/bench/cload/.build/cload"
 }
 
-# One cload run of SECONDS_PER_RUN after a second's warm-up, on CPU 1; prints its calls/s.
+# One cload run of SECONDS_PER_RUN after a second's warm-up, on CPU 1; prints its calls/s. Our calls
+# go as the Swift SDK sends them (cload's default: a 30 s deadline on each); PROTOCOL hrpc-keyed adds
+# a fresh idempotency key to each, as the SDK sends with every mutation.
 #   cload_once CONNECTIONS DEPTH PROTOCOL PORT ARGUMENTS...  (method request-hex [token-file] | redis arguments)
 cload_once() {
-    local connections=$1 depth=$2 protocol=$3 port=$4
+    local connections=$1 depth=$2 protocol=$3 port=$4 flags=()
     shift 4
-    taskset -c 1 "$CLOAD" "$protocol" 127.0.0.1 "$port" "$connections" "$depth" "$SECONDS_PER_RUN" 1 "$@" \
+    if [ "$protocol" = hrpc-keyed ]; then protocol=hrpc flags=(--keys); fi
+    taskset -c 1 "$CLOAD" "${flags[@]}" "$protocol" 127.0.0.1 "$port" "$connections" "$depth" "$SECONDS_PER_RUN" 1 "$@" \
         || { echo "cload failed" >&2; exit 1; }
 }
 
