@@ -88,7 +88,9 @@ extension HomeStore {
     /// Drops the account's keys that are past the window or over the count or the bytes, counting
     /// `incoming` as already kept (oldest first).
     func forgetIdempotencyKeys(of account: AccountID, makingRoomFor incoming: IdempotencyRecord? = nil) {
-        guard var order = idempotencyOrder[account] else { return }
+        // Taken out of the table, not copied: a copy left the table's reference behind, and the
+        // first key dropped then copied all 10,000 of a busy account's keys, on every keyed write.
+        guard var order = idempotencyOrder.removeValue(forKey: account) else { return }
         let countLimit = Self.idempotencyKeysPerAccount - (incoming == nil ? 0 : 1)
         let byteLimit = Self.idempotencyBytesPerAccount - (incoming?.byteCount ?? 0)
         let cutoff = now - Self.idempotencyWindow
@@ -104,7 +106,7 @@ extension HomeStore {
             idempotency[id] = nil
             touch(.idempotency(id.account, id.key))
         }
-        idempotencyOrder[account] = order.isEmpty ? nil : order
+        if !order.isEmpty { idempotencyOrder[account] = order }
         idempotencyBytes[account] = order.isEmpty ? nil : bytes
     }
 }
