@@ -21,9 +21,14 @@ def check_accounts_and_homes(server):
     connection = Connection(server.address)
     _, end = connection.unary(HOME + "ListHomes")
     check("Authentication: a call without a token: UNAUTHENTICATED", end.code == UNAUTHENTICATED, end)
+    check("Authentication: without a token, the message says \"authenticate first\"",
+          end.message.startswith("authenticate first"), end)
     for token in ["nonsense", "hrt_" + "0" * 40, ""]:
         _, end = connection.unary(HOME + "ListHomes", metadata=bearer(token))
         check("Authentication: a wrong token %r: UNAUTHENTICATED" % token[:12], end.code == UNAUTHENTICATED, end)
+        if token:
+            check("Authentication: a token not accepted is told apart from none, without saying which it is",
+                  end.message == "the bearer token was not accepted: it is unknown or was revoked", end)
     _, end = connection.unary(HOME + "ListHomes", metadata=[("authorization", "Basic " + server.owner_token)])
     check("Authentication: not a bearer token: UNAUTHENTICATED", end.code == UNAUTHENTICATED, end)
 
