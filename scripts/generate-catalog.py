@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates Sources/HomeService/Catalog/StandardCatalog+Generated.swift from HAP-CATALOG.md.
 
-Usage: scripts/generate-catalog.py [path/to/HAP-CATALOG.md]   (default: ../shared/HAP-CATALOG.md)
+Usage: scripts/generate-catalog.py [path/to/HAP-CATALOG.md]   (default: docs/HAP-CATALOG.md)
 
 Every service's required and optional characteristics must name a characteristic of the table;
 the script fails otherwise, so the generated catalog is always self-consistent.
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "HAP-CATALOG.md"
+SOURCE = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "HAP-CATALOG.md"
 OUTPUT = ROOT / "Sources/HomeService/Catalog/StandardCatalog+Generated.swift"
 
 PERMISSIONS = {"pr": ".readable", "pw": ".writable", "ev": ".supportsEventNotification",

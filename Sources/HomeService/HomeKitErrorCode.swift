@@ -1,4 +1,4 @@
-/// HomeKit's `HMErrorCode` numbers (../shared/HOMEKIT.md), carried in every domain error and in the
+/// HomeKit's `HMErrorCode` numbers (docs/HOMEKIT.md), carried in every domain error and in the
 /// `homekit_code` of `home.v1.ErrorDetails`. The numbers are Apple's and must not change.
 public enum HomeKitErrorCode: Int32, CaseIterable, Sendable {
     case unexpectedError = -1

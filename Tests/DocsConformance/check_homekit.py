@@ -1,4 +1,4 @@
-"""Checks a real homed against the HomeKit rules of ../shared/HOMEKIT.md that docs/API.md promises to
+"""Checks a real homed against the HomeKit rules of docs/HOMEKIT.md that docs/API.md promises to
 keep, as an audit written from those rules would: bridges, rooms and zones, characteristic
 properties, services (associated types, names), service groups, action sets, timer triggers, members
 and a guest's rights, each with the HomeKit code the rule gives. The client is docs_client.py (written from the documents only).

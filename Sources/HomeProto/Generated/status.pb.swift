@@ -34,7 +34,7 @@ public nonisolated struct Home_V1_ErrorDetails: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// HomeKit's HMErrorCode number (../shared/HOMEKIT.md), e.g. 17 InsufficientPrivileges; 0 when the
+  /// HomeKit's HMErrorCode number (docs/HOMEKIT.md), e.g. 17 InsufficientPrivileges; 0 when the
   /// failure is not a HomeKit error (a protocol or transport fault).
   public var homekitCode: Int32 = 0
 

@@ -1,4 +1,4 @@
-/// Every HomeKit delegate callback, as an event kind (../shared/HOMEKIT.md, "Change notifications").
+/// Every HomeKit delegate callback, as an event kind (docs/HOMEKIT.md, "Change notifications").
 /// The raw values are persisted in the event log and will be sent on the wire: never renumber.
 public enum ChangeKind: UInt8, CaseIterable, Sendable {
     // HMHomeManagerDelegate

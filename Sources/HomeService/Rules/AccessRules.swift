@@ -8,7 +8,7 @@ public enum HomeRole: String, CaseIterable, Sendable {
     case guest
 }
 
-/// Everything a caller can ask of a home, for authorization (../shared/HOMEKIT.md, "Objects and
+/// Everything a caller can ask of a home, for authorization (docs/HOMEKIT.md, "Objects and
 /// operations" and "Access").
 public enum HomeOperation: String, CaseIterable, Sendable {
     // Reading and observing.

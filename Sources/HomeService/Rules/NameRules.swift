@@ -1,5 +1,5 @@
 /// HomeKit's naming rules for homes, rooms, zones, accessories, services, service groups, action sets
-/// and triggers (../shared/HOMEKIT.md, "Naming").
+/// and triggers (docs/HOMEKIT.md, "Naming").
 ///
 /// A name holds only letters and digits (any script: 卧室 and 厨房 are valid), spaces and apostrophes,
 /// and starts and ends with a letter or digit. Two names collide when they are equal ignoring case,

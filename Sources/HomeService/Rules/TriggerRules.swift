@@ -1,6 +1,6 @@
 import Foundation
 
-/// HomeKit's timer trigger rules (../shared/HOMEKIT.md, "Action sets and triggers"). Dates are
+/// HomeKit's timer trigger rules (docs/HOMEKIT.md, "Action sets and triggers"). Dates are
 /// milliseconds since the Unix epoch; recurrences are calendar units in the home's time zone.
 ///
 /// Every number here can come from a client, so each is bounded before any arithmetic: dates lie in

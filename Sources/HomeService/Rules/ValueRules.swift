@@ -1,5 +1,5 @@
 /// Checks a value written to a characteristic against its format and metadata
-/// (../shared/HOMEKIT.md, "Characteristics").
+/// (docs/HOMEKIT.md, "Characteristics").
 public enum ValueRules {
     /// How close a step times a power of ten must come to a whole number to count as having that
     /// many decimals (0.1 × 10 is exactly 1, but 0.7 × 10 is 7.000000000000001).

@@ -33,7 +33,7 @@ struct  Home__V1__ErrorDetails
 {
   ProtobufCMessage base;
   /*
-   * HomeKit's HMErrorCode number (../shared/HOMEKIT.md), e.g. 17 InsufficientPrivileges; 0 when the
+   * HomeKit's HMErrorCode number (docs/HOMEKIT.md), e.g. 17 InsufficientPrivileges; 0 when the
    * failure is not a HomeKit error (a protocol or transport fault).
    */
   int32_t homekit_code;
