@@ -176,6 +176,7 @@ let package = Package(
                 "rpc-client",
                 "LoadGen", "TestSupport",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,3 @@
-internal import Crypto
 import Foundation
 public import HomeProto
 public import HomeService
@@ -184,9 +183,8 @@ public final class HomeAPI {
             call.fail(APIFailure(error, field: "metadata \(Self.idempotencyKeyMetadata)").status)
             return
         }
-        let digest = Self.digest(call.method, requestBytes)
         if let record = store.idempotencyRecord(for: caller.account, key: key) {
-            guard record.requestDigest == digest else {
+            guard RequestDigest.matches(record.requestDigest, call.method, requestBytes) else {
                 call.fail(
                     CallStatus(
                         code: .invalidArgument,
@@ -198,6 +196,7 @@ public final class HomeAPI {
             reply(call, with: Outcome(stored: record.outcome), after: record.ticket)
             return
         }
+        let digest = RequestDigest.of(call.method, requestBytes)
         // The change and its remembered outcome go into one commit; a refusal is remembered too.
         var outcome: Outcome?
         var (_, ticket) = store.write(from: caller.session) { () throws(HomeServiceError) in
@@ -279,14 +278,6 @@ public final class HomeAPI {
 
     private static func idempotencyKey(of call: ServerCall) -> String? {
         call.metadata.first { $0.key == idempotencyKeyMetadata }.map { String(decoding: $0.value, as: UTF8.self) }
-    }
-
-    private static func digest(_ method: String, _ requestBytes: ArraySlice<UInt8>) -> [UInt8] {
-        var hasher = SHA256()
-        hasher.update(data: Array(method.utf8))
-        hasher.update(data: [0])
-        hasher.update(data: requestBytes)
-        return Array(hasher.finalize())
     }
 }
 

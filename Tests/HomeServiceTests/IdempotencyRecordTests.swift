@@ -73,4 +73,55 @@ import Testing
         try harness.reopen()
         #expect(remembered(keys, in: harness) == Array(keys.dropFirst()))
     }
+
+    /// An account's records of one commit share a row, and a row goes once every record in it is
+    /// forgotten: a row per record made the writer insert one and delete one per keyed write.
+    @Test(arguments: StoreKind.allCases)
+    func aCommitsRecordsShareARowThatGoesWithTheLastOfThem(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let guest = try harness.account("Guest")
+        _ = harness.store.write { () throws(HomeServiceError) in
+            for key in ["a", "b", "c"] {
+                try harness.store.recordIdempotency(for: harness.owner, key: key, requestDigest: [1], outcome: [2])
+            }
+            try harness.store.recordIdempotency(for: guest, key: "a", requestDigest: [1], outcome: [3])
+        }
+        harness.store.waitForCommits()
+        // One row for the owner's three, one for the guest's.
+        #expect(try harness.rowCount(of: StoreSchema.idempotencyBatch) == 2)
+        record(["d"], outcomeSize: 1, in: harness)
+        #expect(try harness.rowCount(of: StoreSchema.idempotencyBatch) == 3)
+        // A day later the first commit's records are past the window, and their row goes.
+        harness.clock.advance(by: HomeStore.idempotencyWindow - 2)
+        record(["e"], outcomeSize: 1, in: harness)
+        #expect(remembered(["a", "b", "c", "d", "e"], in: harness) == ["d", "e"])
+        // The guest's row stays until the guest's next write (or the next start) forgets it.
+        #expect(try harness.rowCount(of: StoreSchema.idempotencyBatch) == 4 - 1)
+        // The guest's record, as old, is forgotten at the next start, and its row goes too.
+        try harness.reopen()
+        harness.store.waitForCommits()
+        #expect(remembered(["a", "b", "c", "d", "e"], in: harness) == ["d", "e"])
+        #expect(harness.store.idempotencyRecord(for: guest, key: "a") == nil)
+        #expect(try harness.rowCount(of: StoreSchema.idempotencyBatch) == 2)
+    }
+
+    /// A key forgotten and used again is stored twice, in an old row that still holds newer records
+    /// and in a new one: a restart remembers the later outcome.
+    @Test(arguments: StoreKind.allCases)
+    func aKeyUsedAgainAfterItWasForgottenReloadsItsLaterOutcome(kind: StoreKind) throws {
+        let harness = try StoreHarness(kind)
+        let keys = (0..<HomeStore.idempotencyKeysPerAccount).map { "key-\($0)" }
+        record(keys, outcomeSize: 1, in: harness)
+        // key-0 is forgotten to make room, then used again with another outcome.
+        record(["extra"], outcomeSize: 1, in: harness)
+        #expect(harness.store.idempotencyRecord(for: harness.owner, key: "key-0") == nil)
+        _ = harness.store.write { () throws(HomeServiceError) in
+            try harness.store.recordIdempotency(for: harness.owner, key: "key-0", requestDigest: [9], outcome: [9])
+        }
+        harness.store.waitForCommits()
+        try harness.reopen()
+        #expect(harness.store.idempotencyRecord(for: harness.owner, key: "key-0")?.outcome == [9])
+        #expect(harness.store.idempotencyRecord(for: harness.owner, key: "key-1") == nil)
+        #expect(remembered(Array(keys.suffix(5)) + ["extra"], in: harness) == Array(keys.suffix(5)) + ["extra"])
+    }
 }

@@ -34,7 +34,8 @@ import Testing
                 .zone(ZoneID(raw)), .accessory(AccessoryID(raw)), .reachability(AccessoryID(raw)),
                 .service(ServiceID(raw)), .characteristic(CharacteristicID(raw)), .value(CharacteristicID(raw)),
                 .serviceGroup(ServiceGroupID(raw)), .actionSet(ActionSetID(raw)), .trigger(TriggerID(raw)),
-                .characteristicKind(number: Int32(truncatingIfNeeded: raw.low)), .idempotency(AccountID(raw), "key"),
+                .characteristicKind(number: Int32(truncatingIfNeeded: raw.low)),
+                .idempotencyBatch(Int64(truncatingIfNeeded: raw.high)),
             ]
         }
         let identifiers = (0..<500).map { _ in UniqueIdentifier.random() }

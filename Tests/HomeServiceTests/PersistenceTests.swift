@@ -124,7 +124,7 @@ import Testing
             UPDATE timer_trigger SET recurrence = 3600;
             ALTER TABLE timer_trigger DROP COLUMN recurrence_unit;
             ALTER TABLE home DROP COLUMN time_zone;
-            DROP TABLE idempotency_key;
+            DROP TABLE idempotency_batch;
             ALTER TABLE accessory DROP COLUMN credential_hash;
             """
         )
@@ -135,6 +135,54 @@ import Testing
         #expect(reopened.triggers[trigger.id]?.recurrence == .minutes(60))
         #expect(reopened.homes[home.id]?.timeZone == "UTC")
         #expect(try database.scalar("PRAGMA user_version")?.integer == Int64(StoreSchema.currentVersion))
+    }
+
+    /// Version 7 kept a row per idempotency key; version 8 keeps an account's keys of a commit in one
+    /// row. The keys of a file written before are remembered after the migration, oldest first.
+    @Test func aVersion7FileIsMigratedToIdempotencyBatches() throws {
+        let harness = try StoreHarness(.file)
+        let guest = try harness.account("Guest")
+        harness.store.waitForCommits()
+        let database = try Database(path: harness.path)
+        try Self.undoIdempotencyBatches(in: database)
+        try database.execute("PRAGMA user_version = 7")
+        let insert = try database.prepare("INSERT INTO idempotency_key VALUES (?, ?, ?, ?, ?)")
+        let now = harness.clock.now
+        for (offset, key) in ["k1", "k2", "k3"].enumerated() {
+            try insert.run([
+                .id(harness.owner), .text(key), .blob([1]), .blob([UInt8(offset)]), .integer(now + Int64(offset)),
+            ])
+        }
+        try insert.run([.id(guest), .text("k1"), .blob([2]), .blob([9]), .integer(now)])
+        try harness.reopen()
+        let store = harness.store
+        #expect(
+            ["k1", "k2", "k3"].map { store.idempotencyRecord(for: harness.owner, key: $0)?.outcome } == [[0], [1], [2]]
+        )
+        #expect(store.idempotencyRecord(for: guest, key: "k1")?.requestDigest == [2])
+        #expect(try database.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'idempotency_key'")?.integer == 0)
+        #expect(try harness.rowCount(of: StoreSchema.idempotencyBatch) == 2)
+        // The account's oldest is still the first forgotten.
+        let keys = (0..<(HomeStore.idempotencyKeysPerAccount - 2)).map { "new-\($0)" }
+        _ = store.write { () throws(HomeServiceError) in
+            for key in keys {
+                try store.recordIdempotency(for: harness.owner, key: key, requestDigest: [1], outcome: [])
+            }
+        }
+        #expect(store.idempotencyRecord(for: harness.owner, key: "k1") == nil)
+        #expect(store.idempotencyRecord(for: harness.owner, key: "k2") != nil)
+    }
+
+    /// Undoes migration 8 (of a file with no idempotency records): the `idempotency_key` table of
+    /// versions 3 to 7.
+    static func undoIdempotencyBatches(in database: Database) throws {
+        try database.execute(
+            """
+            DROP TABLE idempotency_batch;
+            CREATE TABLE idempotency_key (account BLOB NOT NULL, key TEXT NOT NULL, request_digest BLOB NOT NULL,
+                outcome BLOB NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (account, key)) WITHOUT ROWID;
+            """
+        )
     }
 
     /// Undoes migration 6: a row per event in the `event` table, as versions 1 to 5 kept them.
@@ -184,6 +232,7 @@ import Testing
 
         let database = try Database(path: harness.path)
         try Self.undoEventBatches(in: database)
+        try Self.undoIdempotencyBatches(in: database)
         try database.execute("PRAGMA user_version = 5")
         #expect(try database.scalar("SELECT count(*) FROM event")?.integer == Int64(events))
         try harness.reopen()
@@ -233,6 +282,7 @@ import Testing
             PRAGMA user_version = 6;
             """
         )
+        try Self.undoIdempotencyBatches(in: database)
         try harness.reopen()
         #expect(try database.scalar("PRAGMA user_version")?.integer == Int64(StoreSchema.currentVersion))
         // Each home's batches in revision order, the homes one after the other.
@@ -301,6 +351,7 @@ import Testing
         let database = try Database(path: harness.path)
         try database.execute(Self.characteristicsAsInVersion4)
         try Self.undoEventBatches(in: database)
+        try Self.undoIdempotencyBatches(in: database)
         try database.execute("PRAGMA user_version = 4")
         let reopened = try HomeStore.open(.file(path: harness.path))
         #expect(StoreSnapshot(reopened) == before)

@@ -39,6 +39,11 @@ struct ByteWriter {
         bytes.append(contentsOf: text.utf8)
     }
 
+    /// The bytes as they are, with no length (the caller writes it first when it is needed).
+    mutating func writeBytes(_ data: [UInt8]) {
+        bytes.append(contentsOf: data)
+    }
+
     mutating func writeValue(_ value: CharacteristicValue) {
         switch value {
         case .bool(let flag):

@@ -349,15 +349,55 @@ enum RowCoding {
         )
     }
 
-    static func row(_ record: HomeStore.IdempotencyRecord) -> [SQLValue] {
-        [
-            .id(record.account), .text(record.key), .blob(record.requestDigest), .blob(record.outcome),
-            .integer(record.createdAt),
-        ]
+    /// An `idempotency_batch` row: the account's records in the order they were made, each its
+    /// key, request digest, outcome and creation time.
+    static func idempotencyRow(
+        _ number: Int64,
+        _ account: AccountID,
+        _ records: some Collection<HomeStore.IdempotencyRecord>
+    ) -> [SQLValue] {
+        var writer = ByteWriter(
+            capacity: records.reduce(0) { $0 + 32 + $1.byteCount }
+        )
+        for record in records {
+            writer.writeString(record.key)
+            writer.writeUInt64(UInt64(record.requestDigest.count))
+            writer.writeBytes(record.requestDigest)
+            writer.writeUInt64(UInt64(record.outcome.count))
+            writer.writeBytes(record.outcome)
+            writer.writeUInt64(UInt64(bitPattern: record.createdAt))
+        }
+        return [.integer(number), .id(account), .blob(writer.bytes)]
     }
 
-    static func idempotencyRecord(_ row: any StoredRow) throws(StoreError) -> HomeStore.IdempotencyRecord {
-        var reader = RowReader(row, StoreSchema.idempotencyKey)
+    /// Reads an `idempotency_batch` row.
+    static func idempotencyBatch(
+        _ row: any StoredRow
+    ) throws(StoreError) -> (number: Int64, account: AccountID, records: [HomeStore.IdempotencyRecord]) {
+        var reader = RowReader(row, StoreSchema.idempotencyBatch)
+        let number = try reader.integer()
+        let account: AccountID = try reader.id()
+        var bytes = ByteReader(try reader.blob())
+        var records: [HomeStore.IdempotencyRecord] = []
+        while !bytes.isAtEnd {
+            records.append(
+                HomeStore.IdempotencyRecord(
+                    account: account,
+                    key: try bytes.readString(),
+                    requestDigest: try bytes.readBytes(),
+                    outcome: try bytes.readBytes(),
+                    createdAt: Int64(bitPattern: try bytes.readUInt64()),
+                    ticket: CommitTicket(batch: 0),
+                    row: number
+                )
+            )
+        }
+        return (number, account, records)
+    }
+
+    /// Reads a row of the `idempotency_key` table of versions 3 to 7.
+    static func legacyIdempotencyRecord(_ row: any StoredRow) throws(StoreError) -> HomeStore.IdempotencyRecord {
+        var reader = RowReader(row, StoreSchema.legacyIdempotencyKey)
         return HomeStore.IdempotencyRecord(
             account: try reader.id(),
             key: try reader.text(),

@@ -113,6 +113,7 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             try database.transaction {
                 try database.execute(migration)
                 if index + 1 == StoreSchema.eventBatchVersion { try batchLegacyEvents(in: database) }
+                if index + 1 == StoreSchema.idempotencyBatchVersion { try batchLegacyIdempotencyKeys(in: database) }
                 try database.execute("PRAGMA user_version = \(index + 1)")
             }
         }
@@ -144,6 +145,26 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
         }
         try writeRun()
         try database.execute("DROP TABLE event")
+    }
+
+    /// Migration 8's second half: moves the rows of the `idempotency_key` table (one per key) into
+    /// one `idempotency_batch` row per account, oldest first, and drops the old table.
+    private static func batchLegacyIdempotencyKeys(in database: Database) throws {
+        let columns = StoreSchema.legacyIdempotencyKey.columns.joined(separator: ", ")
+        var recordsByAccount: [AccountID: [HomeStore.IdempotencyRecord]] = [:]
+        // At most 10,000 keys an account, 16 MiB of them: read whole.
+        try database.prepare("SELECT \(columns) FROM idempotency_key ORDER BY created_at").forEachRow { row in
+            let record = try RowCoding.legacyIdempotencyRecord(row)
+            recordsByAccount[record.account, default: []].append(record)
+        }
+        let insert = try database.prepare("INSERT INTO idempotency_batch (number, account, records) VALUES (?, ?, ?)")
+        for (number, account) in recordsByAccount.keys.sorted(by: {
+            $0.raw.bytes.lexicographicallyPrecedes($1.raw.bytes)
+        })
+        .enumerated() {
+            try insert.run(RowCoding.idempotencyRow(Int64(number + 1), account, recordsByAccount[account]!))
+        }
+        try database.execute("DROP TABLE idempotency_key")
     }
 
     /// Where each home's event batches are, read once at open.

@@ -124,7 +124,17 @@ enum StoreSchema {
         orderBy: "home, revision"
     )
 
-    static let idempotencyKey = StoreTable(
+    /// An account's idempotency records of one commit (``IdempotencyRecords``), numbered in the
+    /// order they were written (``RowCoding/idempotencyRow(_:_:_:)``).
+    static let idempotencyBatch = StoreTable(
+        name: "idempotency_batch",
+        columns: ["number", "account", "records"],
+        keyColumnCount: 1,
+        orderBy: "number"
+    )
+
+    /// Versions 3 to 7 kept a row per idempotency key; migration 8 moves them into batches.
+    static let legacyIdempotencyKey = StoreTable(
         name: "idempotency_key",
         columns: ["account", "key", "request_digest", "outcome", "created_at"],
         keyColumnCount: 2,
@@ -134,7 +144,7 @@ enum StoreSchema {
     /// Every table, parents before children (the order load decodes them in).
     static let tables: [StoreTable] = [
         account, token, home, member, room, zone, accessory, service, characteristicKind, characteristic,
-        serviceGroup, actionSet, timerTrigger, eventBatch, idempotencyKey,
+        serviceGroup, actionSet, timerTrigger, eventBatch, idempotencyBatch,
     ]
 
     /// Migration N (1-based) takes the schema from version N-1 to N.
@@ -231,9 +241,17 @@ enum StoreSchema {
         DROP TABLE event_batch;
         ALTER TABLE event_batch_v7 RENAME TO event_batch;
         """,
+        // 8: an account's idempotency records of a commit share one row; SQLiteStorage moves the
+        // rows of `idempotency_key` (one per key) into it (``SQLiteStorage/batchLegacyIdempotencyKeys(in:)``)
+        // and drops the old table.
+        """
+        CREATE TABLE idempotency_batch (number INTEGER PRIMARY KEY, account BLOB NOT NULL, records BLOB NOT NULL);
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }
     /// The version whose migration batches the old event rows (in Swift, after its SQL).
     static let eventBatchVersion = 6
+    /// The version whose migration batches the old idempotency rows (in Swift, after its SQL).
+    static let idempotencyBatchVersion = 8
 }

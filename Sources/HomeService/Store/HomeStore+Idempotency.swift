@@ -1,7 +1,8 @@
 /// Idempotency keys: a client that retries a mutation (after UNAVAILABLE or a dropped connection)
 /// with the same key gets the first outcome again, and nothing changes twice. A record is written in
 /// the same commit as the change it answers for, so it survives a restart exactly when the change
-/// does. Outcomes are opaque bytes to the store (the API edge encodes them).
+/// does. Outcomes are opaque bytes to the store (the API edge encodes them); the records and their
+/// rows are kept by ``IdempotencyRecords``.
 extension HomeStore {
     /// One remembered outcome.
     public struct IdempotencyRecord: Sendable {
@@ -14,6 +15,8 @@ extension HomeStore {
         public let createdAt: Int64
         /// Names the commit the record (and its change) went into.
         public internal(set) var ticket: CommitTicket
+        /// The `idempotency_batch` row the record is stored in (``IdempotencyRecords``).
+        var row: Int64 = 0
 
         /// What the record counts towards ``HomeStore/idempotencyBytesPerAccount``.
         var byteCount: Int { key.utf8.count + requestDigest.count + outcome.count }
@@ -32,11 +35,6 @@ extension HomeStore {
     /// without it, 10,000 answers of 90 KB would be kept, 0.9 GB in memory and in the store, for a
     /// day.
     public static let idempotencyBytesPerAccount = 16 << 20
-
-    struct IdempotencyKey: Hashable {
-        let account: AccountID
-        let key: String
-    }
 
     /// The outcome remembered for `key`, or `nil` when there is none within the window.
     public func idempotencyRecord(for account: AccountID, key: String) -> IdempotencyRecord? {
@@ -68,11 +66,9 @@ extension HomeStore {
             ticket: CommitTicket(batch: nextBatch)
         )
         forgetIdempotencyKeys(of: account, makingRoomFor: record)
-        let id = IdempotencyKey(account: account, key: key)
-        idempotency[id] = record
-        idempotencyOrder[account, default: FrontDroppingArray()].append(id)
-        idempotencyBytes[account, default: 0] += record.byteCount
-        touch(.idempotency(account, key))
+        if let opened = idempotency.add(record, as: IdempotencyKey(account: account, key: key)) {
+            touch(.idempotencyBatch(opened))
+        }
     }
 
     /// - Throws: 3 for an empty key or one over 128 bytes.
@@ -88,25 +84,11 @@ extension HomeStore {
     /// Drops the account's keys that are past the window or over the count or the bytes, counting
     /// `incoming` as already kept (oldest first).
     func forgetIdempotencyKeys(of account: AccountID, makingRoomFor incoming: IdempotencyRecord? = nil) {
-        // Taken out of the table, not copied: a copy left the table's reference behind, and the
-        // first key dropped then copied all 10,000 of a busy account's keys, on every keyed write.
-        guard var order = idempotencyOrder.removeValue(forKey: account) else { return }
-        let countLimit = Self.idempotencyKeysPerAccount - (incoming == nil ? 0 : 1)
-        let byteLimit = Self.idempotencyBytesPerAccount - (incoming?.byteCount ?? 0)
-        let cutoff = now - Self.idempotencyWindow
-        var count = order.count
-        var bytes = idempotencyBytes[account] ?? 0
-        var oldest: IdempotencyRecord?
-        while let id = order.popFirst(if: { id in
-            oldest = idempotency[id]
-            return count > countLimit || bytes > byteLimit || (oldest?.createdAt ?? .min) <= cutoff
-        }) {
-            count -= 1
-            bytes -= oldest?.byteCount ?? 0
-            idempotency[id] = nil
-            touch(.idempotency(id.account, id.key))
-        }
-        if !order.isEmpty { idempotencyOrder[account] = order }
-        idempotencyBytes[account] = order.isEmpty ? nil : bytes
+        idempotency.forget(
+            of: account,
+            createdThrough: now - Self.idempotencyWindow,
+            countLimit: Self.idempotencyKeysPerAccount - (incoming == nil ? 0 : 1),
+            byteLimit: Self.idempotencyBytesPerAccount - (incoming?.byteCount ?? 0)
+        ) { row in touch(.idempotencyBatch(row)) }
     }
 }

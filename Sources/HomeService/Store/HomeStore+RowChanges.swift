@@ -53,11 +53,8 @@ extension HomeStore {
             return upsertOrDelete(StoreSchema.actionSet, id, actionSets[id].map(RowCoding.row))
         case .trigger(let id):
             return upsertOrDelete(StoreSchema.timerTrigger, id, triggers[id].map(RowCoding.row))
-        case .idempotency(let account, let key):
-            if let record = idempotency[IdempotencyKey(account: account, key: key)] {
-                return .upsert(StoreSchema.idempotencyKey, RowCoding.row(record))
-            }
-            return .delete(StoreSchema.idempotencyKey, key: [.id(account), .text(key)])
+        case .idempotencyBatch(let row):
+            return idempotency.rowChange(row)
         }
     }
 

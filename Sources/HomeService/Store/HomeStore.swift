@@ -99,12 +99,8 @@ public final class HomeStore {
     var unrecordedUnreachable: [AccessoryID] = []
     var linkedSinceStartUp: Set<AccessoryID> = []
     var nextSequence: Int64 = 1
-    /// Remembered outcomes of mutations sent with an idempotency key, and each account's keys
-    /// oldest first (HomeStore+Idempotency.swift).
-    var idempotency: [IdempotencyKey: IdempotencyRecord] = [:]
-    var idempotencyOrder: [AccountID: FrontDroppingArray<IdempotencyKey>] = [:]
-    /// What each account's records count towards ``idempotencyBytesPerAccount``.
-    var idempotencyBytes: [AccountID: Int] = [:]
+    /// Remembered outcomes of mutations sent with an idempotency key (HomeStore+Idempotency.swift).
+    var idempotency = IdempotencyRecords()
     /// One copy of each type UUID, however many objects carry it.
     let strings = StringInterner()
     /// One copy of each characteristic type, properties and metadata combination.
@@ -210,7 +206,7 @@ public final class HomeStore {
         // Idempotency keys past their window are forgotten (and deleted) at start-up too, and so are
         // kinds that lost their last characteristic in a commit that did not delete them.
         store.mutationDepth += 1
-        for account in Array(store.idempotencyOrder.keys) {
+        for account in store.idempotency.accounts {
             store.forgetIdempotencyKeys(of: account)
         }
         for number in store.characteristicKinds.removeUnused() { store.touch(.characteristicKind(number: number)) }
@@ -515,6 +511,8 @@ public final class HomeStore {
     /// records already named it.
     private func submitBatch(startingCommit: Bool) {
         appendTouchedRows()
+        // The batch writes the open rows of idempotency records as they are now.
+        idempotency.closeOpenRows()
         guard !batch.isEmpty else {
             if startingCommit { writer.startCommit() }
             return

@@ -20,7 +20,8 @@ enum RecordKey: Hashable {
     case serviceGroup(ServiceGroupID)
     case actionSet(ActionSetID)
     case trigger(TriggerID)
-    case idempotency(AccountID, String)
+    /// A row of idempotency records (``IdempotencyRecords``).
+    case idempotencyBatch(Int64)
 }
 
 extension RecordKey {
@@ -30,7 +31,7 @@ extension RecordKey {
     /// other kinds of object. A row left in by mistake only costs a second check.
     var canChangeWriteChecks: Bool {
         switch self {
-        case .value, .home, .idempotency, .actionSet, .trigger, .serviceGroup, .room, .zone: false
+        case .value, .home, .idempotencyBatch, .actionSet, .trigger, .serviceGroup, .room, .zone: false
         case .account, .token, .removedHomeEvents, .member, .accessory, .reachability, .service,
             .characteristicKind, .characteristic:
             true
@@ -57,7 +58,8 @@ extension RecordKey {
         case .serviceGroup(let id): return id._rawHashValue(seed: seed &+ 13)
         case .actionSet(let id): return id._rawHashValue(seed: seed &+ 14)
         case .trigger(let id): return id._rawHashValue(seed: seed &+ 15)
-        case .characteristicKind, .idempotency:
+        case .idempotencyBatch(let row): return row._rawHashValue(seed: seed &+ 16)
+        case .characteristicKind:
             // Rare: hashed as the synthesized conformance hashes them.
             var hasher = Hasher()
             hasher.combine(seed)

@@ -162,14 +162,13 @@ struct StoreLoader {
             note(trigger.sequence)
         }
         try loadEvents()
-        try tables.forEachRow(of: StoreSchema.idempotencyKey) { (row) throws(StoreError) in
-            let record = try RowCoding.idempotencyRecord(row)
-            try require(store.accounts[record.account] != nil, "idempotency key of unknown account \(record.account)")
-            let key = HomeStore.IdempotencyKey(account: record.account, key: record.key)
-            store.idempotency[key] = record
-            store.idempotencyOrder[record.account, default: FrontDroppingArray()].append(key)
-            store.idempotencyBytes[record.account, default: 0] += record.byteCount
+        try tables.forEachRow(of: StoreSchema.idempotencyBatch) { (row) throws(StoreError) in
+            let (number, account, records) = try RowCoding.idempotencyBatch(row)
+            try require(store.accounts[account] != nil, "idempotency records of unknown account \(account)")
+            store.idempotency.load(row: number, account: account, records: records)
         }
+        // Rows whose every record was used again later hold nothing: deleted with the first commit.
+        for row in store.idempotency.finishLoading() { store.touch(.idempotencyBatch(row)) }
     }
 
     /// Rebuilds each home's log from its retained events, which must run without gaps up to the

@@ -19,6 +19,12 @@ struct FrontDroppingArray<Element> {
     /// Elements the storage has room for without growing.
     var capacity: Int { slots.count }
 
+    /// The element `offset` places after the oldest.
+    subscript(offset: Int) -> Element {
+        precondition(offset >= 0 && offset < count, "offset \(offset) outside 0..<\(count)")
+        return slots[slotIndex(offset)]!
+    }
+
     /// The elements still held, oldest first.
     var elements: [Element] { elements(droppingFirst: 0) }
 
