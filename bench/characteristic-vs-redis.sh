@@ -17,7 +17,8 @@
 #                                              # of SECONDS_PER_RUN, default 4 here): a run against
 #                                              # homed, then one against Redis, same machine for both;
 #                                              # adds the durable store write without the accessory
-#                                              # (UpdateActionTargetValue) against SET always
+#                                              # (UpdateActionTargetValue) against SET always;
+#                                              # WORKLOADS picks some of "read always store"
 set -euo pipefail
 PAIRS_ONLY=false
 [ "${1:-}" = "--pairs" ] && PAIRS_ONLY=true && SECONDS_PER_RUN="${SECONDS_PER_RUN:-4}"
@@ -74,7 +75,7 @@ homed_cload_rate() {  # method request-hex connections depth [hrpc-keyed]
 if $PAIRS_ONLY; then
     echo "| workload | shape | homed median calls/s | redis median ops/s | ratio of medians | ratio of sums | pair ratios | pairs ≥ 1 |"
     echo "|---|---|---:|---:|---:|---:|---|---:|"
-    for workload in read always store; do
+    for workload in ${WORKLOADS:-read always store}; do
         case $workload in
             read)
                 start_redis --appendonly no

@@ -18,9 +18,9 @@ struct RequestDigest {
     /// The digest of `method` and `requestBytes`.
     static func of(_ method: String, _ requestBytes: ArraySlice<UInt8>) -> [UInt8] {
         var hasher = SipHasher128(key: key)
-        for byte in method.utf8 { hasher.append(byte) }
+        hasher.append(method.utf8.span)
         hasher.append(0)
-        for byte in requestBytes { hasher.append(byte) }
+        hasher.append(requestBytes.span)
         return hasher.finalize()
     }
 
@@ -37,8 +37,7 @@ struct RequestDigest {
     }
 }
 
-/// SipHash-2-4 with a 128-bit output (Aumasson and Bernstein's reference, `vectors_sip128`), fed a
-/// byte at a time.
+/// SipHash-2-4 with a 128-bit output (Aumasson and Bernstein's reference, `vectors_sip128`).
 struct SipHasher128 {
     private var v0: UInt64
     private var v1: UInt64
@@ -53,6 +52,29 @@ struct SipHasher128 {
         v1 = key.1 ^ 0x646f_7261_6e64_6f6d ^ 0xee
         v2 = key.0 ^ 0x6c79_6765_6e65_7261
         v3 = key.1 ^ 0x7465_6462_7974_6573
+    }
+
+    /// Eight bytes a word where it can (a byte at a time, the digest of a keyed write's 100 bytes
+    /// cost 3,000 instructions).
+    mutating func append(_ bytes: Span<UInt8>) {
+        var index = 0
+        while index < bytes.count, length & 7 != 0 {
+            append(bytes[index])
+            index += 1
+        }
+        let raw = bytes.bytes
+        while bytes.count - index >= 8 {
+            // One bounds-checked load of the word (a byte at a time cost 40 instructions a word);
+            // "unsafe" only as to the type loaded, which any bytes make.
+            let word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
+            compress(word)
+            length &+= 8
+            index += 8
+        }
+        while index < bytes.count {
+            append(bytes[index])
+            index += 1
+        }
     }
 
     mutating func append(_ byte: UInt8) {
@@ -73,14 +95,12 @@ struct SipHasher128 {
         v1 ^= 0xdd
         for _ in 0..<4 { round() }
         let high = v0 ^ v1 ^ v2 ^ v3
-        var digest = [UInt8](repeating: 0, count: 16)
-        for index in 0..<8 {
-            digest[index] = UInt8(truncatingIfNeeded: low >> (8 * index))
-            digest[8 + index] = UInt8(truncatingIfNeeded: high >> (8 * index))
-        }
-        return digest
+        // Both words in one copy, least significant byte first (as the reference writes them).
+        return withUnsafeBytes(of: (low.littleEndian, high.littleEndian)) { Array($0) }
     }
 
+    // Inlined: called, a round cost more than its fourteen operations.
+    @inline(__always)
     private mutating func compress(_ word: UInt64) {
         v3 ^= word
         round()
@@ -88,6 +108,7 @@ struct SipHasher128 {
         v0 ^= word
     }
 
+    @inline(__always)
     private mutating func round() {
         v0 &+= v1
         v1 = v1.rotatedLeft(13) ^ v0

@@ -351,14 +351,14 @@ enum RowCoding {
 
     /// An `idempotency_batch` row: the account's records in the order they were made, each its
     /// key, request digest, outcome and creation time.
+    /// - Parameter byteCount: about how many bytes they take (reserved at once).
     static func idempotencyRow(
         _ number: Int64,
         _ account: AccountID,
-        _ records: some Collection<HomeStore.IdempotencyRecord>
+        _ records: some Sequence<HomeStore.IdempotencyRecord>,
+        byteCount: Int
     ) -> [SQLValue] {
-        var writer = ByteWriter(
-            capacity: records.reduce(0) { $0 + 32 + $1.byteCount }
-        )
+        var writer = ByteWriter(capacity: byteCount)
         for record in records {
             writer.writeString(record.key)
             writer.writeUInt64(UInt64(record.requestDigest.count))

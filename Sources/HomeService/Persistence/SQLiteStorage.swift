@@ -162,7 +162,9 @@ final class SQLiteStorage: StoreBackend, @unchecked Sendable {
             $0.raw.bytes.lexicographicallyPrecedes($1.raw.bytes)
         })
         .enumerated() {
-            try insert.run(RowCoding.idempotencyRow(Int64(number + 1), account, recordsByAccount[account]!))
+            let records = recordsByAccount[account]!
+            let byteCount = records.reduce(0) { $0 + 32 + $1.byteCount }
+            try insert.run(RowCoding.idempotencyRow(Int64(number + 1), account, records, byteCount: byteCount))
         }
         try database.execute("DROP TABLE idempotency_key")
     }

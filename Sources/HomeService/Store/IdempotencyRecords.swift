@@ -42,9 +42,18 @@ struct IdempotencyKey: Hashable {
 struct IdempotencyRecords {
     typealias Record = HomeStore.IdempotencyRecord
 
+    /// What forgetting a record needs to know of it, beside its key: forgetting read the record
+    /// itself (a copy, three references retained and released) for two of its fields.
+    private struct Entry {
+        let key: IdempotencyKey
+        let createdAt: Int64
+        let byteCount: Int
+        let row: Int64
+    }
+
     private var records: [IdempotencyKey: Record] = [:]
-    /// Each account's keys, oldest first.
-    private var order: [AccountID: FrontDroppingArray<IdempotencyKey>] = [:]
+    /// Each account's records, oldest first.
+    private var order: [AccountID: FrontDroppingArray<Entry>] = [:]
     /// What each account's records count towards ``HomeStore/idempotencyBytesPerAccount``.
     private var bytes: [AccountID: Int] = [:]
     /// How many remembered records each stored row holds.
@@ -76,8 +85,10 @@ struct IdempotencyRecords {
         }
         liveRecordsByRow[record.row, default: 0] += 1
         bytes[key.account, default: 0] += record.byteCount
+        order[key.account, default: FrontDroppingArray()].append(
+            Entry(key: key, createdAt: record.createdAt, byteCount: record.byteCount, row: record.row)
+        )
         records[key] = record
-        order[key.account, default: FrontDroppingArray()].append(key)
         return opened
     }
 
@@ -93,32 +104,26 @@ struct IdempotencyRecords {
     ) {
         // Taken out of the table, not copied: a copy left the table's reference behind, and the
         // first key dropped then copied all 10,000 of a busy account's keys, on every keyed write.
-        guard var keys = order.removeValue(forKey: account) else { return }
-        var count = keys.count
+        guard var entries = order.removeValue(forKey: account) else { return }
+        var count = entries.count
         var total = bytes[account] ?? 0
-        var oldest: Record?
-        while let key = keys.popFirst(if: { key in
-            oldest = records[key]
-            return count > countLimit || total > byteLimit || (oldest?.createdAt ?? .min) <= cutoff
-        }) {
+        // Looked at first and then dropped: `popFirst(if:)` copied each entry three times.
+        while let entry = entries.first, count > countLimit || total > byteLimit || entry.createdAt <= cutoff {
+            entries.removeFirst(1)
             count -= 1
-            total -= oldest?.byteCount ?? 0
-            records[key] = nil
-            if let row = oldest?.row,
-                liveRecordsByRow.mutateValue(
-                    forKey: row,
-                    { live in
-                        live -= 1
-                        return live == 0
-                    }
-                ) == true
-            {
-                liveRecordsByRow[row] = nil
-                emptied(row)
+            total -= entry.byteCount
+            records[entry.key] = nil
+            let emptiesRow = liveRecordsByRow.mutateValue(forKey: entry.row) { live in
+                live -= 1
+                return live == 0
+            }
+            if emptiesRow == true {
+                liveRecordsByRow[entry.row] = nil
+                emptied(entry.row)
             }
         }
-        if !keys.isEmpty { order[account] = keys }
-        bytes[account] = keys.isEmpty ? nil : total
+        if !entries.isEmpty { order[account] = entries }
+        bytes[account] = entries.isEmpty ? nil : total
     }
 
     /// Closes the open rows: the batch that writes them is going to the writer, and the next
@@ -133,18 +138,26 @@ struct IdempotencyRecords {
     func rowChange(_ row: Int64) -> StoreChange {
         guard liveRecordsByRow[row] != nil,
             let account = openRows.first(where: { $0.value == row })?.key,
-            let keys = order[account]
+            let entries = order[account]
         else {
             return .delete(StoreSchema.idempotencyBatch, key: [.integer(row)])
         }
         // The open row's records are the account's newest.
-        var rowRecords: [Record] = []
-        var offset = keys.count - 1
-        while offset >= 0, let record = records[keys[offset]], record.row == row {
-            rowRecords.append(record)
-            offset -= 1
+        var start = entries.count
+        var byteCount = 0
+        while start > 0, entries[start - 1].row == row {
+            start -= 1
+            byteCount += entries[start].byteCount
         }
-        return .upsert(StoreSchema.idempotencyBatch, RowCoding.idempotencyRow(row, account, rowRecords.reversed()))
+        return .upsert(
+            StoreSchema.idempotencyBatch,
+            RowCoding.idempotencyRow(
+                row,
+                account,
+                (start..<entries.count).lazy.compactMap { records[entries[$0].key] },
+                byteCount: byteCount + 32 * (entries.count - start)
+            )
+        )
     }
 
     // MARK: Loading
@@ -170,8 +183,11 @@ struct IdempotencyRecords {
             var latest: [String: Int] = [:]
             for (index, record) in accountRecords.enumerated() { latest[record.key] = index }
             for (index, record) in accountRecords.enumerated() where latest[record.key] == index {
-                records[IdempotencyKey(account: account, key: record.key)] = record
-                order[account, default: FrontDroppingArray()].append(IdempotencyKey(account: account, key: record.key))
+                let key = IdempotencyKey(account: account, key: record.key)
+                records[key] = record
+                order[account, default: FrontDroppingArray()].append(
+                    Entry(key: key, createdAt: record.createdAt, byteCount: record.byteCount, row: record.row)
+                )
                 bytes[account, default: 0] += record.byteCount
                 liveRecordsByRow[record.row, default: 0] += 1
             }
