@@ -99,14 +99,28 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The server executable: flags, listeners, signals.
-        .executableTarget(
-            name: "homed",
+        // The server: flags, listeners, signals (a library the executable and the tests' server run).
+        .target(
+            name: "HomedCommand",
             dependencies: [
                 "RPCServer", "RPCServices", "UV", "Wire", "HomeService", "HomeAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "homed",
+            dependencies: ["HomedCommand", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictSettings
+        ),
+        // The end-to-end tests' server for cases that depend on the date: homed on a shifted clock.
+        .executableTarget(
+            name: "clocked-homed",
+            dependencies: [
+                "HomedCommand", "HomeService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/ClockedHomed",
             swiftSettings: strictSettings
         ),
         // The load generator: pipelined unary load, notification fan-out, and the accessory fleet.
@@ -173,6 +187,7 @@ let package = Package(
             name: "HomeAPITests",
             dependencies: [
                 "HomeClient", "HomeAPI", "HomeProto", "HomeService", "RPCClient", "SQLite", "UV", "Wire", "homed",
+                "clocked-homed",
                 "rpc-client",
                 "LoadGen", "TestSupport",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),

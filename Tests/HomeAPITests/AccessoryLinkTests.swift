@@ -399,14 +399,14 @@ func eventually(within seconds: Int = 5, _ condition: () async throws -> Bool) a
     static var realNow: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// The clock offset that puts the server `seconds` before `time`.
-    static func offset(reaching time: Int64, in seconds: Int64) -> [String] {
-        ["--clock-offset-ms", String(time - seconds * 1000 - realNow)]
+    static func offset(reaching time: Int64, in seconds: Int64) -> Int64 {
+        time - seconds * 1000 - realNow
     }
 
-    /// A clock set back (a negative `--clock-offset-ms`, given as its own argument) is taken: a
-    /// one-shot half an hour in the real past is still ahead of the server's clock, so it enables.
+    /// A server clock set back an hour: a one-shot half an hour in the real past is still ahead of
+    /// the server's clock, so it enables.
     @Test func aClockSetBackIsTakenAsTheOffset() async throws {
-        let server = try await HomedProcess.launch(arguments: ["--clock-offset-ms", "-3600000"])
+        let server = try await HomedProcess.launch(clockOffset: -3_600_000)
         let owner = server.client()
         let home = owner.home(try await owner.addHome(named: "Home").id.uuid)
         let simulators = try await Simulators(server)
@@ -454,7 +454,7 @@ func eventually(within seconds: Int = 5, _ condition: () async throws -> Bool) a
         // Each run starts the server's clock seconds before an occurrence: the first at the fire
         // date, the next by the recurrence, five minutes on.
         for occurrence in [fireDate, fireDate + 300_000] {
-            server.extraArguments = Self.offset(reaching: occurrence, in: 8)
+            server.clockOffsetMilliseconds = Self.offset(reaching: occurrence, in: 8)
             try await server.restart()
             let link = try await Simulators(server)
             let back = SimulatedAccessory(

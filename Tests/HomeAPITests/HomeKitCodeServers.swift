@@ -47,7 +47,7 @@ extension HomeKitCodeTests {
 
         init(at now: Int64, in timeZone: String) async throws {
             let offset = now - Int64(Date().timeIntervalSince1970 * 1000)
-            server = try await HomedProcess.launch(arguments: ["--clock-offset-ms", String(offset)])
+            server = try await HomedProcess.launch(clockOffset: offset)
             owner = server.client()
             home = owner.home(try await owner.addHome(named: "Clocked").id.uuid)
             try await home.setTimeZone(timeZone)

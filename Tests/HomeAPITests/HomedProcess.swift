@@ -21,14 +21,20 @@ final class HomedProcess: @unchecked Sendable {
     /// The largest file homed may write, in KiB (the shell's `ulimit -f`), with SIGXFSZ ignored so
     /// that a write past it fails as on a full disk instead of killing the process; `nil`: no limit.
     var fileSizeLimitKiB: Int?
+    /// Milliseconds the server's clock is shifted by (negative: back), for cases that depend on the
+    /// date: `nil` runs `homed` itself, a number the tests' `clocked-homed` on that shifted clock.
+    var clockOffsetMilliseconds: Int64?
     var endpoint: Endpoint { .unix(path: socketPath) }
     var pid: Int32 { process?.processIdentifier ?? 0 }
 
     /// The server executable, built beside this test bundle.
-    static var executablePath: String {
+    static var executablePath: String { builtExecutable("homed") }
+
+    /// An executable of the package, built beside this test bundle.
+    static func builtExecutable(_ name: String) -> String {
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("homed").path
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(name).path
     }
 
     private init(arguments: [String]) throws {
@@ -38,9 +44,15 @@ final class HomedProcess: @unchecked Sendable {
     }
 
     /// A new server on a new store, answering.
-    static func launch(arguments: [String] = [], capturingLog: Bool = false) async throws -> HomedProcess {
+    /// - Parameter clockOffset: see ``clockOffsetMilliseconds``.
+    static func launch(
+        arguments: [String] = [],
+        capturingLog: Bool = false,
+        clockOffset: Int64? = nil
+    ) async throws -> HomedProcess {
         let server = try HomedProcess(arguments: arguments)
         server.capturesLog = capturingLog
+        server.clockOffsetMilliseconds = clockOffset
         try await server.start()
         return server
     }
@@ -63,14 +75,20 @@ final class HomedProcess: @unchecked Sendable {
                 "--owner-token-file", directory.appendingPathComponent("owner.token").path, "--log-level", "error",
                 "--drain-grace-period", "5",
             ] + extraArguments
+        var executable = Self.executablePath
+        if let clockOffsetMilliseconds {
+            executable = Self.builtExecutable("clocked-homed")
+            var environment = ProcessInfo.processInfo.environment
+            environment["HOMED_CLOCK_OFFSET_MS"] = String(clockOffsetMilliseconds)
+            process.environment = environment
+        }
         if let fileSizeLimitKiB {
             // bash's `ulimit -f` counts KiB; an ignored signal stays ignored across exec.
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments =
-                ["-c", "ulimit -f \(fileSizeLimitKiB) && trap '' XFSZ && exec \"$0\" \"$@\"", Self.executablePath]
-                + arguments
+                ["-c", "ulimit -f \(fileSizeLimitKiB) && trap '' XFSZ && exec \"$0\" \"$@\"", executable] + arguments
         } else {
-            process.executableURL = URL(fileURLWithPath: Self.executablePath)
+            process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
         }
         process.standardOutput = FileHandle.nullDevice

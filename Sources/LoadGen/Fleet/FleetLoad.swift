@@ -118,7 +118,11 @@ struct FleetLoad: ParsableCommand {
 
     func run() throws {
         let scenario = try scenario()
-        let needed = scenario.homes * scenario.accessoriesPerHome + scenario.controllers + scenario.homes + 64
+        // A connection per accessory, or per bridge of `bridged` accessories.
+        let linksPerHome =
+            bridged > 0
+            ? (scenario.accessoriesPerHome + bridged - 1) / bridged : scenario.accessoriesPerHome
+        let needed = scenario.homes * linksPerHome + scenario.controllers + scenario.homes + 64
         let available = OpenFileLimit.raise(toAtLeast: needed)
         guard available >= needed else {
             throw ValidationError(

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import HomeAPI
 import HomeService
@@ -10,11 +10,14 @@ import Wire
 
 /// The HomeRPC server: serves the built-in services on TCP (and optionally a Unix socket) until
 /// SIGTERM or SIGINT, then drains gracefully. A second signal stops at once.
-@main
-struct Homed: ParsableCommand {
-    static let version = "0.1.0"
+///
+/// A library, so that the `homed` executable runs it on the system's clock and the tests' server
+/// (Tests/ClockedHomed) on a clock set to the date a test needs, with no test-only option in the
+/// product.
+public struct Homed: ParsableCommand {
+    public static let version = "0.1.0"
 
-    static let configuration = CommandConfiguration(
+    public static let configuration = CommandConfiguration(
         commandName: "homed",
         abstract: "Serve the HomeRPC protocol.",
         version: version
@@ -124,16 +127,6 @@ struct Homed: ParsableCommand {
     @Option(help: "Where the first start writes the owner account's token (mode 0600).")
     var ownerTokenFile = "homed-owner.token"
 
-    // Unconditional: a negative shift ("-5000") is the value, not an unknown option.
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Shift the server's clock by this many milliseconds (tests of timer triggers).",
-            visibility: .hidden
-        )
-    )
-    var clockOffsetMs: Int64 = 0
-
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -150,7 +143,9 @@ struct Homed: ParsableCommand {
     @OptionGroup(title: "Object limits")
     var limits: LimitOptions
 
-    func validate() throws {
+    public init() {}
+
+    public func validate() throws {
         guard (16_384...16_777_216).contains(maxFrameSize) else {
             throw ValidationError("--max-frame-size must be within 16384...16777216")
         }
@@ -201,14 +196,13 @@ struct Homed: ParsableCommand {
         return configuration
     }
 
-    /// The wall clock, shifted for tests that must reach a trigger's date without waiting.
-    static func clock(shiftedBy offset: Int64) -> @Sendable () -> Int64 {
-        guard offset != 0 else { return HomeStore.wallClock }
-        let wallClock = HomeStore.wallClock
-        return { wallClock() + offset }
+    public func run() throws {
+        try run(clock: HomeStore.wallClock)
     }
 
-    func run() throws {
+    /// Serves with `clock` (milliseconds since the Unix epoch) as the store's time: event times,
+    /// execution dates, timer triggers.
+    public func run(clock: @escaping @Sendable () -> Int64) throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -267,7 +261,7 @@ struct Homed: ParsableCommand {
                     maxAgeMilliseconds: Int64(min(eventRetentionHours, 1_000_000)) * 3_600_000
                 ),
                 limits: limits.objectLimits,
-                clock: Self.clock(shiftedBy: clockOffsetMs),
+                clock: clock,
                 locksFileExclusively: !sharedStore
             )
         ) { report in _ = commits.send(report) }
