@@ -76,6 +76,10 @@ public final class RPCServer {
     /// Connections currently open.
     public var connectionCount: Int { connections.count }
 
+    /// Calls started and not yet ended, on every connection (counted when asked: an info call's
+    /// walk of the connections costs less than a counter kept on every call's path).
+    public var openCallCount: Int { connections.values.reduce(0) { $0 + $1.machine.openStreamCount } }
+
     /// Bytes all connections hold for their peers now: input not yet decoded, output the kernel has
     /// not taken, open calls' metadata (bounded by ``ServerConfiguration/maxBufferedBytes``).
     public var bufferedByteCount: Int { buffers.heldByteCount }

@@ -42,6 +42,7 @@ public final class ServerInfoService {
         info.connectionsRejected = metrics.connectionsRejected
         info.connectionsClosedByReason = metrics.connectionsClosedByReason
         info.callsTotal = metrics.callsTotal
+        info.callsOpen = UInt64(server.openCallCount)
         info.refusedByStatus = Dictionary(
             uniqueKeysWithValues: metrics.refusedByStatus.map { (UInt32($0.key), $0.value) }
         )

@@ -78,10 +78,10 @@ import Wire
         let lock = try Database(path: server.storePath)
         try lock.execute("BEGIN IMMEDIATE")
         let add = Task { try await home.addRoom(named: "Pending") }
-        try await Task.sleep(for: .milliseconds(200))
+        try await server.waitForOpenCalls(1)
         let read = Task { try await home.get() }
         let listed = Task { try await client.listHomes() }
-        try await Task.sleep(for: .milliseconds(500))
+        try await server.waitForOpenCalls(3)
         let releasedAt = ContinuousClock.now
         try lock.execute("ROLLBACK")
         _ = try await add.value
@@ -94,7 +94,7 @@ import Wire
         // a short deadline, made while the lock is held, gets no answer.
         try lock.execute("BEGIN IMMEDIATE")
         let second = Task { try await home.addRoom(named: "Pending Too") }
-        try await Task.sleep(for: .milliseconds(200))
+        try await server.waitForOpenCalls(1)
         let quick = HomeClient(
             endpoint: server.endpoint,
             token: server.ownerToken,

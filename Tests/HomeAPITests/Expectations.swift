@@ -61,4 +61,22 @@ extension HomedProcess {
         )
         return info.methods.first { $0.method == method }?.calls ?? 0
     }
+
+    /// Calls the server has started and not ended, on every connection, not counting this one.
+    func openCalls() async throws -> UInt64 {
+        let client = client()
+        defer { Task { await client.close() } }
+        let info = try await client.call(
+            "home.v1.ServerInfo/Get",
+            Home_V1_ServerInfoRequest(),
+            returning: Home_V1_ServerInfoResponse.self
+        )
+        return info.callsOpen - 1
+    }
+
+    /// Returns once the server holds at least `count` calls open (calls sent from other tasks have
+    /// reached it and wait there), instead of sleeping and assuming they have.
+    func waitForOpenCalls(_ count: UInt64) async throws {
+        try await eventually { try await self.openCalls() >= count }
+    }
 }

@@ -167,6 +167,13 @@ public nonisolated struct Home_V1_ServerInfoResponse: @unchecked Sendable {
   /// Clears the value of `storeFailure`. Subsequent reads from it will return its default value.
   public mutating func clearStoreFailure() {_uniqueStorage()._storeFailure = nil}
 
+  /// Calls started and not yet ended, on every connection (this one included): mutations waiting
+  /// for their commit, writes waiting for their accessory, open change streams.
+  public var callsOpen: UInt64 {
+    get {_storage._callsOpen}
+    set {_uniqueStorage()._callsOpen = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -284,7 +291,7 @@ nonisolated extension Home_V1_ServerInfoRequest: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ServerInfoResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0\u{3}buffered_bytes\0\u{3}buffered_bytes_limit\0\u{3}subscription_held_bytes\0\u{3}advertised_bytes\0\u{3}advertised_bytes_limit\0\u{3}store_failure\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0\u{3}buffered_bytes\0\u{3}buffered_bytes_limit\0\u{3}subscription_held_bytes\0\u{3}advertised_bytes\0\u{3}advertised_bytes_limit\0\u{3}store_failure\0\u{3}calls_open\0")
 
   fileprivate class _StorageClass {
     var _version: String = String()
@@ -307,6 +314,7 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
     var _advertisedBytes: UInt64 = 0
     var _advertisedBytesLimit: UInt64 = 0
     var _storeFailure: Home_V1_StoreFailure? = nil
+    var _callsOpen: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -337,6 +345,7 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       _advertisedBytes = source._advertisedBytes
       _advertisedBytesLimit = source._advertisedBytesLimit
       _storeFailure = source._storeFailure
+      _callsOpen = source._callsOpen
     }
   }
 
@@ -375,6 +384,7 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
         case 18: try { try decoder.decodeSingularUInt64Field(value: &_storage._advertisedBytes) }()
         case 19: try { try decoder.decodeSingularUInt64Field(value: &_storage._advertisedBytesLimit) }()
         case 20: try { try decoder.decodeSingularMessageField(value: &_storage._storeFailure) }()
+        case 21: try { try decoder.decodeSingularUInt64Field(value: &_storage._callsOpen) }()
         default: break
         }
       }
@@ -447,6 +457,9 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       try { if let v = _storage._storeFailure {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
       } }()
+      if _storage._callsOpen != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._callsOpen, fieldNumber: 21)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -476,6 +489,7 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
         if _storage._advertisedBytes != rhs_storage._advertisedBytes {return false}
         if _storage._advertisedBytesLimit != rhs_storage._advertisedBytesLimit {return false}
         if _storage._storeFailure != rhs_storage._storeFailure {return false}
+        if _storage._callsOpen != rhs_storage._callsOpen {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -370,7 +370,7 @@ const ProtobufCMessageDescriptor home__v1__server_info_response__refused_by_stat
   (ProtobufCMessageInit) home__v1__server_info_response__refused_by_status_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor home__v1__server_info_response__field_descriptors[20] =
+static const ProtobufCFieldDescriptor home__v1__server_info_response__field_descriptors[21] =
 {
   {
     "version",
@@ -612,12 +612,25 @@ static const ProtobufCFieldDescriptor home__v1__server_info_response__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "calls_open",
+    21,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__ServerInfoResponse, calls_open),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__server_info_response__field_indices_by_name[] = {
   17,   /* field[17] = advertised_bytes */
   18,   /* field[18] = advertised_bytes_limit */
   14,   /* field[14] = buffered_bytes */
   15,   /* field[15] = buffered_bytes_limit */
+  20,   /* field[20] = calls_open */
   6,   /* field[6] = calls_total */
   13,   /* field[13] = commits */
   3,   /* field[3] = connections_accepted */
@@ -638,7 +651,7 @@ static const unsigned home__v1__server_info_response__field_indices_by_name[] = 
 static const ProtobufCIntRange home__v1__server_info_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 20 }
+  { 0, 21 }
 };
 const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor =
 {
@@ -648,7 +661,7 @@ const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor =
   "Home__V1__ServerInfoResponse",
   "home.v1",
   sizeof(Home__V1__ServerInfoResponse),
-  20,
+  21,
   home__v1__server_info_response__field_descriptors,
   home__v1__server_info_response__field_indices_by_name,
   1,  home__v1__server_info_response__number_ranges,

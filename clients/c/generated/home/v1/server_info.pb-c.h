@@ -135,10 +135,15 @@ struct  Home__V1__ServerInfoResponse
    * check says NOT_SERVING (docs/OPERATIONS.md, "When something goes wrong").
    */
   Home__V1__StoreFailure *store_failure;
+  /*
+   * Calls started and not yet ended, on every connection (this one included): mutations waiting
+   * for their commit, writes waiting for their accessory, open change streams.
+   */
+  uint64_t calls_open;
 };
 #define HOME__V1__SERVER_INFO_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__server_info_response__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, NULL }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, NULL, 0 }
 
 
 /*
