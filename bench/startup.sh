@@ -51,7 +51,9 @@ build_through_api() {
     local dir="$WORK/build" homes=100
     mkdir -p "$dir"
     # Shared: this script reads the file beside the server to see when the fleet is in.
-    (cd "$dir" && exec "$HOMED" --port "$PORT" --store store.sqlite --shared-store --log-level warning 2>homed.err) &
+    # Each home holds its share and a bridge per 100 (above the default 10,000 a home at 1,000,000).
+    (cd "$dir" && exec "$HOMED" --port "$PORT" --store store.sqlite --shared-store --log-level warning \
+        --max-accessories-per-home $((ACCESSORIES / homes * 101 / 100 + 1)) 2>homed.err) &
     HOMED_PID=$!
     until "$BIN/rpc-client" health --endpoint "127.0.0.1:$PORT" >/dev/null 2>&1; do sleep 0.1; done
     "$BIN/loadgen" fleet --endpoint "127.0.0.1:$PORT" --token-file "$dir/homed-owner.token" --homes "$homes" \

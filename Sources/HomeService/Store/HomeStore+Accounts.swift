@@ -5,8 +5,7 @@ extension HomeStore {
         mutationDepth += 1
         defer { endMutation() }
         let account = addAccount(named: "Owner", isOwner: true)
-        let token = addToken(for: account.id)
-        return token
+        return addToken(for: account.id).text
     }
 
     /// The account created on first start.
@@ -36,12 +35,12 @@ extension HomeStore {
         defer { endMutation() }
         try requireSelfOrOwner(account, caller, "issue tokens")
         try ObjectLimits.check(
-            tokens.values.lazy.filter { $0.account == account }.count,
+            tokens.count(of: account),
             against: limits.tokensPerAccount,
             "the tokens of account \(account)"
         )
-        let text = addToken(for: account)
-        return (tokens[tokenIDsByHash[TokenGenerator.hash(text)]!]!, text)
+        let (token, text) = addToken(for: account)
+        return (token, text)
     }
 
     /// Revokes a token: it stops resolving at once (and for good once committed).
@@ -52,8 +51,7 @@ extension HomeStore {
         guard let token = tokens[id], token.account == caller || accounts[caller]?.isOwner == true else {
             throw HomeServiceError(.notFound, "no such token \(id)")
         }
-        tokens[id] = nil
-        tokenIDsByHash[token.hash] = nil
+        tokens.remove(id)
         touch(.token(id))
     }
 
@@ -63,15 +61,10 @@ extension HomeStore {
     }
 
     /// The live token a bearer token's text names, or `nil`. The text is never compared: it is
-    /// hashed, looked up by its SHA-256, and the stored digest is compared in constant time, so the
-    /// time taken says nothing about how much of a guess was right.
+    /// hashed and looked up by its SHA-256 (``TokenBook/token(withDigest:)``).
     public func token(forSecret secret: String) -> AccessToken? {
         guard secret.utf8.count <= 256 else { return nil }
-        let digest = TokenGenerator.hash(secret)
-        guard let id = tokenIDsByHash[digest], let token = tokens[id],
-            TokenGenerator.constantTimeEqual(token.hash, digest)
-        else { return nil }
-        return token
+        return tokens.token(withDigest: TokenGenerator.hash(secret))
     }
 
     /// Whether a token is still live (not revoked), for connections that authenticated with it.
@@ -84,20 +77,20 @@ extension HomeStore {
     /// and revocations are rare (so the unchanged case is inlined into the caller).
     @inlinable
     public func isTokenLive(_ id: AccessTokenID, checkedVersion: inout UInt64) -> Bool {
-        checkedVersion == tokenTableVersion || isTokenLiveLookingUp(id, checkedVersion: &checkedVersion)
+        checkedVersion == tokens.version || isTokenLiveLookingUp(id, checkedVersion: &checkedVersion)
     }
 
     @usableFromInline
     func isTokenLiveLookingUp(_ id: AccessTokenID, checkedVersion: inout UInt64) -> Bool {
         guard tokens[id] != nil else { return false }
-        checkedVersion = tokenTableVersion
+        checkedVersion = tokens.version
         return true
     }
 
     /// Tokens of `account` (never their text).
     public func tokens(of account: AccountID, by caller: AccountID) throws(HomeServiceError) -> [AccessToken] {
         try requireSelfOrOwner(account, caller, "list tokens")
-        return tokens.values.filter { $0.account == account }.sorted { $0.sequence < $1.sequence }
+        return tokens.tokens(of: account)
     }
 
     private func addAccount(named name: String, isOwner: Bool) -> Account {
@@ -114,7 +107,7 @@ extension HomeStore {
         return account
     }
 
-    private func addToken(for account: AccountID) -> String {
+    private func addToken(for account: AccountID) -> (token: AccessToken, text: String) {
         let text = TokenGenerator.newToken()
         let token = AccessToken(
             id: .random(),
@@ -123,10 +116,9 @@ extension HomeStore {
             createdAt: now,
             sequence: nextSequenceNumber()
         )
-        tokens[token.id] = token
-        tokenIDsByHash[token.hash] = token.id
+        tokens.add(token)
         touch(.token(token.id))
-        return text
+        return (token, text)
     }
 
     func requireOwner(_ caller: AccountID, _ what: String) throws(HomeServiceError) {

@@ -58,12 +58,7 @@ public final class HomeStore {
     // (HomeStore+Queries.swift), which apply the same membership rules as the mutations.
 
     var accounts: [AccountID: Account] = [:]
-    var tokens: [AccessTokenID: AccessToken] = [:] {
-        didSet { tokenTableVersion &+= 1 }
-    }
-    /// Counts changes to `tokens`, so that a connection re-checks its token only after one.
-    @usableFromInline private(set) var tokenTableVersion: UInt64 = 0
-    var tokenIDsByHash: [[UInt8]: AccessTokenID] = [:]
+    @usableFromInline var tokens = TokenBook()
     var homes: [HomeID: Home] = [:]
     var rooms = IDTable<IDKind.Room, Room>()
     var zones = IDTable<IDKind.Zone, Zone>()

@@ -46,8 +46,7 @@ struct StoreLoader {
         try tables.forEachRow(of: StoreSchema.token) { (row) throws(StoreError) in
             let token = try RowCoding.token(row)
             try require(store.accounts[token.account] != nil, "token \(token.id) belongs to no account")
-            store.tokens[token.id] = token
-            store.tokenIDsByHash[token.hash] = token.id
+            store.tokens.add(token)
             note(token.sequence)
         }
         try tables.forEachRow(of: StoreSchema.home) { (row) throws(StoreError) in
