@@ -69,7 +69,7 @@ final class HomedProcess: @unchecked Sendable {
     func start() async throws {
         try? FileManager.default.removeItem(atPath: socketPath)
         let process = Process()
-        let arguments =
+        var arguments =
             [
                 "--port", "0", "--unix-socket", socketPath, "--store", storePath,
                 "--owner-token-file", directory.appendingPathComponent("owner.token").path, "--log-level", "error",
@@ -78,9 +78,7 @@ final class HomedProcess: @unchecked Sendable {
         var executable = Self.executablePath
         if let clockOffsetMilliseconds {
             executable = Self.builtExecutable("clocked-homed")
-            var environment = ProcessInfo.processInfo.environment
-            environment["HOMED_CLOCK_OFFSET_MS"] = String(clockOffsetMilliseconds)
-            process.environment = environment
+            arguments.insert(String(clockOffsetMilliseconds), at: 0)
         }
         if let fileSizeLimitKiB {
             // bash's `ulimit -f` counts KiB; an ignored signal stays ignored across exec.
