@@ -52,26 +52,23 @@ final class Tally: Sendable {
 extension HomedProcess {
     /// How many calls of `method` the server has ended since it started (its ServerInfo).
     func calls(of method: String) async throws -> UInt64 {
+        try await serverInfo().methods.first { $0.method == method }?.calls ?? 0
+    }
+
+    /// The server's ServerInfo, asked on a connection of its own.
+    func serverInfo() async throws -> Home_V1_ServerInfoResponse {
         let client = client()
         defer { Task { await client.close() } }
-        let info = try await client.call(
+        return try await client.call(
             "home.v1.ServerInfo/Get",
             Home_V1_ServerInfoRequest(),
             returning: Home_V1_ServerInfoResponse.self
         )
-        return info.methods.first { $0.method == method }?.calls ?? 0
     }
 
     /// Calls the server has started and not ended, on every connection, not counting this one.
     func openCalls() async throws -> UInt64 {
-        let client = client()
-        defer { Task { await client.close() } }
-        let info = try await client.call(
-            "home.v1.ServerInfo/Get",
-            Home_V1_ServerInfoRequest(),
-            returning: Home_V1_ServerInfoResponse.self
-        )
-        return info.callsOpen - 1
+        try await serverInfo().callsOpen - 1
     }
 
     /// Returns once the server holds at least `count` calls open (calls sent from other tasks have
