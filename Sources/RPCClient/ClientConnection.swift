@@ -47,7 +47,6 @@ public final class ClientConnection: ConnectionDelegate {
         let kind: Kind
         var response: [UInt8]?
         var consumedSinceGrant: UInt32 = 0
-        var deadlineTimer: LoopTimer?
 
         init(kind: Kind) { self.kind = kind }
     }
@@ -77,6 +76,15 @@ public final class ClientConnection: ConnectionDelegate {
     private var lastReceivedAt: UInt64 = 0
     private var pingSentAt: UInt64?
     private var keepaliveTimer: LoopTimer?
+    /// The deadlines of the calls that have one.
+    private lazy var deadlines = CallDeadlines(
+        loop: loop,
+        isOpen: { [unowned self] in calls[$0] != nil },
+        expire: { [unowned self] in
+            end($0, with: RPCError(code: .deadlineExceeded, message: "no answer before the deadline"), sendCancel: true)
+            flushUnlessBatching()
+        }
+    )
 
     private init(connection: Connection, configuration: Configuration) {
         self.loop = connection.loop
@@ -261,15 +269,7 @@ public final class ClientConnection: ConnectionDelegate {
         flushUnlessBatching()
         if timeoutMilliseconds > 0 {
             // The server enforces the deadline too; this covers a server that stopped answering.
-            let timer = LoopTimer(loop: loop)
-            timer.start(after: .milliseconds(Int(timeoutMilliseconds) + 1000)) { [weak self] in
-                self?.end(
-                    streamID,
-                    with: RPCError(code: .deadlineExceeded, message: "no answer before the deadline"),
-                    sendCancel: true
-                )
-            }
-            call.deadlineTimer = timer
+            deadlines.add(streamID, at: loop.now + UInt64(timeoutMilliseconds) + 1000, openCalls: calls.count)
         }
         return streamID
     }
@@ -438,7 +438,6 @@ public final class ClientConnection: ConnectionDelegate {
     private func end(_ streamID: StreamID, with error: RPCError?, sendCancel: Bool) {
         guard let call = calls.removeValue(forKey: streamID) else { return }
         if sendCancel { FrameEncoder.encode(.cancel(streamID), into: &outbound) }
-        call.deadlineTimer?.close()
         complete(call, error: error)
         if isClosingWhenIdle && calls.isEmpty { close() }
     }
@@ -461,8 +460,8 @@ public final class ClientConnection: ConnectionDelegate {
     private func failCalls(_ error: RPCError) {
         let open = calls
         calls = [:]
+        deadlines.close()
         for (_, call) in open.sorted(by: { $0.key < $1.key }) {
-            call.deadlineTimer?.close()
             complete(call, error: error)
         }
         if let onReady {

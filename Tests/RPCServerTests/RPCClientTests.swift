@@ -152,6 +152,44 @@ import Wire
         server.shutDown()
     }
 
+    /// A server gone quiet with the keepalive off: each call ends by its own deadline (a second
+    /// after it, the server's grace), the shorter first, however many calls share the connection's
+    /// one deadline timer, and calls started later still get theirs.
+    @Test func aServerThatGoesQuietEndsCallsByTheirDeadlines() async throws {
+        let server = try MuteServer(handshakes: true)
+        var configuration = ClientConnection.Configuration()
+        configuration.keepaliveInterval = nil
+        let client = try await RPCClient.connect(to: server.endpoint, configuration: configuration)
+        let start = ContinuousClock.now
+        var ended: [Int] = []
+        await withTaskGroup(of: Int?.self) { group in
+            for timeout in [900, 100, 500] {
+                group.addTask {
+                    do throws(RPCError) {
+                        _ = try await client.unary(TestServer.echo, request: [1], timeout: .milliseconds(timeout))
+                        Issue.record("a quiet server answered")
+                        return nil
+                    } catch {
+                        #expect(error.code == .deadlineExceeded)
+                        #expect(error.message == "no answer before the deadline")
+                        #expect(ContinuousClock.now - start >= .milliseconds(timeout + 1000))
+                        return timeout
+                    }
+                }
+            }
+            for await timeout in group { ended.append(contentsOf: timeout.map { [$0] } ?? []) }
+        }
+        #expect(ended == [100, 500, 900])
+        do {
+            _ = try await client.unary(TestServer.echo, request: [2], timeout: .milliseconds(10))
+            Issue.record("a quiet server answered")
+        } catch {
+            #expect(error.code == .deadlineExceeded)
+        }
+        await client.close()
+        server.shutDown()
+    }
+
     @Test func taskCancellationCancelsTheCallOnTheServer() async throws {
         let server = try BackgroundServer()
         let client = try await RPCClient.connect(to: server.endpoint)
