@@ -197,7 +197,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HomeProtoTests",
-            dependencies: ["HomeProto", "RPCServices", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: [
+                "HomeProto", "RPCServices", "TestSupport", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

@@ -144,10 +144,11 @@ public final class AccessoryLinkClient: Sendable {
             request: request,
             onMessage: { bytes in
                 guard !link.hasEnded else { return }
-                do throws(HomeClientError) {
-                    onMessage(try ProtoCall.decode(bytes, as: LinkMessage.self))
+                do {
+                    // Commands by hand: the generated decoder was most of an accessory's work.
+                    onMessage(try LinkMessage(linkBytes: bytes))
                 } catch {
-                    link.end(error)
+                    link.end(HomeClientError(status: .internal, message: "cannot decode home.v1.LinkMessage: \(error)"))
                     link.call?.cancel()
                 }
             },
@@ -178,7 +179,13 @@ public final class AccessoryLinkClient: Sendable {
     /// as the accessory could do nothing about it. For an accessory answering many commands at
     /// once: no task per answer.
     public func answerWithoutWaiting(_ command: UInt64, hapStatus: Int32 = 0, value: CharacteristicValue? = nil) {
-        guard let request = try? ProtoCall.encode(Self.answerRequest(command, hapStatus, value)) else { return }
+        let request: [UInt8]
+        if let value {
+            guard let encoded = try? ProtoCall.encode(Self.answerRequest(command, hapStatus, value)) else { return }
+            request = encoded
+        } else {
+            request = Home_V1_AnswerCommandRequest.bytes(commandID: command, hapStatus: hapStatus)
+        }
         rpc.unary(Self.service + "AnswerCommand", request: request, timeout: timeout) { [rpc] result in
             if case .failure(.streamIDsExhausted) = result { Self.endLink(of: rpc) }
         }

@@ -173,7 +173,7 @@ final class FleetAccessory {
     }
 
     private func received(_ bytes: [UInt8]) {
-        guard let message = try? Home_V1_LinkMessage(serializedBytes: bytes) else { return }
+        guard let message = try? Home_V1_LinkMessage(linkBytes: bytes) else { return }
         switch message.kind {
         case .advertised?, .attached?:
             isLinked = true
@@ -193,11 +193,12 @@ final class FleetAccessory {
     /// Accepts every write, answers reads with nothing it could not know (HAP: does not exist) and
     /// identify at once.
     private func answer(_ command: Home_V1_Command) {
-        var answer = Home_V1_AnswerCommandRequest()
-        answer.commandID = command.commandID
-        if case .read? = command.action { answer.hapStatus = -70409 }
+        let hapStatus: Int32 = if case .read? = command.action { -70409 } else { 0 }
         commandsAnswered += 1
-        connection?.unary(Self.service + "AnswerCommand", request: (try? answer.serializedBytes()) ?? []) { _ in }
+        connection?.unary(
+            Self.service + "AnswerCommand",
+            request: Home_V1_AnswerCommandRequest.bytes(commandID: command.commandID, hapStatus: hapStatus)
+        ) { _ in }
     }
 
     /// Reports a counter's new value; `completion` runs with the server's answer.
