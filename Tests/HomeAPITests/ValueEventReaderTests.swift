@@ -54,4 +54,37 @@ import Testing
             #expect(read == nil || read == 1 << 40, "prefix of \(length) bytes read \(String(describing: read))")
         }
     }
+
+    /// The fleet's reading: revision, characteristic, integer and skipped count, as swift-protobuf
+    /// decodes them; any other event is left to it.
+    @Test func readsTheFleetsValueUpdateAsTheGeneratedDecoderDoes() throws {
+        let values: [Home_V1_CharacteristicValue] = [
+            .with { $0.unsignedValue = 1 << 31 | 5 }, .with { $0.signedValue = -4 }, .with { $0.boolValue = true },
+            Home_V1_CharacteristicValue(),
+        ]
+        for value in values {
+            let bytes = Self.event(value, skipped: 3)
+            let expected = try Home_V1_Event(serializedBytes: bytes).characteristicValueUpdated
+            let update = try #require(ValueEventReader.valueUpdate(in: bytes))
+            #expect(update.revision == 99)
+            #expect(update.characteristicID == expected.characteristicID)
+            #expect(update.skippedUpdates == expected.skippedUpdates)
+            let number: Int64? =
+                switch expected.value.kind {
+                case .signedValue(let signed)?: signed
+                case .unsignedValue(let unsigned)?: Int64(bitPattern: unsigned)
+                default: nil
+                }
+            #expect(update.number == number)
+        }
+        var resync = Home_V1_Event()
+        resync.revision = 7
+        resync.resync = Home_V1_Resync()
+        #expect(ValueEventReader.valueUpdate(in: try resync.serializedBytes()) == nil)
+        let bytes = Self.event(.with { $0.unsignedValue = 9 })
+        for length in 0..<bytes.count where ValueEventReader.valueUpdate(in: Array(bytes[..<length])) != nil {
+            // A cut between whole fields leaves a shorter update, never a wrong one.
+            #expect(ValueEventReader.valueUpdate(in: Array(bytes[..<length]))?.number ?? 9 == 9)
+        }
+    }
 }

@@ -307,15 +307,9 @@ final class Fleet {
         }
     }
 
-    private func received(_ event: Home_V1_Event) {
-        guard case .characteristicValueUpdated(let update)? = event.payload else { return }
+    private func received(_ update: ValueEventReader.ValueUpdate) {
         // The server carries integers of every format as signed values.
-        let number: Int64 =
-            switch update.value.kind {
-            case .signedValue(let signed)?: signed
-            case .unsignedValue(let unsigned)?: Int64(truncatingIfNeeded: unsigned)
-            default: -1
-            }
+        let number = update.number ?? -1
         // A report's sequence number, or nil for a controller's write.
         let reported = (0..<Int64(Self.writeFlag)).contains(number) ? UInt32(number) : nil
         if update.skippedUpdates > 0 {

@@ -23,7 +23,7 @@ final class FleetSubscriber {
     private var isClosed = false
 
     /// Each value event of the stream.
-    var onEvent: ((Home_V1_Event) -> Void)?
+    var onEvent: ((ValueEventReader.ValueUpdate) -> Void)?
     /// The stream ended without `close`; a new one is on its way.
     var onEnded: ((RPCError?) -> Void)?
     /// A new stream delivered its first message: the missed events, or a Resync.
@@ -115,17 +115,19 @@ final class FleetSubscriber {
     }
 
     private func received(_ bytes: [UInt8], first: Bool, ready: ((RPCError?) -> Void)?) {
-        guard let event = try? Home_V1_Event(serializedBytes: bytes) else { return }
-        revision = event.revision
         if first {
             attempts = 0
             if let ready { ready(nil) } else { onResumed?() }
         }
-        switch event.payload {
-        case .characteristicValueUpdated?: onEvent?(event)
-        case .resync?: resyncs += 1
-        default: break
+        // Value updates, nearly every event, by hand; the rest whole.
+        if let update = ValueEventReader.valueUpdate(in: bytes) {
+            revision = update.revision
+            onEvent?(update)
+            return
         }
+        guard let event = try? Home_V1_Event(serializedBytes: bytes) else { return }
+        revision = event.revision
+        if case .resync? = event.payload { resyncs += 1 }
     }
 
     private func retry() {
