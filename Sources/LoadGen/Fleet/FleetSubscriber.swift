@@ -115,19 +115,18 @@ final class FleetSubscriber {
     }
 
     private func received(_ bytes: [UInt8], first: Bool, ready: ((RPCError?) -> Void)?) {
+        // Value updates, nearly every event, by hand; the rest whole. Bytes that are not an event
+        // are ignored, as before the stream counts as open.
+        let update = ValueEventReader.valueUpdate(in: bytes)
+        let event = update == nil ? try? Home_V1_Event(serializedBytes: bytes) : nil
+        guard let revision = update?.revision ?? event?.revision else { return }
+        self.revision = revision
         if first {
             attempts = 0
             if let ready { ready(nil) } else { onResumed?() }
         }
-        // Value updates, nearly every event, by hand; the rest whole.
-        if let update = ValueEventReader.valueUpdate(in: bytes) {
-            revision = update.revision
-            onEvent?(update)
-            return
-        }
-        guard let event = try? Home_V1_Event(serializedBytes: bytes) else { return }
-        revision = event.revision
-        if case .resync? = event.payload { resyncs += 1 }
+        if let update { onEvent?(update) }
+        if case .resync? = event?.payload { resyncs += 1 }
     }
 
     private func retry() {
