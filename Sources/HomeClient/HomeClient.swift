@@ -132,7 +132,7 @@ public actor HomeClient {
         _ request: Request,
         returning: Response.Type = Response.self
     ) async throws(HomeClientError) -> Response {
-        let key = UUID().uuidString
+        let key = UUID.random().uuidString
         var attempt = 0
         while true {
             do {

@@ -384,7 +384,7 @@ public struct HomeHandle: Sendable {
         writing value: CharacteristicValue,
         to characteristic: UUID,
         in actionSet: UUID,
-        actionID: UUID = UUID()
+        actionID: UUID = .random()
     ) async throws(HomeClientError) -> ActionSet {
         var request = Home_V1_AddActionRequest()
         request.homeID = id.data

@@ -93,7 +93,7 @@ public actor SimulatedAccessory {
     }
 
     /// The accessory's identifier (the bridge's, for a bridge).
-    public var id: UUID { UUID(data: description.id) ?? UUID() }
+    public var id: UUID { UUID(data: description.id) ?? .random() }
 
     /// Calls `handler` with the credential and the description (ids filled in) once a controller
     /// pairs the accessory; keep the credential to attach again later.
@@ -235,7 +235,7 @@ public actor SimulatedAccessory {
                 case .refuse(let status):
                     return (status, nil)
                 case .accept:
-                    let characteristic = UUID(data: write.characteristicID) ?? UUID()
+                    let characteristic = UUID(data: write.characteristicID) ?? .random()
                     state.values[characteristic] = write.value
                     state.recentWrites.append((characteristic, write.value))
                     return (0, nil)

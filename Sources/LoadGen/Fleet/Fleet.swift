@@ -173,7 +173,7 @@ final class Fleet {
     private func addMissingHomes(_ done: @escaping (String?) -> Void) {
         guard homes.count < plan.scenario.homes else { return done(nil) }
         var request = Home_V1_AddHomeRequest()
-        request.name = "Fleet \(homes.count + 1) \(UUID().uuidString.prefix(6))"
+        request.name = "Fleet \(homes.count + 1) \(UUID.random().uuidString.prefix(6))"
         controllers.call("AddHome", request, Home_V1_AddHomeResponse.self) { [self] result in
             guard case .success(let added) = result else { return done("AddHome: \(result)") }
             homes.append(added.home.id)

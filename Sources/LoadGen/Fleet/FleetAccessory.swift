@@ -61,7 +61,7 @@ final class FleetAccessory {
     }
 
     static func randomID() -> Data {
-        withUnsafeBytes(of: UUID().uuid) { Data($0) }
+        withUnsafeBytes(of: UUID.random().uuid) { Data($0) }
     }
 
     /// What it advertises: an accessory with the counter service, or a bridge of them.

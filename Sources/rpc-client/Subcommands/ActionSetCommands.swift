@@ -123,7 +123,7 @@ struct ActionSetCommand: AsyncParsableCommand {
         @Argument(help: "The value: true/false, an integer, a decimal or text.") var value: String
 
         func run() async throws {
-            let actionID = UUID()
+            let actionID = UUID.random()
             let updated = try await connection.withHomeClient { client in
                 let found = try await Resolve.home(home, client)
                 return try await client.home(found.id.uuid).addAction(
