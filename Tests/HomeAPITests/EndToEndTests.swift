@@ -325,7 +325,6 @@ import Wire
         let client = server.client()
         _ = try await client.addHome(named: "Home")
         try await server.restart()
-        try await Task.sleep(for: .milliseconds(200))
         #expect(try await client.listHomes().map(\.name) == ["Home"])
         await client.close()
     }
