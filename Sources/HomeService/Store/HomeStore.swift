@@ -97,7 +97,7 @@ public final class HomeStore {
     /// Remembered outcomes of mutations sent with an idempotency key (HomeStore+Idempotency.swift).
     var idempotency = IdempotencyRecords()
     /// One copy of each type UUID, however many objects carry it.
-    let strings = StringInterner()
+    var strings = StringInterner()
     /// One copy of each characteristic type, properties and metadata combination.
     var characteristicKinds = CharacteristicKinds()
 

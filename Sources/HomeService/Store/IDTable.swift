@@ -99,7 +99,9 @@ struct IDTable<Kind, Object> {
         }
     }
 
-    private mutating func insert(_ object: Object, for id: ID<Kind>) {
+    /// Adds an object whose id the table does not hold yet (start-up's bulk placing: the
+    /// subscript's `_modify` allocates its coroutine frame for each one).
+    mutating func insert(_ object: Object, for id: ID<Kind>) {
         if let position = freePositions.popLast() {
             objects[Int(position)] = object
             positions[id] = position

@@ -17,14 +17,30 @@ struct StoreLoader {
     }
 
     func load() throws(StoreError) {
-        let reader = try backend.makeReader()
-        let characteristics = BackgroundWork { () throws(StoreError) in try LoadedCharacteristics.read(from: reader) }
-        // Both are waited for whatever happens, so that no read outlives the load.
+        // The three largest tables are decoded on other threads, each through a connection of its
+        // own, in the order this one takes them over, while this one reads the small tables.
+        let accessoryReader = try backend.makeReader()
+        let serviceReader = try backend.makeReader()
+        let characteristicReader = try backend.makeReader()
+        let accessories = BackgroundWork { () throws(StoreError) in
+            try Self.decodedInCreationOrder(StoreSchema.accessory, from: accessoryReader, RowCoding.accessory) {
+                $0.sequence
+            }
+        }
+        let services = BackgroundWork { () throws(StoreError) in try LoadedServices.read(from: serviceReader) }
+        let characteristics = BackgroundWork { () throws(StoreError) in
+            try LoadedCharacteristics.read(from: characteristicReader)
+        }
+        // Every one is waited for whatever happens, so that no read outlives the load.
         let others = Result { () throws(StoreError) -> Int64 in
-            var maxSequence = try loadUpToServices()
+            var maxSequence = try loadHomesAndRooms()
+            try place(try accessories.value(), maxSequence: &maxSequence)
+            try place(try services.value(), maxSequence: &maxSequence)
             try loadRest(maxSequence: &maxSequence)
             return maxSequence
         }
+        _ = Result { () throws(StoreError) in try accessories.value() }
+        _ = Result { () throws(StoreError) in try services.value() }
         let loaded = Result { () throws(StoreError) in try characteristics.value() }
         let maxSequence = try others.get()
         let loadedCharacteristics = try loaded.get()
@@ -32,9 +48,9 @@ struct StoreLoader {
         store.nextSequence = max(maxSequence, loadedCharacteristics.maxSequence) + 1
     }
 
-    /// Accounts, tokens, homes and everything in them down to services. Returns the highest
-    /// creation sequence number among them.
-    private func loadUpToServices() throws(StoreError) -> Int64 {
+    /// Accounts, tokens, homes, rooms and zones. Returns the highest creation sequence number
+    /// among them.
+    private func loadHomesAndRooms() throws(StoreError) -> Int64 {
         var maxSequence: Int64 = 0
         func note(_ sequence: Int64) { maxSequence = max(maxSequence, sequence) }
 
@@ -82,38 +98,43 @@ struct StoreLoader {
             store.place(zone, NamedKinds.zone)
             note(zone.sequence)
         }
-        let accessories = try decodedInCreationOrder(StoreSchema.accessory, RowCoding.accessory) { $0.sequence }
-        store.accessories.reserveCapacity(accessories.count)
+        return maxSequence
+    }
+
+    /// Places the accessories, in creation order, and links each bridged one to its bridge.
+    private func place(_ accessories: [Accessory], maxSequence: inout Int64) throws(StoreError) {
         for accessory in accessories {
-            try require(store.rooms[accessory.room]?.home == accessory.home, "accessory \(accessory.id) is in no room")
+            try require(
+                store.rooms.read(accessory.room, { $0.home }) == accessory.home,
+                "accessory \(accessory.id) is in no room"
+            )
             try requireHome(accessory.home, "accessory \(accessory.id)")
-            store.place(accessory, NamedKinds.accessory)
-            note(accessory.sequence)
+            maxSequence = max(maxSequence, accessory.sequence)
         }
+        store.placeLoaded(accessories, NamedKinds.accessory)
         // Bridged accessories are linked in the order they were added.
         for accessory in accessories {
             guard let bridge = accessory.bridge else { continue }
             try require(
-                store.accessories[bridge]?.bridgedAccessories.append(accessory.id) != nil,
+                store.accessories.update(bridge, { $0.bridgedAccessories.append(accessory.id) }) != nil,
                 "accessory \(accessory.id) has a missing bridge"
             )
         }
-        let services = try decodedInCreationOrder(
-            StoreSchema.service,
-            { (row) throws(StoreError) in try RowCoding.service(row, intern: store.strings.intern) },
-            sequence: { $0.sequence }
-        )
-        store.services.reserveCapacity(services.count)
-        for service in services {
+    }
+
+    /// Places the services, each listed by its accessory in creation order.
+    private func place(_ loaded: LoadedServices, maxSequence: inout Int64) throws(StoreError) {
+        store.strings = loaded.strings
+        store.services.reserveCapacity(loaded.services.count)
+        for service in loaded.services {
             try require(
-                store.accessories[service.accessory]?.services.append(service.id) != nil,
+                store.accessories.update(service.accessory, { $0.services.append(service.id) }) != nil,
                 "service \(service.id) has no accessory"
             )
-            store.services[service.id] = service
+            store.services.insert(service, for: service.id)
             store.index(service.name, kind: "service", id: service.id.raw, in: service.home)
-            note(service.sequence)
+            maxSequence = max(maxSequence, service.sequence)
         }
-        return maxSequence
     }
 
     /// Takes over the characteristics read on the other thread, each listed by its service.
@@ -122,8 +143,10 @@ struct StoreLoader {
         store.cache = loaded.cache
         store.characteristicKinds = loaded.kinds
         for (service, characteristics) in loaded.byService {
-            try require(store.services[service] != nil, "characteristic \(characteristics[0]) has no service")
-            store.services[service]!.characteristics = characteristics
+            try require(
+                store.services.update(service, { $0.characteristics = characteristics }) != nil,
+                "characteristic \(characteristics[0]) has no service"
+            )
         }
         // Each characteristic's slot learns its accessory's state (blocked, reachable): the states
         // first, then one pass over the characteristics.
@@ -206,13 +229,15 @@ struct StoreLoader {
     /// Every row of a large table, decoded, in creation order. These tables are read in key order
     /// and sorted here: ORDER BY sequence (which has no index) made SQLite sort the whole table in a
     /// temporary B-tree first.
-    private func decodedInCreationOrder<Object>(
+    static func decodedInCreationOrder<Object>(
         _ table: StoreTable,
+        from reader: any TableReader,
         _ decode: (any StoredRow) throws(StoreError) -> Object,
         sequence: (Object) -> Int64
     ) throws(StoreError) -> [Object] {
         var objects: [Object] = []
-        try tables.forEachRow(of: table) { (row) throws(StoreError) in objects.append(try decode(row)) }
+        objects.reserveCapacity(try reader.rowCount(of: table))
+        try reader.forEachRow(of: table) { (row) throws(StoreError) in objects.append(try decode(row)) }
         // A closure, not a key path: applying a key path cost about 1,000 instructions an object.
         let sequences = objects.map(sequence)
         return objects.indices.sorted { sequences[$0] < sequences[$1] }.map { objects[$0] }
