@@ -111,7 +111,12 @@ final class HomedProcess: @unchecked Sendable {
                 break
             } catch {
                 guard process.isRunning, Date() < deadline else {
-                    throw HomedFailure(message: "homed does not answer: \(error)")
+                    let state = process.isRunning ? "still running" : "exited with status \(process.terminationStatus)"
+                    let log = capturesLog ? (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" : ""
+                    throw HomedFailure(
+                        message:
+                            "homed does not answer (\(state)): \(error)\(log.isEmpty ? "" : "; its log ends: \(log.suffix(2_000))")"
+                    )
                 }
                 try await Task.sleep(for: .milliseconds(10))
             }

@@ -34,9 +34,11 @@ struct StoreLoader {
         // Every one is waited for whatever happens, so that no read outlives the load.
         let others = Result { () throws(StoreError) -> Int64 in
             var maxSequence = try loadHomesAndRooms()
+            // The rest needs no accessory or service: it is read while they are decoded. (No name
+            // of its kinds is shared with theirs, so the namespaces' order of holders is kept.)
+            try loadRest(maxSequence: &maxSequence)
             try place(try accessories.value(), maxSequence: &maxSequence)
             try place(try services.value(), maxSequence: &maxSequence)
-            try loadRest(maxSequence: &maxSequence)
             return maxSequence
         }
         _ = Result { () throws(StoreError) in try accessories.value() }
@@ -160,8 +162,8 @@ struct StoreLoader {
         }
     }
 
-    /// Service groups, action sets, triggers, events and idempotency keys (none of them needs the
-    /// characteristics).
+    /// Service groups, action sets, triggers, events and idempotency keys (none of them needs an
+    /// accessory, service or characteristic).
     private func loadRest(maxSequence: inout Int64) throws(StoreError) {
         func note(_ sequence: Int64) { maxSequence = max(maxSequence, sequence) }
         try tables.forEachRow(of: StoreSchema.serviceGroup) { (row) throws(StoreError) in
