@@ -2,16 +2,13 @@
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 mode, and the upcoming features that keep C types
-/// out of public signatures (`InternalImportsByDefault`) and imports explicit.
+/// out of public signatures (`InternalImportsByDefault`) and imports explicit. No unsafe flags: a
+/// package depending on this one would be refused. The release tuning is scripts/build-release.sh's.
 let strictSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("MemberImportVisibility"),
-    // Release builds skip the runtime exclusivity checks (about 7% of a pipelined call in perf:
-    // AccessSet, swift_beginAccess and their thread-local lookups). Debug builds, and so every test
-    // run, keep them; the compile-time checks always apply.
-    .unsafeFlags(["-enforce-exclusivity=unchecked", "-cross-module-optimization"], .when(configuration: .release)),
 ]
 
 let package = Package(

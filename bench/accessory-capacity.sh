@@ -23,7 +23,7 @@ SECONDS_PER_RUN="${SECONDS_PER_RUN:-4}"
 HOMED_PORT=7433
 
 scripts/install-packages.sh
-for product in homed rpc-client loadgen; do swift build -c release --product "$product" >&2; done
+for product in homed rpc-client loadgen; do scripts/build-release.sh --product "$product" >&2; done
 BIN="$(swift build -c release --show-bin-path)"
 build_cload
 WORK="$(mktemp -d)"

@@ -20,7 +20,7 @@ EXTRA_CREDIT="${EXTRA_CREDIT:-4096}"
 HOMED_PORT=7433
 
 scripts/install-packages.sh
-for product in homed rpc-client; do swift build -c release --product "$product" >&2; done
+for product in homed rpc-client; do scripts/build-release.sh --product "$product" >&2; done
 BIN="$(swift build -c release --show-bin-path)"
 build_cload
 WORK="$(mktemp -d)"

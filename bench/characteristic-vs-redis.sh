@@ -34,7 +34,7 @@ scripts/install-packages.sh
 if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 fi
-for product in homed rpc-client $($PAIRS_ONLY || echo loadgen); do swift build -c release --product "$product" >&2; done
+for product in homed rpc-client $($PAIRS_ONLY || echo loadgen); do scripts/build-release.sh --product "$product" >&2; done
 BIN="$(swift build -c release --show-bin-path)"
 build_cload
 WORK="$(mktemp -d)"

@@ -30,7 +30,7 @@ scripts/install-packages.sh
 if ! command -v redis-server >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 fi
-for product in homed loadgen rpc-client; do swift build -c release --product "$product" >&2; done
+for product in homed loadgen rpc-client; do scripts/build-release.sh --product "$product" >&2; done
 BIN="$(swift build -c release --show-bin-path)"
 WORK="$(mktemp -d)"
 

@@ -20,8 +20,8 @@ PORT="${PORT:-7437}"
 BRIDGED="${BRIDGED:-0}"
 
 scripts/install-packages.sh
-swift build -c release --product homed >&2
-swift build -c release --product loadgen >&2
+scripts/build-release.sh --product homed >&2
+scripts/build-release.sh --product loadgen >&2
 BIN="$(swift build -c release --show-bin-path)"
 WORK="$(mktemp -d)"
 cleanup() {

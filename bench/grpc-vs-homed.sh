@@ -23,7 +23,7 @@ HOMED_PORT=7433
 GRPC_PORT=7434
 
 scripts/install-packages.sh
-for product in homed rpc-client; do swift build -c release --product "$product" >&2; done
+for product in homed rpc-client; do scripts/build-release.sh --product "$product" >&2; done
 BIN="$(swift build -c release --show-bin-path)"
 swift build -c release --package-path bench/grpc >&2
 GRPC_BIN="$(swift build -c release --package-path bench/grpc --show-bin-path)"

@@ -22,7 +22,7 @@ CONNECTIONS="${CONNECTIONS:-50}"
 DEPTH="${DEPTH:-1}"
 PORT_A=7475
 PORT_B=7476
-swift build -c release --product rpc-client >&2
+scripts/build-release.sh --product rpc-client >&2
 BIN="$(swift build -c release --show-bin-path)"
 build_cload
 

@@ -38,7 +38,7 @@ if [ ${#need[@]} -gt 0 ]; then
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-for product in homed loadgen rpc-client; do swift build -c release --product "$product" >&2; done
+for product in homed loadgen rpc-client; do scripts/build-release.sh --product "$product" >&2; done
 BIN="$(swift build -c release --show-bin-path)"
 WORK="$(mktemp -d)"
 cleanup() {

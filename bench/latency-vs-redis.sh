@@ -26,7 +26,7 @@ scripts/install-packages.sh
 if ! command -v redis-server >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 fi
-swift build -c release --product homed >&2
+scripts/build-release.sh --product homed >&2
 BIN="$(swift build -c release --show-bin-path)"
 build_cload
 WORK="$(mktemp -d)"

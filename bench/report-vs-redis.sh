@@ -21,7 +21,7 @@ REDIS_PORT=6393
 
 scripts/install-packages.sh
 command -v redis-server >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
-swift build -c release --product homed >&2
+scripts/build-release.sh --product homed >&2
 BIN="$(swift build -c release --show-bin-path)"
 make -s -C clients/c
 WORK="$(mktemp -d)"

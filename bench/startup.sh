@@ -28,9 +28,9 @@ PORT=7436
 scripts/install-packages.sh
 command -v bc >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bc >/dev/null
 command -v sqlite3 >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 >/dev/null
-swift build -c release --product homed >&2
-swift build -c release --product rpc-client >&2
-[ "$SOURCE" = api ] && swift build -c release --product loadgen >&2
+scripts/build-release.sh --product homed >&2
+scripts/build-release.sh --product rpc-client >&2
+[ "$SOURCE" = api ] && scripts/build-release.sh --product loadgen >&2
 BIN="$(swift build -c release --show-bin-path)"
 HOMED="${HOMED:-$BIN/homed}"
 [ "$SOURCE" = api ] || (cd bench/core && swift build -c release >&2)

@@ -26,8 +26,8 @@ scripts/install-packages.sh
 if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 fi
-swift build -c release --product homed >&2
-$PAIRS_ONLY || swift build -c release --product loadgen >&2
+scripts/build-release.sh --product homed >&2
+$PAIRS_ONLY || scripts/build-release.sh --product loadgen >&2
 BIN="$(swift build -c release --show-bin-path)"
 build_cload
 

@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-packages.sh
-swift build -c release --product homed >&2
+scripts/build-release.sh --product homed >&2
 exec "$(swift build -c release --show-bin-path)/homed" "$@"

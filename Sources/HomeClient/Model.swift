@@ -1,4 +1,9 @@
 public import HomeProto
+public import UV
+
+/// Where a server listens (`HOST:PORT` or `unix:PATH` through `Endpoint(parsing:)`), named here so
+/// that a package using the SDK needs no other import.
+public typealias Endpoint = UV.Endpoint
 
 // The model values the SDK returns: the protocol's messages, which are Swift value types.
 /// A home, alone (as listed) or with everything in it (``HomeHandle/get()``).
