@@ -1937,6 +1937,138 @@ public nonisolated struct Home_V1_UpdateUserAccessResponse: Sendable {
   fileprivate var _user: Home_V1_User? = nil
 }
 
+/// HomeKit's accessory browser: first one `found` for every accessory advertised now, then `found`
+/// and `removed` as accessories come and go, for as long as the stream is open.
+public nonisolated struct Home_V1_BrowseAccessoriesRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Home_V1_BrowseEvent: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var kind: Home_V1_BrowseEvent.OneOf_Kind? = nil
+
+  public var found: Home_V1_DiscoveredAccessory {
+    get {
+      if case .found(let v)? = kind {return v}
+      return Home_V1_DiscoveredAccessory()
+    }
+    set {kind = .found(newValue)}
+  }
+
+  public var removed: Home_V1_RemovedAccessory {
+    get {
+      if case .removed(let v)? = kind {return v}
+      return Home_V1_RemovedAccessory()
+    }
+    set {kind = .removed(newValue)}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum OneOf_Kind: Equatable, Sendable {
+    case found(Home_V1_DiscoveredAccessory)
+    case removed(Home_V1_RemovedAccessory)
+
+  }
+
+  public init() {}
+}
+
+/// An unpaired accessory: what a user needs to choose it (the setup code is never shown).
+public nonisolated struct Home_V1_DiscoveredAccessory: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var id: Data = Data()
+
+  public var name: String = String()
+
+  public var category: Int32 = 0
+
+  public var manufacturer: String = String()
+
+  public var model: String = String()
+
+  public var firmwareVersion: String = String()
+
+  /// The service types it offers, each once.
+  public var serviceTypes: [String] = []
+
+  /// For a bridge: the names of the accessories behind it.
+  public var bridgedAccessoryNames: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Home_V1_RemovedAccessory: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var id: Data = Data()
+
+  public var reason: Home_V1_RemovedAccessory.Reason = .unspecified
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  /// Why it left the browser.
+  public nonisolated enum Reason: SwiftProtobuf.Enum, Swift.CaseIterable {
+    public typealias RawValue = Int
+    case unspecified // = 0
+
+    /// Its advertisement ended (the accessory disconnected).
+    case gone // = 1
+
+    /// It was added to a home.
+    case paired // = 2
+    case UNRECOGNIZED(Int)
+
+    public init() {
+      self = .unspecified
+    }
+
+    public init?(rawValue: Int) {
+      switch rawValue {
+      case 0: self = .unspecified
+      case 1: self = .gone
+      case 2: self = .paired
+      default: self = .UNRECOGNIZED(rawValue)
+      }
+    }
+
+    public var rawValue: Int {
+      switch self {
+      case .unspecified: return 0
+      case .gone: return 1
+      case .paired: return 2
+      case .UNRECOGNIZED(let i): return i
+      }
+    }
+
+    // The compiler won't synthesize support with the UNRECOGNIZED case.
+    public static let allCases: [Home_V1_RemovedAccessory.Reason] = [
+      .unspecified,
+      .gone,
+      .paired,
+    ]
+
+  }
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "home.v1"
@@ -5690,4 +5822,194 @@ nonisolated extension Home_V1_UpdateUserAccessResponse: SwiftProtobuf.Message, S
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
+}
+
+nonisolated extension Home_V1_BrowseAccessoriesRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BrowseAccessoriesRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Home_V1_BrowseAccessoriesRequest, rhs: Home_V1_BrowseAccessoriesRequest) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Home_V1_BrowseEvent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BrowseEvent"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}found\0\u{1}removed\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try {
+        var v: Home_V1_DiscoveredAccessory?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .found(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .found(v)
+        }
+      }()
+      case 2: try {
+        var v: Home_V1_RemovedAccessory?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .removed(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .removed(v)
+        }
+      }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    switch self.kind {
+    case .found?: try {
+      guard case .found(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    }()
+    case .removed?: try {
+      guard case .removed(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    }()
+    case nil: break
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Home_V1_BrowseEvent, rhs: Home_V1_BrowseEvent) -> Bool {
+    if lhs.kind != rhs.kind {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Home_V1_DiscoveredAccessory: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DiscoveredAccessory"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}name\0\u{1}category\0\u{1}manufacturer\0\u{1}model\0\u{3}firmware_version\0\u{3}service_types\0\u{3}bridged_accessory_names\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.id) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 3: try { try decoder.decodeSingularInt32Field(value: &self.category) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.manufacturer) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.model) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.firmwareVersion) }()
+      case 7: try { try decoder.decodeRepeatedStringField(value: &self.serviceTypes) }()
+      case 8: try { try decoder.decodeRepeatedStringField(value: &self.bridgedAccessoryNames) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.id.isEmpty {
+      try visitor.visitSingularBytesField(value: self.id, fieldNumber: 1)
+    }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 2)
+    }
+    if self.category != 0 {
+      try visitor.visitSingularInt32Field(value: self.category, fieldNumber: 3)
+    }
+    if !self.manufacturer.isEmpty {
+      try visitor.visitSingularStringField(value: self.manufacturer, fieldNumber: 4)
+    }
+    if !self.model.isEmpty {
+      try visitor.visitSingularStringField(value: self.model, fieldNumber: 5)
+    }
+    if !self.firmwareVersion.isEmpty {
+      try visitor.visitSingularStringField(value: self.firmwareVersion, fieldNumber: 6)
+    }
+    if !self.serviceTypes.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.serviceTypes, fieldNumber: 7)
+    }
+    if !self.bridgedAccessoryNames.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.bridgedAccessoryNames, fieldNumber: 8)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Home_V1_DiscoveredAccessory, rhs: Home_V1_DiscoveredAccessory) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs.category != rhs.category {return false}
+    if lhs.manufacturer != rhs.manufacturer {return false}
+    if lhs.model != rhs.model {return false}
+    if lhs.firmwareVersion != rhs.firmwareVersion {return false}
+    if lhs.serviceTypes != rhs.serviceTypes {return false}
+    if lhs.bridgedAccessoryNames != rhs.bridgedAccessoryNames {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Home_V1_RemovedAccessory: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RemovedAccessory"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}reason\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.id) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.reason) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.id.isEmpty {
+      try visitor.visitSingularBytesField(value: self.id, fieldNumber: 1)
+    }
+    if self.reason != .unspecified {
+      try visitor.visitSingularEnumField(value: self.reason, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Home_V1_RemovedAccessory, rhs: Home_V1_RemovedAccessory) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Home_V1_RemovedAccessory.Reason: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REASON_UNSPECIFIED\0\u{1}REASON_GONE\0\u{1}REASON_PAIRED\0")
 }

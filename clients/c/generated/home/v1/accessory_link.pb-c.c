@@ -817,186 +817,6 @@ void   home__v1__report_firmware_version_response__free_unpacked
   assert(message->base.descriptor == &home__v1__report_firmware_version_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-void   home__v1__browse_accessories_request__init
-                     (Home__V1__BrowseAccessoriesRequest         *message)
-{
-  static const Home__V1__BrowseAccessoriesRequest init_value = HOME__V1__BROWSE_ACCESSORIES_REQUEST__INIT;
-  *message = init_value;
-}
-size_t home__v1__browse_accessories_request__get_packed_size
-                     (const Home__V1__BrowseAccessoriesRequest *message)
-{
-  assert(message->base.descriptor == &home__v1__browse_accessories_request__descriptor);
-  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
-}
-size_t home__v1__browse_accessories_request__pack
-                     (const Home__V1__BrowseAccessoriesRequest *message,
-                      uint8_t       *out)
-{
-  assert(message->base.descriptor == &home__v1__browse_accessories_request__descriptor);
-  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
-}
-size_t home__v1__browse_accessories_request__pack_to_buffer
-                     (const Home__V1__BrowseAccessoriesRequest *message,
-                      ProtobufCBuffer *buffer)
-{
-  assert(message->base.descriptor == &home__v1__browse_accessories_request__descriptor);
-  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
-}
-Home__V1__BrowseAccessoriesRequest *
-       home__v1__browse_accessories_request__unpack
-                     (ProtobufCAllocator  *allocator,
-                      size_t               len,
-                      const uint8_t       *data)
-{
-  return (Home__V1__BrowseAccessoriesRequest *)
-     protobuf_c_message_unpack (&home__v1__browse_accessories_request__descriptor,
-                                allocator, len, data);
-}
-void   home__v1__browse_accessories_request__free_unpacked
-                     (Home__V1__BrowseAccessoriesRequest *message,
-                      ProtobufCAllocator *allocator)
-{
-  if(!message)
-    return;
-  assert(message->base.descriptor == &home__v1__browse_accessories_request__descriptor);
-  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
-}
-void   home__v1__browse_event__init
-                     (Home__V1__BrowseEvent         *message)
-{
-  static const Home__V1__BrowseEvent init_value = HOME__V1__BROWSE_EVENT__INIT;
-  *message = init_value;
-}
-size_t home__v1__browse_event__get_packed_size
-                     (const Home__V1__BrowseEvent *message)
-{
-  assert(message->base.descriptor == &home__v1__browse_event__descriptor);
-  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
-}
-size_t home__v1__browse_event__pack
-                     (const Home__V1__BrowseEvent *message,
-                      uint8_t       *out)
-{
-  assert(message->base.descriptor == &home__v1__browse_event__descriptor);
-  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
-}
-size_t home__v1__browse_event__pack_to_buffer
-                     (const Home__V1__BrowseEvent *message,
-                      ProtobufCBuffer *buffer)
-{
-  assert(message->base.descriptor == &home__v1__browse_event__descriptor);
-  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
-}
-Home__V1__BrowseEvent *
-       home__v1__browse_event__unpack
-                     (ProtobufCAllocator  *allocator,
-                      size_t               len,
-                      const uint8_t       *data)
-{
-  return (Home__V1__BrowseEvent *)
-     protobuf_c_message_unpack (&home__v1__browse_event__descriptor,
-                                allocator, len, data);
-}
-void   home__v1__browse_event__free_unpacked
-                     (Home__V1__BrowseEvent *message,
-                      ProtobufCAllocator *allocator)
-{
-  if(!message)
-    return;
-  assert(message->base.descriptor == &home__v1__browse_event__descriptor);
-  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
-}
-void   home__v1__discovered_accessory__init
-                     (Home__V1__DiscoveredAccessory         *message)
-{
-  static const Home__V1__DiscoveredAccessory init_value = HOME__V1__DISCOVERED_ACCESSORY__INIT;
-  *message = init_value;
-}
-size_t home__v1__discovered_accessory__get_packed_size
-                     (const Home__V1__DiscoveredAccessory *message)
-{
-  assert(message->base.descriptor == &home__v1__discovered_accessory__descriptor);
-  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
-}
-size_t home__v1__discovered_accessory__pack
-                     (const Home__V1__DiscoveredAccessory *message,
-                      uint8_t       *out)
-{
-  assert(message->base.descriptor == &home__v1__discovered_accessory__descriptor);
-  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
-}
-size_t home__v1__discovered_accessory__pack_to_buffer
-                     (const Home__V1__DiscoveredAccessory *message,
-                      ProtobufCBuffer *buffer)
-{
-  assert(message->base.descriptor == &home__v1__discovered_accessory__descriptor);
-  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
-}
-Home__V1__DiscoveredAccessory *
-       home__v1__discovered_accessory__unpack
-                     (ProtobufCAllocator  *allocator,
-                      size_t               len,
-                      const uint8_t       *data)
-{
-  return (Home__V1__DiscoveredAccessory *)
-     protobuf_c_message_unpack (&home__v1__discovered_accessory__descriptor,
-                                allocator, len, data);
-}
-void   home__v1__discovered_accessory__free_unpacked
-                     (Home__V1__DiscoveredAccessory *message,
-                      ProtobufCAllocator *allocator)
-{
-  if(!message)
-    return;
-  assert(message->base.descriptor == &home__v1__discovered_accessory__descriptor);
-  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
-}
-void   home__v1__removed_accessory__init
-                     (Home__V1__RemovedAccessory         *message)
-{
-  static const Home__V1__RemovedAccessory init_value = HOME__V1__REMOVED_ACCESSORY__INIT;
-  *message = init_value;
-}
-size_t home__v1__removed_accessory__get_packed_size
-                     (const Home__V1__RemovedAccessory *message)
-{
-  assert(message->base.descriptor == &home__v1__removed_accessory__descriptor);
-  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
-}
-size_t home__v1__removed_accessory__pack
-                     (const Home__V1__RemovedAccessory *message,
-                      uint8_t       *out)
-{
-  assert(message->base.descriptor == &home__v1__removed_accessory__descriptor);
-  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
-}
-size_t home__v1__removed_accessory__pack_to_buffer
-                     (const Home__V1__RemovedAccessory *message,
-                      ProtobufCBuffer *buffer)
-{
-  assert(message->base.descriptor == &home__v1__removed_accessory__descriptor);
-  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
-}
-Home__V1__RemovedAccessory *
-       home__v1__removed_accessory__unpack
-                     (ProtobufCAllocator  *allocator,
-                      size_t               len,
-                      const uint8_t       *data)
-{
-  return (Home__V1__RemovedAccessory *)
-     protobuf_c_message_unpack (&home__v1__removed_accessory__descriptor,
-                                allocator, len, data);
-}
-void   home__v1__removed_accessory__free_unpacked
-                     (Home__V1__RemovedAccessory *message,
-                      ProtobufCAllocator *allocator)
-{
-  if(!message)
-    return;
-  assert(message->base.descriptor == &home__v1__removed_accessory__descriptor);
-  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
-}
 static const ProtobufCFieldDescriptor home__v1__advertise_request__field_descriptors[2] =
 {
   {
@@ -1782,282 +1602,76 @@ const ProtobufCMessageDescriptor home__v1__report_firmware_version_response__des
   (ProtobufCMessageInit) home__v1__report_firmware_version_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define home__v1__browse_accessories_request__field_descriptors NULL
-#define home__v1__browse_accessories_request__field_indices_by_name NULL
-#define home__v1__browse_accessories_request__number_ranges NULL
-const ProtobufCMessageDescriptor home__v1__browse_accessories_request__descriptor =
+static const ProtobufCMethodDescriptor home__v1__accessory_link__method_descriptors[5] =
 {
-  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
-  "home.v1.BrowseAccessoriesRequest",
-  "BrowseAccessoriesRequest",
-  "Home__V1__BrowseAccessoriesRequest",
+  { "Advertise", &home__v1__advertise_request__descriptor, &home__v1__link_message__descriptor },
+  { "Attach", &home__v1__attach_request__descriptor, &home__v1__link_message__descriptor },
+  { "AnswerCommand", &home__v1__answer_command_request__descriptor, &home__v1__answer_command_response__descriptor },
+  { "ReportValues", &home__v1__report_values_request__descriptor, &home__v1__report_values_response__descriptor },
+  { "ReportFirmwareVersion", &home__v1__report_firmware_version_request__descriptor, &home__v1__report_firmware_version_response__descriptor },
+};
+const unsigned home__v1__accessory_link__method_indices_by_name[] = {
+  0,        /* Advertise */
+  2,        /* AnswerCommand */
+  1,        /* Attach */
+  4,        /* ReportFirmwareVersion */
+  3         /* ReportValues */
+};
+const ProtobufCServiceDescriptor home__v1__accessory_link__descriptor =
+{
+  PROTOBUF_C__SERVICE_DESCRIPTOR_MAGIC,
+  "home.v1.AccessoryLink",
+  "AccessoryLink",
+  "Home__V1__AccessoryLink",
   "home.v1",
-  sizeof(Home__V1__BrowseAccessoriesRequest),
-  0,
-  home__v1__browse_accessories_request__field_descriptors,
-  home__v1__browse_accessories_request__field_indices_by_name,
-  0,  home__v1__browse_accessories_request__number_ranges,
-  (ProtobufCMessageInit) home__v1__browse_accessories_request__init,
-  NULL,NULL,NULL    /* reserved[123] */
+  5,
+  home__v1__accessory_link__method_descriptors,
+  home__v1__accessory_link__method_indices_by_name
 };
-static const ProtobufCFieldDescriptor home__v1__browse_event__field_descriptors[2] =
+void home__v1__accessory_link__advertise(ProtobufCService *service,
+                                         const Home__V1__AdvertiseRequest *input,
+                                         Home__V1__LinkMessage_Closure closure,
+                                         void *closure_data)
 {
-  {
-    "found",
-    1,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_MESSAGE,
-    offsetof(Home__V1__BrowseEvent, kind_case),
-    offsetof(Home__V1__BrowseEvent, found),
-    &home__v1__discovered_accessory__descriptor,
-    NULL,
-    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "removed",
-    2,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_MESSAGE,
-    offsetof(Home__V1__BrowseEvent, kind_case),
-    offsetof(Home__V1__BrowseEvent, removed),
-    &home__v1__removed_accessory__descriptor,
-    NULL,
-    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-};
-static const unsigned home__v1__browse_event__field_indices_by_name[] = {
-  0,   /* field[0] = found */
-  1,   /* field[1] = removed */
-};
-static const ProtobufCIntRange home__v1__browse_event__number_ranges[1 + 1] =
+  assert(service->descriptor == &home__v1__accessory_link__descriptor);
+  service->invoke(service, 0, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__accessory_link__attach(ProtobufCService *service,
+                                      const Home__V1__AttachRequest *input,
+                                      Home__V1__LinkMessage_Closure closure,
+                                      void *closure_data)
 {
-  { 1, 0 },
-  { 0, 2 }
-};
-const ProtobufCMessageDescriptor home__v1__browse_event__descriptor =
+  assert(service->descriptor == &home__v1__accessory_link__descriptor);
+  service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__accessory_link__answer_command(ProtobufCService *service,
+                                              const Home__V1__AnswerCommandRequest *input,
+                                              Home__V1__AnswerCommandResponse_Closure closure,
+                                              void *closure_data)
 {
-  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
-  "home.v1.BrowseEvent",
-  "BrowseEvent",
-  "Home__V1__BrowseEvent",
-  "home.v1",
-  sizeof(Home__V1__BrowseEvent),
-  2,
-  home__v1__browse_event__field_descriptors,
-  home__v1__browse_event__field_indices_by_name,
-  1,  home__v1__browse_event__number_ranges,
-  (ProtobufCMessageInit) home__v1__browse_event__init,
-  NULL,NULL,NULL    /* reserved[123] */
-};
-static const ProtobufCFieldDescriptor home__v1__discovered_accessory__field_descriptors[8] =
+  assert(service->descriptor == &home__v1__accessory_link__descriptor);
+  service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__accessory_link__report_values(ProtobufCService *service,
+                                             const Home__V1__ReportValuesRequest *input,
+                                             Home__V1__ReportValuesResponse_Closure closure,
+                                             void *closure_data)
 {
-  {
-    "id",
-    1,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
-    offsetof(Home__V1__DiscoveredAccessory, id),
-    NULL,
-    NULL,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "name",
-    2,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_STRING,
-    0,   /* quantifier_offset */
-    offsetof(Home__V1__DiscoveredAccessory, name),
-    NULL,
-    &protobuf_c_empty_string,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "category",
-    3,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_INT32,
-    0,   /* quantifier_offset */
-    offsetof(Home__V1__DiscoveredAccessory, category),
-    NULL,
-    NULL,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "manufacturer",
-    4,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_STRING,
-    0,   /* quantifier_offset */
-    offsetof(Home__V1__DiscoveredAccessory, manufacturer),
-    NULL,
-    &protobuf_c_empty_string,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "model",
-    5,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_STRING,
-    0,   /* quantifier_offset */
-    offsetof(Home__V1__DiscoveredAccessory, model),
-    NULL,
-    &protobuf_c_empty_string,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "firmware_version",
-    6,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_STRING,
-    0,   /* quantifier_offset */
-    offsetof(Home__V1__DiscoveredAccessory, firmware_version),
-    NULL,
-    &protobuf_c_empty_string,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "service_types",
-    7,
-    PROTOBUF_C_LABEL_REPEATED,
-    PROTOBUF_C_TYPE_STRING,
-    offsetof(Home__V1__DiscoveredAccessory, n_service_types),
-    offsetof(Home__V1__DiscoveredAccessory, service_types),
-    NULL,
-    &protobuf_c_empty_string,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "bridged_accessory_names",
-    8,
-    PROTOBUF_C_LABEL_REPEATED,
-    PROTOBUF_C_TYPE_STRING,
-    offsetof(Home__V1__DiscoveredAccessory, n_bridged_accessory_names),
-    offsetof(Home__V1__DiscoveredAccessory, bridged_accessory_names),
-    NULL,
-    &protobuf_c_empty_string,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-};
-static const unsigned home__v1__discovered_accessory__field_indices_by_name[] = {
-  7,   /* field[7] = bridged_accessory_names */
-  2,   /* field[2] = category */
-  5,   /* field[5] = firmware_version */
-  0,   /* field[0] = id */
-  3,   /* field[3] = manufacturer */
-  4,   /* field[4] = model */
-  1,   /* field[1] = name */
-  6,   /* field[6] = service_types */
-};
-static const ProtobufCIntRange home__v1__discovered_accessory__number_ranges[1 + 1] =
+  assert(service->descriptor == &home__v1__accessory_link__descriptor);
+  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__accessory_link__report_firmware_version(ProtobufCService *service,
+                                                       const Home__V1__ReportFirmwareVersionRequest *input,
+                                                       Home__V1__ReportFirmwareVersionResponse_Closure closure,
+                                                       void *closure_data)
 {
-  { 1, 0 },
-  { 0, 8 }
-};
-const ProtobufCMessageDescriptor home__v1__discovered_accessory__descriptor =
+  assert(service->descriptor == &home__v1__accessory_link__descriptor);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__accessory_link__init (Home__V1__AccessoryLink_Service *service,
+                                     Home__V1__AccessoryLink_ServiceDestroy destroy)
 {
-  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
-  "home.v1.DiscoveredAccessory",
-  "DiscoveredAccessory",
-  "Home__V1__DiscoveredAccessory",
-  "home.v1",
-  sizeof(Home__V1__DiscoveredAccessory),
-  8,
-  home__v1__discovered_accessory__field_descriptors,
-  home__v1__discovered_accessory__field_indices_by_name,
-  1,  home__v1__discovered_accessory__number_ranges,
-  (ProtobufCMessageInit) home__v1__discovered_accessory__init,
-  NULL,NULL,NULL    /* reserved[123] */
-};
-static const ProtobufCEnumValue home__v1__removed_accessory__reason__enum_values_by_number[3] =
-{
-  { "REASON_UNSPECIFIED", "HOME__V1__REMOVED_ACCESSORY__REASON__REASON_UNSPECIFIED", 0 },
-  { "REASON_GONE", "HOME__V1__REMOVED_ACCESSORY__REASON__REASON_GONE", 1 },
-  { "REASON_PAIRED", "HOME__V1__REMOVED_ACCESSORY__REASON__REASON_PAIRED", 2 },
-};
-static const ProtobufCIntRange home__v1__removed_accessory__reason__value_ranges[] = {
-{0, 0},{0, 3}
-};
-static const ProtobufCEnumValueIndex home__v1__removed_accessory__reason__enum_values_by_name[3] =
-{
-  { "REASON_GONE", 1 },
-  { "REASON_PAIRED", 2 },
-  { "REASON_UNSPECIFIED", 0 },
-};
-const ProtobufCEnumDescriptor home__v1__removed_accessory__reason__descriptor =
-{
-  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
-  "home.v1.RemovedAccessory.Reason",
-  "Reason",
-  "Home__V1__RemovedAccessory__Reason",
-  "home.v1",
-  3,
-  home__v1__removed_accessory__reason__enum_values_by_number,
-  3,
-  home__v1__removed_accessory__reason__enum_values_by_name,
-  1,
-  home__v1__removed_accessory__reason__value_ranges,
-  NULL,NULL,NULL,NULL   /* reserved[1234] */
-};
-static const ProtobufCFieldDescriptor home__v1__removed_accessory__field_descriptors[2] =
-{
-  {
-    "id",
-    1,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_BYTES,
-    0,   /* quantifier_offset */
-    offsetof(Home__V1__RemovedAccessory, id),
-    NULL,
-    NULL,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "reason",
-    2,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_ENUM,
-    0,   /* quantifier_offset */
-    offsetof(Home__V1__RemovedAccessory, reason),
-    &home__v1__removed_accessory__reason__descriptor,
-    NULL,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-};
-static const unsigned home__v1__removed_accessory__field_indices_by_name[] = {
-  0,   /* field[0] = id */
-  1,   /* field[1] = reason */
-};
-static const ProtobufCIntRange home__v1__removed_accessory__number_ranges[1 + 1] =
-{
-  { 1, 0 },
-  { 0, 2 }
-};
-const ProtobufCMessageDescriptor home__v1__removed_accessory__descriptor =
-{
-  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
-  "home.v1.RemovedAccessory",
-  "RemovedAccessory",
-  "Home__V1__RemovedAccessory",
-  "home.v1",
-  sizeof(Home__V1__RemovedAccessory),
-  2,
-  home__v1__removed_accessory__field_descriptors,
-  home__v1__removed_accessory__field_indices_by_name,
-  1,  home__v1__removed_accessory__number_ranges,
-  (ProtobufCMessageInit) home__v1__removed_accessory__init,
-  NULL,NULL,NULL    /* reserved[123] */
-};
+  protobuf_c_service_generated_init (&service->base,
+                                     &home__v1__accessory_link__descriptor,
+                                     (ProtobufCServiceDestroy) destroy);
+}

@@ -35,29 +35,10 @@ typedef struct Home__V1__ValueReport Home__V1__ValueReport;
 typedef struct Home__V1__ReportValuesResponse Home__V1__ReportValuesResponse;
 typedef struct Home__V1__ReportFirmwareVersionRequest Home__V1__ReportFirmwareVersionRequest;
 typedef struct Home__V1__ReportFirmwareVersionResponse Home__V1__ReportFirmwareVersionResponse;
-typedef struct Home__V1__BrowseAccessoriesRequest Home__V1__BrowseAccessoriesRequest;
-typedef struct Home__V1__BrowseEvent Home__V1__BrowseEvent;
-typedef struct Home__V1__DiscoveredAccessory Home__V1__DiscoveredAccessory;
-typedef struct Home__V1__RemovedAccessory Home__V1__RemovedAccessory;
 
 
 /* --- enums --- */
 
-/*
- * Why it left the browser.
- */
-typedef enum _Home__V1__RemovedAccessory__Reason {
-  HOME__V1__REMOVED_ACCESSORY__REASON__REASON_UNSPECIFIED = 0,
-  /*
-   * Its advertisement ended (the accessory disconnected).
-   */
-  HOME__V1__REMOVED_ACCESSORY__REASON__REASON_GONE = 1,
-  /*
-   * It was added to a home.
-   */
-  HOME__V1__REMOVED_ACCESSORY__REASON__REASON_PAIRED = 2
-    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(HOME__V1__REMOVED_ACCESSORY__REASON)
-} Home__V1__RemovedAccessory__Reason;
 
 /* --- messages --- */
 
@@ -369,79 +350,6 @@ struct  Home__V1__ReportFirmwareVersionResponse
 #define HOME__V1__REPORT_FIRMWARE_VERSION_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__report_firmware_version_response__descriptor) \
      }
-
-
-/*
- * HomeKit's accessory browser: first one `found` for every accessory advertised now, then `found`
- * and `removed` as accessories come and go, for as long as the stream is open.
- */
-struct  Home__V1__BrowseAccessoriesRequest
-{
-  ProtobufCMessage base;
-};
-#define HOME__V1__BROWSE_ACCESSORIES_REQUEST__INIT \
- { PROTOBUF_C_MESSAGE_INIT (&home__v1__browse_accessories_request__descriptor) \
-     }
-
-
-typedef enum {
-  HOME__V1__BROWSE_EVENT__KIND__NOT_SET = 0,
-  HOME__V1__BROWSE_EVENT__KIND_FOUND = 1,
-  HOME__V1__BROWSE_EVENT__KIND_REMOVED = 2
-    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(HOME__V1__BROWSE_EVENT__KIND__CASE)
-} Home__V1__BrowseEvent__KindCase;
-
-struct  Home__V1__BrowseEvent
-{
-  ProtobufCMessage base;
-  Home__V1__BrowseEvent__KindCase kind_case;
-  union {
-    Home__V1__DiscoveredAccessory *found;
-    Home__V1__RemovedAccessory *removed;
-  };
-};
-#define HOME__V1__BROWSE_EVENT__INIT \
- { PROTOBUF_C_MESSAGE_INIT (&home__v1__browse_event__descriptor) \
-    , HOME__V1__BROWSE_EVENT__KIND__NOT_SET, {0} }
-
-
-/*
- * An unpaired accessory: what a user needs to choose it (the setup code is never shown).
- */
-struct  Home__V1__DiscoveredAccessory
-{
-  ProtobufCMessage base;
-  ProtobufCBinaryData id;
-  char *name;
-  int32_t category;
-  char *manufacturer;
-  char *model;
-  char *firmware_version;
-  /*
-   * The service types it offers, each once.
-   */
-  size_t n_service_types;
-  char **service_types;
-  /*
-   * For a bridge: the names of the accessories behind it.
-   */
-  size_t n_bridged_accessory_names;
-  char **bridged_accessory_names;
-};
-#define HOME__V1__DISCOVERED_ACCESSORY__INIT \
- { PROTOBUF_C_MESSAGE_INIT (&home__v1__discovered_accessory__descriptor) \
-    , {0,NULL}, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL }
-
-
-struct  Home__V1__RemovedAccessory
-{
-  ProtobufCMessage base;
-  ProtobufCBinaryData id;
-  Home__V1__RemovedAccessory__Reason reason;
-};
-#define HOME__V1__REMOVED_ACCESSORY__INIT \
- { PROTOBUF_C_MESSAGE_INIT (&home__v1__removed_accessory__descriptor) \
-    , {0,NULL}, HOME__V1__REMOVED_ACCESSORY__REASON__REASON_UNSPECIFIED }
 
 
 /* Home__V1__AdvertiseRequest methods */
@@ -786,82 +694,6 @@ Home__V1__ReportFirmwareVersionResponse *
 void   home__v1__report_firmware_version_response__free_unpacked
                      (Home__V1__ReportFirmwareVersionResponse *message,
                       ProtobufCAllocator *allocator);
-/* Home__V1__BrowseAccessoriesRequest methods */
-void   home__v1__browse_accessories_request__init
-                     (Home__V1__BrowseAccessoriesRequest         *message);
-size_t home__v1__browse_accessories_request__get_packed_size
-                     (const Home__V1__BrowseAccessoriesRequest   *message);
-size_t home__v1__browse_accessories_request__pack
-                     (const Home__V1__BrowseAccessoriesRequest   *message,
-                      uint8_t             *out);
-size_t home__v1__browse_accessories_request__pack_to_buffer
-                     (const Home__V1__BrowseAccessoriesRequest   *message,
-                      ProtobufCBuffer     *buffer);
-Home__V1__BrowseAccessoriesRequest *
-       home__v1__browse_accessories_request__unpack
-                     (ProtobufCAllocator  *allocator,
-                      size_t               len,
-                      const uint8_t       *data);
-void   home__v1__browse_accessories_request__free_unpacked
-                     (Home__V1__BrowseAccessoriesRequest *message,
-                      ProtobufCAllocator *allocator);
-/* Home__V1__BrowseEvent methods */
-void   home__v1__browse_event__init
-                     (Home__V1__BrowseEvent         *message);
-size_t home__v1__browse_event__get_packed_size
-                     (const Home__V1__BrowseEvent   *message);
-size_t home__v1__browse_event__pack
-                     (const Home__V1__BrowseEvent   *message,
-                      uint8_t             *out);
-size_t home__v1__browse_event__pack_to_buffer
-                     (const Home__V1__BrowseEvent   *message,
-                      ProtobufCBuffer     *buffer);
-Home__V1__BrowseEvent *
-       home__v1__browse_event__unpack
-                     (ProtobufCAllocator  *allocator,
-                      size_t               len,
-                      const uint8_t       *data);
-void   home__v1__browse_event__free_unpacked
-                     (Home__V1__BrowseEvent *message,
-                      ProtobufCAllocator *allocator);
-/* Home__V1__DiscoveredAccessory methods */
-void   home__v1__discovered_accessory__init
-                     (Home__V1__DiscoveredAccessory         *message);
-size_t home__v1__discovered_accessory__get_packed_size
-                     (const Home__V1__DiscoveredAccessory   *message);
-size_t home__v1__discovered_accessory__pack
-                     (const Home__V1__DiscoveredAccessory   *message,
-                      uint8_t             *out);
-size_t home__v1__discovered_accessory__pack_to_buffer
-                     (const Home__V1__DiscoveredAccessory   *message,
-                      ProtobufCBuffer     *buffer);
-Home__V1__DiscoveredAccessory *
-       home__v1__discovered_accessory__unpack
-                     (ProtobufCAllocator  *allocator,
-                      size_t               len,
-                      const uint8_t       *data);
-void   home__v1__discovered_accessory__free_unpacked
-                     (Home__V1__DiscoveredAccessory *message,
-                      ProtobufCAllocator *allocator);
-/* Home__V1__RemovedAccessory methods */
-void   home__v1__removed_accessory__init
-                     (Home__V1__RemovedAccessory         *message);
-size_t home__v1__removed_accessory__get_packed_size
-                     (const Home__V1__RemovedAccessory   *message);
-size_t home__v1__removed_accessory__pack
-                     (const Home__V1__RemovedAccessory   *message,
-                      uint8_t             *out);
-size_t home__v1__removed_accessory__pack_to_buffer
-                     (const Home__V1__RemovedAccessory   *message,
-                      ProtobufCBuffer     *buffer);
-Home__V1__RemovedAccessory *
-       home__v1__removed_accessory__unpack
-                     (ProtobufCAllocator  *allocator,
-                      size_t               len,
-                      const uint8_t       *data);
-void   home__v1__removed_accessory__free_unpacked
-                     (Home__V1__RemovedAccessory *message,
-                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Home__V1__AdvertiseRequest_Closure)
@@ -918,21 +750,66 @@ typedef void (*Home__V1__ReportFirmwareVersionRequest_Closure)
 typedef void (*Home__V1__ReportFirmwareVersionResponse_Closure)
                  (const Home__V1__ReportFirmwareVersionResponse *message,
                   void *closure_data);
-typedef void (*Home__V1__BrowseAccessoriesRequest_Closure)
-                 (const Home__V1__BrowseAccessoriesRequest *message,
-                  void *closure_data);
-typedef void (*Home__V1__BrowseEvent_Closure)
-                 (const Home__V1__BrowseEvent *message,
-                  void *closure_data);
-typedef void (*Home__V1__DiscoveredAccessory_Closure)
-                 (const Home__V1__DiscoveredAccessory *message,
-                  void *closure_data);
-typedef void (*Home__V1__RemovedAccessory_Closure)
-                 (const Home__V1__RemovedAccessory *message,
-                  void *closure_data);
 
 /* --- services --- */
 
+typedef struct Home__V1__AccessoryLink_Service Home__V1__AccessoryLink_Service;
+struct Home__V1__AccessoryLink_Service
+{
+  ProtobufCService base;
+  void (*advertise)(Home__V1__AccessoryLink_Service *service,
+                    const Home__V1__AdvertiseRequest *input,
+                    Home__V1__LinkMessage_Closure closure,
+                    void *closure_data);
+  void (*attach)(Home__V1__AccessoryLink_Service *service,
+                 const Home__V1__AttachRequest *input,
+                 Home__V1__LinkMessage_Closure closure,
+                 void *closure_data);
+  void (*answer_command)(Home__V1__AccessoryLink_Service *service,
+                         const Home__V1__AnswerCommandRequest *input,
+                         Home__V1__AnswerCommandResponse_Closure closure,
+                         void *closure_data);
+  void (*report_values)(Home__V1__AccessoryLink_Service *service,
+                        const Home__V1__ReportValuesRequest *input,
+                        Home__V1__ReportValuesResponse_Closure closure,
+                        void *closure_data);
+  void (*report_firmware_version)(Home__V1__AccessoryLink_Service *service,
+                                  const Home__V1__ReportFirmwareVersionRequest *input,
+                                  Home__V1__ReportFirmwareVersionResponse_Closure closure,
+                                  void *closure_data);
+};
+typedef void (*Home__V1__AccessoryLink_ServiceDestroy)(Home__V1__AccessoryLink_Service *);
+void home__v1__accessory_link__init (Home__V1__AccessoryLink_Service *service,
+                                     Home__V1__AccessoryLink_ServiceDestroy destroy);
+#define HOME__V1__ACCESSORY_LINK__BASE_INIT \
+    { &home__v1__accessory_link__descriptor, protobuf_c_service_invoke_internal, NULL }
+#define HOME__V1__ACCESSORY_LINK__INIT(function_prefix__) \
+    { HOME__V1__ACCESSORY_LINK__BASE_INIT,\
+      function_prefix__ ## advertise,\
+      function_prefix__ ## attach,\
+      function_prefix__ ## answer_command,\
+      function_prefix__ ## report_values,\
+      function_prefix__ ## report_firmware_version  }
+void home__v1__accessory_link__advertise(ProtobufCService *service,
+                                         const Home__V1__AdvertiseRequest *input,
+                                         Home__V1__LinkMessage_Closure closure,
+                                         void *closure_data);
+void home__v1__accessory_link__attach(ProtobufCService *service,
+                                      const Home__V1__AttachRequest *input,
+                                      Home__V1__LinkMessage_Closure closure,
+                                      void *closure_data);
+void home__v1__accessory_link__answer_command(ProtobufCService *service,
+                                              const Home__V1__AnswerCommandRequest *input,
+                                              Home__V1__AnswerCommandResponse_Closure closure,
+                                              void *closure_data);
+void home__v1__accessory_link__report_values(ProtobufCService *service,
+                                             const Home__V1__ReportValuesRequest *input,
+                                             Home__V1__ReportValuesResponse_Closure closure,
+                                             void *closure_data);
+void home__v1__accessory_link__report_firmware_version(ProtobufCService *service,
+                                                       const Home__V1__ReportFirmwareVersionRequest *input,
+                                                       Home__V1__ReportFirmwareVersionResponse_Closure closure,
+                                                       void *closure_data);
 
 /* --- descriptors --- */
 
@@ -954,11 +831,7 @@ extern const ProtobufCMessageDescriptor home__v1__value_report__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__report_values_response__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__report_firmware_version_request__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__report_firmware_version_response__descriptor;
-extern const ProtobufCMessageDescriptor home__v1__browse_accessories_request__descriptor;
-extern const ProtobufCMessageDescriptor home__v1__browse_event__descriptor;
-extern const ProtobufCMessageDescriptor home__v1__discovered_accessory__descriptor;
-extern const ProtobufCMessageDescriptor home__v1__removed_accessory__descriptor;
-extern const ProtobufCEnumDescriptor    home__v1__removed_accessory__reason__descriptor;
+extern const ProtobufCServiceDescriptor home__v1__accessory_link__descriptor;
 
 PROTOBUF_C__END_DECLS
 

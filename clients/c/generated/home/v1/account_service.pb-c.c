@@ -1187,3 +1187,86 @@ const ProtobufCMessageDescriptor home__v1__list_tokens_response__descriptor =
   (ProtobufCMessageInit) home__v1__list_tokens_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCMethodDescriptor home__v1__account_service__method_descriptors[6] =
+{
+  { "WhoAmI", &home__v1__who_am_irequest__descriptor, &home__v1__who_am_iresponse__descriptor },
+  { "CreateAccount", &home__v1__create_account_request__descriptor, &home__v1__create_account_response__descriptor },
+  { "ListAccounts", &home__v1__list_accounts_request__descriptor, &home__v1__list_accounts_response__descriptor },
+  { "IssueToken", &home__v1__issue_token_request__descriptor, &home__v1__issue_token_response__descriptor },
+  { "RevokeToken", &home__v1__revoke_token_request__descriptor, &home__v1__revoke_token_response__descriptor },
+  { "ListTokens", &home__v1__list_tokens_request__descriptor, &home__v1__list_tokens_response__descriptor },
+};
+const unsigned home__v1__account_service__method_indices_by_name[] = {
+  1,        /* CreateAccount */
+  3,        /* IssueToken */
+  2,        /* ListAccounts */
+  5,        /* ListTokens */
+  4,        /* RevokeToken */
+  0         /* WhoAmI */
+};
+const ProtobufCServiceDescriptor home__v1__account_service__descriptor =
+{
+  PROTOBUF_C__SERVICE_DESCRIPTOR_MAGIC,
+  "home.v1.AccountService",
+  "AccountService",
+  "Home__V1__AccountService",
+  "home.v1",
+  6,
+  home__v1__account_service__method_descriptors,
+  home__v1__account_service__method_indices_by_name
+};
+void home__v1__account_service__who_am_i(ProtobufCService *service,
+                                         const Home__V1__WhoAmIRequest *input,
+                                         Home__V1__WhoAmIResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &home__v1__account_service__descriptor);
+  service->invoke(service, 0, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__account_service__create_account(ProtobufCService *service,
+                                               const Home__V1__CreateAccountRequest *input,
+                                               Home__V1__CreateAccountResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &home__v1__account_service__descriptor);
+  service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__account_service__list_accounts(ProtobufCService *service,
+                                              const Home__V1__ListAccountsRequest *input,
+                                              Home__V1__ListAccountsResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &home__v1__account_service__descriptor);
+  service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__account_service__issue_token(ProtobufCService *service,
+                                            const Home__V1__IssueTokenRequest *input,
+                                            Home__V1__IssueTokenResponse_Closure closure,
+                                            void *closure_data)
+{
+  assert(service->descriptor == &home__v1__account_service__descriptor);
+  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__account_service__revoke_token(ProtobufCService *service,
+                                             const Home__V1__RevokeTokenRequest *input,
+                                             Home__V1__RevokeTokenResponse_Closure closure,
+                                             void *closure_data)
+{
+  assert(service->descriptor == &home__v1__account_service__descriptor);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__account_service__list_tokens(ProtobufCService *service,
+                                            const Home__V1__ListTokensRequest *input,
+                                            Home__V1__ListTokensResponse_Closure closure,
+                                            void *closure_data)
+{
+  assert(service->descriptor == &home__v1__account_service__descriptor);
+  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__account_service__init (Home__V1__AccountService_Service *service,
+                                      Home__V1__AccountService_ServiceDestroy destroy)
+{
+  protobuf_c_service_generated_init (&service->base,
+                                     &home__v1__account_service__descriptor,
+                                     (ProtobufCServiceDestroy) destroy);
+}

@@ -521,6 +521,72 @@ typedef void (*Home__V1__ListTokensResponse_Closure)
 
 /* --- services --- */
 
+typedef struct Home__V1__AccountService_Service Home__V1__AccountService_Service;
+struct Home__V1__AccountService_Service
+{
+  ProtobufCService base;
+  void (*who_am_i)(Home__V1__AccountService_Service *service,
+                   const Home__V1__WhoAmIRequest *input,
+                   Home__V1__WhoAmIResponse_Closure closure,
+                   void *closure_data);
+  void (*create_account)(Home__V1__AccountService_Service *service,
+                         const Home__V1__CreateAccountRequest *input,
+                         Home__V1__CreateAccountResponse_Closure closure,
+                         void *closure_data);
+  void (*list_accounts)(Home__V1__AccountService_Service *service,
+                        const Home__V1__ListAccountsRequest *input,
+                        Home__V1__ListAccountsResponse_Closure closure,
+                        void *closure_data);
+  void (*issue_token)(Home__V1__AccountService_Service *service,
+                      const Home__V1__IssueTokenRequest *input,
+                      Home__V1__IssueTokenResponse_Closure closure,
+                      void *closure_data);
+  void (*revoke_token)(Home__V1__AccountService_Service *service,
+                       const Home__V1__RevokeTokenRequest *input,
+                       Home__V1__RevokeTokenResponse_Closure closure,
+                       void *closure_data);
+  void (*list_tokens)(Home__V1__AccountService_Service *service,
+                      const Home__V1__ListTokensRequest *input,
+                      Home__V1__ListTokensResponse_Closure closure,
+                      void *closure_data);
+};
+typedef void (*Home__V1__AccountService_ServiceDestroy)(Home__V1__AccountService_Service *);
+void home__v1__account_service__init (Home__V1__AccountService_Service *service,
+                                      Home__V1__AccountService_ServiceDestroy destroy);
+#define HOME__V1__ACCOUNT_SERVICE__BASE_INIT \
+    { &home__v1__account_service__descriptor, protobuf_c_service_invoke_internal, NULL }
+#define HOME__V1__ACCOUNT_SERVICE__INIT(function_prefix__) \
+    { HOME__V1__ACCOUNT_SERVICE__BASE_INIT,\
+      function_prefix__ ## who_am_i,\
+      function_prefix__ ## create_account,\
+      function_prefix__ ## list_accounts,\
+      function_prefix__ ## issue_token,\
+      function_prefix__ ## revoke_token,\
+      function_prefix__ ## list_tokens  }
+void home__v1__account_service__who_am_i(ProtobufCService *service,
+                                         const Home__V1__WhoAmIRequest *input,
+                                         Home__V1__WhoAmIResponse_Closure closure,
+                                         void *closure_data);
+void home__v1__account_service__create_account(ProtobufCService *service,
+                                               const Home__V1__CreateAccountRequest *input,
+                                               Home__V1__CreateAccountResponse_Closure closure,
+                                               void *closure_data);
+void home__v1__account_service__list_accounts(ProtobufCService *service,
+                                              const Home__V1__ListAccountsRequest *input,
+                                              Home__V1__ListAccountsResponse_Closure closure,
+                                              void *closure_data);
+void home__v1__account_service__issue_token(ProtobufCService *service,
+                                            const Home__V1__IssueTokenRequest *input,
+                                            Home__V1__IssueTokenResponse_Closure closure,
+                                            void *closure_data);
+void home__v1__account_service__revoke_token(ProtobufCService *service,
+                                             const Home__V1__RevokeTokenRequest *input,
+                                             Home__V1__RevokeTokenResponse_Closure closure,
+                                             void *closure_data);
+void home__v1__account_service__list_tokens(ProtobufCService *service,
+                                            const Home__V1__ListTokensRequest *input,
+                                            Home__V1__ListTokensResponse_Closure closure,
+                                            void *closure_data);
 
 /* --- descriptors --- */
 
@@ -538,6 +604,7 @@ extern const ProtobufCMessageDescriptor home__v1__revoke_token_request__descript
 extern const ProtobufCMessageDescriptor home__v1__revoke_token_response__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__list_tokens_request__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__list_tokens_response__descriptor;
+extern const ProtobufCServiceDescriptor home__v1__account_service__descriptor;
 
 PROTOBUF_C__END_DECLS
 

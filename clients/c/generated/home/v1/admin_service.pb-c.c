@@ -186,3 +186,36 @@ const ProtobufCMessageDescriptor home__v1__backup_store_response__descriptor =
   (ProtobufCMessageInit) home__v1__backup_store_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCMethodDescriptor home__v1__admin_service__method_descriptors[1] =
+{
+  { "BackupStore", &home__v1__backup_store_request__descriptor, &home__v1__backup_store_response__descriptor },
+};
+const unsigned home__v1__admin_service__method_indices_by_name[] = {
+  0         /* BackupStore */
+};
+const ProtobufCServiceDescriptor home__v1__admin_service__descriptor =
+{
+  PROTOBUF_C__SERVICE_DESCRIPTOR_MAGIC,
+  "home.v1.AdminService",
+  "AdminService",
+  "Home__V1__AdminService",
+  "home.v1",
+  1,
+  home__v1__admin_service__method_descriptors,
+  home__v1__admin_service__method_indices_by_name
+};
+void home__v1__admin_service__backup_store(ProtobufCService *service,
+                                           const Home__V1__BackupStoreRequest *input,
+                                           Home__V1__BackupStoreResponse_Closure closure,
+                                           void *closure_data)
+{
+  assert(service->descriptor == &home__v1__admin_service__descriptor);
+  service->invoke(service, 0, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__admin_service__init (Home__V1__AdminService_Service *service,
+                                    Home__V1__AdminService_ServiceDestroy destroy)
+{
+  protobuf_c_service_generated_init (&service->base,
+                                     &home__v1__admin_service__descriptor,
+                                     (ProtobufCServiceDestroy) destroy);
+}

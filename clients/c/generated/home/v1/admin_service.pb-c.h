@@ -116,11 +116,33 @@ typedef void (*Home__V1__BackupStoreResponse_Closure)
 
 /* --- services --- */
 
+typedef struct Home__V1__AdminService_Service Home__V1__AdminService_Service;
+struct Home__V1__AdminService_Service
+{
+  ProtobufCService base;
+  void (*backup_store)(Home__V1__AdminService_Service *service,
+                       const Home__V1__BackupStoreRequest *input,
+                       Home__V1__BackupStoreResponse_Closure closure,
+                       void *closure_data);
+};
+typedef void (*Home__V1__AdminService_ServiceDestroy)(Home__V1__AdminService_Service *);
+void home__v1__admin_service__init (Home__V1__AdminService_Service *service,
+                                    Home__V1__AdminService_ServiceDestroy destroy);
+#define HOME__V1__ADMIN_SERVICE__BASE_INIT \
+    { &home__v1__admin_service__descriptor, protobuf_c_service_invoke_internal, NULL }
+#define HOME__V1__ADMIN_SERVICE__INIT(function_prefix__) \
+    { HOME__V1__ADMIN_SERVICE__BASE_INIT,\
+      function_prefix__ ## backup_store  }
+void home__v1__admin_service__backup_store(ProtobufCService *service,
+                                           const Home__V1__BackupStoreRequest *input,
+                                           Home__V1__BackupStoreResponse_Closure closure,
+                                           void *closure_data);
 
 /* --- descriptors --- */
 
 extern const ProtobufCMessageDescriptor home__v1__backup_store_request__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__backup_store_response__descriptor;
+extern const ProtobufCServiceDescriptor home__v1__admin_service__descriptor;
 
 PROTOBUF_C__END_DECLS
 

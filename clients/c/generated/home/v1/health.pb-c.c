@@ -205,3 +205,36 @@ const ProtobufCMessageDescriptor home__v1__health_check_response__descriptor =
   (ProtobufCMessageInit) home__v1__health_check_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCMethodDescriptor home__v1__health__method_descriptors[1] =
+{
+  { "Check", &home__v1__health_check_request__descriptor, &home__v1__health_check_response__descriptor },
+};
+const unsigned home__v1__health__method_indices_by_name[] = {
+  0         /* Check */
+};
+const ProtobufCServiceDescriptor home__v1__health__descriptor =
+{
+  PROTOBUF_C__SERVICE_DESCRIPTOR_MAGIC,
+  "home.v1.Health",
+  "Health",
+  "Home__V1__Health",
+  "home.v1",
+  1,
+  home__v1__health__method_descriptors,
+  home__v1__health__method_indices_by_name
+};
+void home__v1__health__check(ProtobufCService *service,
+                             const Home__V1__HealthCheckRequest *input,
+                             Home__V1__HealthCheckResponse_Closure closure,
+                             void *closure_data)
+{
+  assert(service->descriptor == &home__v1__health__descriptor);
+  service->invoke(service, 0, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__health__init (Home__V1__Health_Service *service,
+                             Home__V1__Health_ServiceDestroy destroy)
+{
+  protobuf_c_service_generated_init (&service->base,
+                                     &home__v1__health__descriptor,
+                                     (ProtobufCServiceDestroy) destroy);
+}

@@ -106,12 +106,34 @@ typedef void (*Home__V1__HealthCheckResponse_Closure)
 
 /* --- services --- */
 
+typedef struct Home__V1__Health_Service Home__V1__Health_Service;
+struct Home__V1__Health_Service
+{
+  ProtobufCService base;
+  void (*check)(Home__V1__Health_Service *service,
+                const Home__V1__HealthCheckRequest *input,
+                Home__V1__HealthCheckResponse_Closure closure,
+                void *closure_data);
+};
+typedef void (*Home__V1__Health_ServiceDestroy)(Home__V1__Health_Service *);
+void home__v1__health__init (Home__V1__Health_Service *service,
+                             Home__V1__Health_ServiceDestroy destroy);
+#define HOME__V1__HEALTH__BASE_INIT \
+    { &home__v1__health__descriptor, protobuf_c_service_invoke_internal, NULL }
+#define HOME__V1__HEALTH__INIT(function_prefix__) \
+    { HOME__V1__HEALTH__BASE_INIT,\
+      function_prefix__ ## check  }
+void home__v1__health__check(ProtobufCService *service,
+                             const Home__V1__HealthCheckRequest *input,
+                             Home__V1__HealthCheckResponse_Closure closure,
+                             void *closure_data);
 
 /* --- descriptors --- */
 
 extern const ProtobufCMessageDescriptor home__v1__health_check_request__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__health_check_response__descriptor;
 extern const ProtobufCEnumDescriptor    home__v1__health_check_response__serving_status__descriptor;
+extern const ProtobufCServiceDescriptor home__v1__health__descriptor;
 
 PROTOBUF_C__END_DECLS
 

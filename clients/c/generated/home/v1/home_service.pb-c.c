@@ -4822,6 +4822,186 @@ void   home__v1__update_user_access_response__free_unpacked
   assert(message->base.descriptor == &home__v1__update_user_access_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   home__v1__browse_accessories_request__init
+                     (Home__V1__BrowseAccessoriesRequest         *message)
+{
+  static const Home__V1__BrowseAccessoriesRequest init_value = HOME__V1__BROWSE_ACCESSORIES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t home__v1__browse_accessories_request__get_packed_size
+                     (const Home__V1__BrowseAccessoriesRequest *message)
+{
+  assert(message->base.descriptor == &home__v1__browse_accessories_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t home__v1__browse_accessories_request__pack
+                     (const Home__V1__BrowseAccessoriesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &home__v1__browse_accessories_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t home__v1__browse_accessories_request__pack_to_buffer
+                     (const Home__V1__BrowseAccessoriesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &home__v1__browse_accessories_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Home__V1__BrowseAccessoriesRequest *
+       home__v1__browse_accessories_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Home__V1__BrowseAccessoriesRequest *)
+     protobuf_c_message_unpack (&home__v1__browse_accessories_request__descriptor,
+                                allocator, len, data);
+}
+void   home__v1__browse_accessories_request__free_unpacked
+                     (Home__V1__BrowseAccessoriesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &home__v1__browse_accessories_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   home__v1__browse_event__init
+                     (Home__V1__BrowseEvent         *message)
+{
+  static const Home__V1__BrowseEvent init_value = HOME__V1__BROWSE_EVENT__INIT;
+  *message = init_value;
+}
+size_t home__v1__browse_event__get_packed_size
+                     (const Home__V1__BrowseEvent *message)
+{
+  assert(message->base.descriptor == &home__v1__browse_event__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t home__v1__browse_event__pack
+                     (const Home__V1__BrowseEvent *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &home__v1__browse_event__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t home__v1__browse_event__pack_to_buffer
+                     (const Home__V1__BrowseEvent *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &home__v1__browse_event__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Home__V1__BrowseEvent *
+       home__v1__browse_event__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Home__V1__BrowseEvent *)
+     protobuf_c_message_unpack (&home__v1__browse_event__descriptor,
+                                allocator, len, data);
+}
+void   home__v1__browse_event__free_unpacked
+                     (Home__V1__BrowseEvent *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &home__v1__browse_event__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   home__v1__discovered_accessory__init
+                     (Home__V1__DiscoveredAccessory         *message)
+{
+  static const Home__V1__DiscoveredAccessory init_value = HOME__V1__DISCOVERED_ACCESSORY__INIT;
+  *message = init_value;
+}
+size_t home__v1__discovered_accessory__get_packed_size
+                     (const Home__V1__DiscoveredAccessory *message)
+{
+  assert(message->base.descriptor == &home__v1__discovered_accessory__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t home__v1__discovered_accessory__pack
+                     (const Home__V1__DiscoveredAccessory *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &home__v1__discovered_accessory__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t home__v1__discovered_accessory__pack_to_buffer
+                     (const Home__V1__DiscoveredAccessory *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &home__v1__discovered_accessory__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Home__V1__DiscoveredAccessory *
+       home__v1__discovered_accessory__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Home__V1__DiscoveredAccessory *)
+     protobuf_c_message_unpack (&home__v1__discovered_accessory__descriptor,
+                                allocator, len, data);
+}
+void   home__v1__discovered_accessory__free_unpacked
+                     (Home__V1__DiscoveredAccessory *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &home__v1__discovered_accessory__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   home__v1__removed_accessory__init
+                     (Home__V1__RemovedAccessory         *message)
+{
+  static const Home__V1__RemovedAccessory init_value = HOME__V1__REMOVED_ACCESSORY__INIT;
+  *message = init_value;
+}
+size_t home__v1__removed_accessory__get_packed_size
+                     (const Home__V1__RemovedAccessory *message)
+{
+  assert(message->base.descriptor == &home__v1__removed_accessory__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t home__v1__removed_accessory__pack
+                     (const Home__V1__RemovedAccessory *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &home__v1__removed_accessory__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t home__v1__removed_accessory__pack_to_buffer
+                     (const Home__V1__RemovedAccessory *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &home__v1__removed_accessory__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Home__V1__RemovedAccessory *
+       home__v1__removed_accessory__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Home__V1__RemovedAccessory *)
+     protobuf_c_message_unpack (&home__v1__removed_accessory__descriptor,
+                                allocator, len, data);
+}
+void   home__v1__removed_accessory__free_unpacked
+                     (Home__V1__RemovedAccessory *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &home__v1__removed_accessory__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 #define home__v1__list_homes_request__field_descriptors NULL
 #define home__v1__list_homes_request__field_indices_by_name NULL
 #define home__v1__list_homes_request__number_ranges NULL
@@ -9879,3 +10059,845 @@ const ProtobufCMessageDescriptor home__v1__update_user_access_response__descript
   (ProtobufCMessageInit) home__v1__update_user_access_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+#define home__v1__browse_accessories_request__field_descriptors NULL
+#define home__v1__browse_accessories_request__field_indices_by_name NULL
+#define home__v1__browse_accessories_request__number_ranges NULL
+const ProtobufCMessageDescriptor home__v1__browse_accessories_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "home.v1.BrowseAccessoriesRequest",
+  "BrowseAccessoriesRequest",
+  "Home__V1__BrowseAccessoriesRequest",
+  "home.v1",
+  sizeof(Home__V1__BrowseAccessoriesRequest),
+  0,
+  home__v1__browse_accessories_request__field_descriptors,
+  home__v1__browse_accessories_request__field_indices_by_name,
+  0,  home__v1__browse_accessories_request__number_ranges,
+  (ProtobufCMessageInit) home__v1__browse_accessories_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor home__v1__browse_event__field_descriptors[2] =
+{
+  {
+    "found",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Home__V1__BrowseEvent, kind_case),
+    offsetof(Home__V1__BrowseEvent, found),
+    &home__v1__discovered_accessory__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "removed",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Home__V1__BrowseEvent, kind_case),
+    offsetof(Home__V1__BrowseEvent, removed),
+    &home__v1__removed_accessory__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned home__v1__browse_event__field_indices_by_name[] = {
+  0,   /* field[0] = found */
+  1,   /* field[1] = removed */
+};
+static const ProtobufCIntRange home__v1__browse_event__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor home__v1__browse_event__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "home.v1.BrowseEvent",
+  "BrowseEvent",
+  "Home__V1__BrowseEvent",
+  "home.v1",
+  sizeof(Home__V1__BrowseEvent),
+  2,
+  home__v1__browse_event__field_descriptors,
+  home__v1__browse_event__field_indices_by_name,
+  1,  home__v1__browse_event__number_ranges,
+  (ProtobufCMessageInit) home__v1__browse_event__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor home__v1__discovered_accessory__field_descriptors[8] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__DiscoveredAccessory, id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "name",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__DiscoveredAccessory, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "category",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__DiscoveredAccessory, category),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "manufacturer",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__DiscoveredAccessory, manufacturer),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "model",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__DiscoveredAccessory, model),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "firmware_version",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__DiscoveredAccessory, firmware_version),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "service_types",
+    7,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Home__V1__DiscoveredAccessory, n_service_types),
+    offsetof(Home__V1__DiscoveredAccessory, service_types),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "bridged_accessory_names",
+    8,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Home__V1__DiscoveredAccessory, n_bridged_accessory_names),
+    offsetof(Home__V1__DiscoveredAccessory, bridged_accessory_names),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned home__v1__discovered_accessory__field_indices_by_name[] = {
+  7,   /* field[7] = bridged_accessory_names */
+  2,   /* field[2] = category */
+  5,   /* field[5] = firmware_version */
+  0,   /* field[0] = id */
+  3,   /* field[3] = manufacturer */
+  4,   /* field[4] = model */
+  1,   /* field[1] = name */
+  6,   /* field[6] = service_types */
+};
+static const ProtobufCIntRange home__v1__discovered_accessory__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 8 }
+};
+const ProtobufCMessageDescriptor home__v1__discovered_accessory__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "home.v1.DiscoveredAccessory",
+  "DiscoveredAccessory",
+  "Home__V1__DiscoveredAccessory",
+  "home.v1",
+  sizeof(Home__V1__DiscoveredAccessory),
+  8,
+  home__v1__discovered_accessory__field_descriptors,
+  home__v1__discovered_accessory__field_indices_by_name,
+  1,  home__v1__discovered_accessory__number_ranges,
+  (ProtobufCMessageInit) home__v1__discovered_accessory__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue home__v1__removed_accessory__reason__enum_values_by_number[3] =
+{
+  { "REASON_UNSPECIFIED", "HOME__V1__REMOVED_ACCESSORY__REASON__REASON_UNSPECIFIED", 0 },
+  { "REASON_GONE", "HOME__V1__REMOVED_ACCESSORY__REASON__REASON_GONE", 1 },
+  { "REASON_PAIRED", "HOME__V1__REMOVED_ACCESSORY__REASON__REASON_PAIRED", 2 },
+};
+static const ProtobufCIntRange home__v1__removed_accessory__reason__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex home__v1__removed_accessory__reason__enum_values_by_name[3] =
+{
+  { "REASON_GONE", 1 },
+  { "REASON_PAIRED", 2 },
+  { "REASON_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor home__v1__removed_accessory__reason__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "home.v1.RemovedAccessory.Reason",
+  "Reason",
+  "Home__V1__RemovedAccessory__Reason",
+  "home.v1",
+  3,
+  home__v1__removed_accessory__reason__enum_values_by_number,
+  3,
+  home__v1__removed_accessory__reason__enum_values_by_name,
+  1,
+  home__v1__removed_accessory__reason__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCFieldDescriptor home__v1__removed_accessory__field_descriptors[2] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__RemovedAccessory, id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__RemovedAccessory, reason),
+    &home__v1__removed_accessory__reason__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned home__v1__removed_accessory__field_indices_by_name[] = {
+  0,   /* field[0] = id */
+  1,   /* field[1] = reason */
+};
+static const ProtobufCIntRange home__v1__removed_accessory__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor home__v1__removed_accessory__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "home.v1.RemovedAccessory",
+  "RemovedAccessory",
+  "Home__V1__RemovedAccessory",
+  "home.v1",
+  sizeof(Home__V1__RemovedAccessory),
+  2,
+  home__v1__removed_accessory__field_descriptors,
+  home__v1__removed_accessory__field_indices_by_name,
+  1,  home__v1__removed_accessory__number_ranges,
+  (ProtobufCMessageInit) home__v1__removed_accessory__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor home__v1__home_service__method_descriptors[54] =
+{
+  { "ListHomes", &home__v1__list_homes_request__descriptor, &home__v1__list_homes_response__descriptor },
+  { "GetHome", &home__v1__get_home_request__descriptor, &home__v1__get_home_response__descriptor },
+  { "AddHome", &home__v1__add_home_request__descriptor, &home__v1__add_home_response__descriptor },
+  { "RemoveHome", &home__v1__remove_home_request__descriptor, &home__v1__remove_home_response__descriptor },
+  { "RenameHome", &home__v1__rename_home_request__descriptor, &home__v1__rename_home_response__descriptor },
+  { "SetPrimaryHome", &home__v1__set_primary_home_request__descriptor, &home__v1__set_primary_home_response__descriptor },
+  { "SetHomeTimeZone", &home__v1__set_home_time_zone_request__descriptor, &home__v1__set_home_time_zone_response__descriptor },
+  { "AddRoom", &home__v1__add_room_request__descriptor, &home__v1__add_room_response__descriptor },
+  { "RemoveRoom", &home__v1__remove_room_request__descriptor, &home__v1__remove_room_response__descriptor },
+  { "RenameRoom", &home__v1__rename_room_request__descriptor, &home__v1__rename_room_response__descriptor },
+  { "AddZone", &home__v1__add_zone_request__descriptor, &home__v1__add_zone_response__descriptor },
+  { "RemoveZone", &home__v1__remove_zone_request__descriptor, &home__v1__remove_zone_response__descriptor },
+  { "RenameZone", &home__v1__rename_zone_request__descriptor, &home__v1__rename_zone_response__descriptor },
+  { "AddRoomToZone", &home__v1__add_room_to_zone_request__descriptor, &home__v1__add_room_to_zone_response__descriptor },
+  { "RemoveRoomFromZone", &home__v1__remove_room_from_zone_request__descriptor, &home__v1__remove_room_from_zone_response__descriptor },
+  { "AddAccessory", &home__v1__add_accessory_request__descriptor, &home__v1__add_accessory_response__descriptor },
+  { "RemoveAccessory", &home__v1__remove_accessory_request__descriptor, &home__v1__remove_accessory_response__descriptor },
+  { "RenameAccessory", &home__v1__rename_accessory_request__descriptor, &home__v1__rename_accessory_response__descriptor },
+  { "AssignAccessoryToRoom", &home__v1__assign_accessory_to_room_request__descriptor, &home__v1__assign_accessory_to_room_response__descriptor },
+  { "IdentifyAccessory", &home__v1__identify_accessory_request__descriptor, &home__v1__identify_accessory_response__descriptor },
+  { "UnblockAccessory", &home__v1__unblock_accessory_request__descriptor, &home__v1__unblock_accessory_response__descriptor },
+  { "RenameService", &home__v1__rename_service_request__descriptor, &home__v1__rename_service_response__descriptor },
+  { "UpdateAssociatedServiceType", &home__v1__update_associated_service_type_request__descriptor, &home__v1__update_associated_service_type_response__descriptor },
+  { "ListServicesWithTypes", &home__v1__list_services_with_types_request__descriptor, &home__v1__list_services_with_types_response__descriptor },
+  { "ReadCharacteristic", &home__v1__read_characteristic_request__descriptor, &home__v1__read_characteristic_response__descriptor },
+  { "WriteCharacteristic", &home__v1__write_characteristic_request__descriptor, &home__v1__write_characteristic_response__descriptor },
+  { "EnableNotification", &home__v1__enable_notification_request__descriptor, &home__v1__enable_notification_response__descriptor },
+  { "ReadCharacteristicMetadata", &home__v1__read_characteristic_metadata_request__descriptor, &home__v1__read_characteristic_metadata_response__descriptor },
+  { "AddServiceGroup", &home__v1__add_service_group_request__descriptor, &home__v1__add_service_group_response__descriptor },
+  { "RemoveServiceGroup", &home__v1__remove_service_group_request__descriptor, &home__v1__remove_service_group_response__descriptor },
+  { "RenameServiceGroup", &home__v1__rename_service_group_request__descriptor, &home__v1__rename_service_group_response__descriptor },
+  { "AddServiceToGroup", &home__v1__add_service_to_group_request__descriptor, &home__v1__add_service_to_group_response__descriptor },
+  { "RemoveServiceFromGroup", &home__v1__remove_service_from_group_request__descriptor, &home__v1__remove_service_from_group_response__descriptor },
+  { "AddActionSet", &home__v1__add_action_set_request__descriptor, &home__v1__add_action_set_response__descriptor },
+  { "RemoveActionSet", &home__v1__remove_action_set_request__descriptor, &home__v1__remove_action_set_response__descriptor },
+  { "RenameActionSet", &home__v1__rename_action_set_request__descriptor, &home__v1__rename_action_set_response__descriptor },
+  { "AddAction", &home__v1__add_action_request__descriptor, &home__v1__add_action_response__descriptor },
+  { "RemoveAction", &home__v1__remove_action_request__descriptor, &home__v1__remove_action_response__descriptor },
+  { "UpdateActionTargetValue", &home__v1__update_action_target_value_request__descriptor, &home__v1__update_action_target_value_response__descriptor },
+  { "ExecuteActionSet", &home__v1__execute_action_set_request__descriptor, &home__v1__execute_action_set_response__descriptor },
+  { "AddTrigger", &home__v1__add_trigger_request__descriptor, &home__v1__add_trigger_response__descriptor },
+  { "RemoveTrigger", &home__v1__remove_trigger_request__descriptor, &home__v1__remove_trigger_response__descriptor },
+  { "RenameTrigger", &home__v1__rename_trigger_request__descriptor, &home__v1__rename_trigger_response__descriptor },
+  { "EnableTrigger", &home__v1__enable_trigger_request__descriptor, &home__v1__enable_trigger_response__descriptor },
+  { "UpdateTriggerFireDate", &home__v1__update_trigger_fire_date_request__descriptor, &home__v1__update_trigger_fire_date_response__descriptor },
+  { "UpdateTriggerRecurrence", &home__v1__update_trigger_recurrence_request__descriptor, &home__v1__update_trigger_recurrence_response__descriptor },
+  { "AddActionSetToTrigger", &home__v1__add_action_set_to_trigger_request__descriptor, &home__v1__add_action_set_to_trigger_response__descriptor },
+  { "RemoveActionSetFromTrigger", &home__v1__remove_action_set_from_trigger_request__descriptor, &home__v1__remove_action_set_from_trigger_response__descriptor },
+  { "ListUsers", &home__v1__list_users_request__descriptor, &home__v1__list_users_response__descriptor },
+  { "AddUser", &home__v1__add_user_request__descriptor, &home__v1__add_user_response__descriptor },
+  { "RemoveUser", &home__v1__remove_user_request__descriptor, &home__v1__remove_user_response__descriptor },
+  { "UpdateUserAccess", &home__v1__update_user_access_request__descriptor, &home__v1__update_user_access_response__descriptor },
+  { "Subscribe", &home__v1__subscribe_request__descriptor, &home__v1__event__descriptor },
+  { "BrowseAccessories", &home__v1__browse_accessories_request__descriptor, &home__v1__browse_event__descriptor },
+};
+const unsigned home__v1__home_service__method_indices_by_name[] = {
+  15,        /* AddAccessory */
+  36,        /* AddAction */
+  33,        /* AddActionSet */
+  46,        /* AddActionSetToTrigger */
+  2,        /* AddHome */
+  7,        /* AddRoom */
+  13,        /* AddRoomToZone */
+  28,        /* AddServiceGroup */
+  31,        /* AddServiceToGroup */
+  40,        /* AddTrigger */
+  49,        /* AddUser */
+  10,        /* AddZone */
+  18,        /* AssignAccessoryToRoom */
+  53,        /* BrowseAccessories */
+  26,        /* EnableNotification */
+  43,        /* EnableTrigger */
+  39,        /* ExecuteActionSet */
+  1,        /* GetHome */
+  19,        /* IdentifyAccessory */
+  0,        /* ListHomes */
+  23,        /* ListServicesWithTypes */
+  48,        /* ListUsers */
+  24,        /* ReadCharacteristic */
+  27,        /* ReadCharacteristicMetadata */
+  16,        /* RemoveAccessory */
+  37,        /* RemoveAction */
+  34,        /* RemoveActionSet */
+  47,        /* RemoveActionSetFromTrigger */
+  3,        /* RemoveHome */
+  8,        /* RemoveRoom */
+  14,        /* RemoveRoomFromZone */
+  32,        /* RemoveServiceFromGroup */
+  29,        /* RemoveServiceGroup */
+  41,        /* RemoveTrigger */
+  50,        /* RemoveUser */
+  11,        /* RemoveZone */
+  17,        /* RenameAccessory */
+  35,        /* RenameActionSet */
+  4,        /* RenameHome */
+  9,        /* RenameRoom */
+  21,        /* RenameService */
+  30,        /* RenameServiceGroup */
+  42,        /* RenameTrigger */
+  12,        /* RenameZone */
+  6,        /* SetHomeTimeZone */
+  5,        /* SetPrimaryHome */
+  52,        /* Subscribe */
+  20,        /* UnblockAccessory */
+  38,        /* UpdateActionTargetValue */
+  22,        /* UpdateAssociatedServiceType */
+  44,        /* UpdateTriggerFireDate */
+  45,        /* UpdateTriggerRecurrence */
+  51,        /* UpdateUserAccess */
+  25         /* WriteCharacteristic */
+};
+const ProtobufCServiceDescriptor home__v1__home_service__descriptor =
+{
+  PROTOBUF_C__SERVICE_DESCRIPTOR_MAGIC,
+  "home.v1.HomeService",
+  "HomeService",
+  "Home__V1__HomeService",
+  "home.v1",
+  54,
+  home__v1__home_service__method_descriptors,
+  home__v1__home_service__method_indices_by_name
+};
+void home__v1__home_service__list_homes(ProtobufCService *service,
+                                        const Home__V1__ListHomesRequest *input,
+                                        Home__V1__ListHomesResponse_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 0, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__get_home(ProtobufCService *service,
+                                      const Home__V1__GetHomeRequest *input,
+                                      Home__V1__GetHomeResponse_Closure closure,
+                                      void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_home(ProtobufCService *service,
+                                      const Home__V1__AddHomeRequest *input,
+                                      Home__V1__AddHomeResponse_Closure closure,
+                                      void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_home(ProtobufCService *service,
+                                         const Home__V1__RemoveHomeRequest *input,
+                                         Home__V1__RemoveHomeResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__rename_home(ProtobufCService *service,
+                                         const Home__V1__RenameHomeRequest *input,
+                                         Home__V1__RenameHomeResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__set_primary_home(ProtobufCService *service,
+                                              const Home__V1__SetPrimaryHomeRequest *input,
+                                              Home__V1__SetPrimaryHomeResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__set_home_time_zone(ProtobufCService *service,
+                                                const Home__V1__SetHomeTimeZoneRequest *input,
+                                                Home__V1__SetHomeTimeZoneResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_room(ProtobufCService *service,
+                                      const Home__V1__AddRoomRequest *input,
+                                      Home__V1__AddRoomResponse_Closure closure,
+                                      void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_room(ProtobufCService *service,
+                                         const Home__V1__RemoveRoomRequest *input,
+                                         Home__V1__RemoveRoomResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__rename_room(ProtobufCService *service,
+                                         const Home__V1__RenameRoomRequest *input,
+                                         Home__V1__RenameRoomResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_zone(ProtobufCService *service,
+                                      const Home__V1__AddZoneRequest *input,
+                                      Home__V1__AddZoneResponse_Closure closure,
+                                      void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_zone(ProtobufCService *service,
+                                         const Home__V1__RemoveZoneRequest *input,
+                                         Home__V1__RemoveZoneResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__rename_zone(ProtobufCService *service,
+                                         const Home__V1__RenameZoneRequest *input,
+                                         Home__V1__RenameZoneResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_room_to_zone(ProtobufCService *service,
+                                              const Home__V1__AddRoomToZoneRequest *input,
+                                              Home__V1__AddRoomToZoneResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_room_from_zone(ProtobufCService *service,
+                                                   const Home__V1__RemoveRoomFromZoneRequest *input,
+                                                   Home__V1__RemoveRoomFromZoneResponse_Closure closure,
+                                                   void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_accessory(ProtobufCService *service,
+                                           const Home__V1__AddAccessoryRequest *input,
+                                           Home__V1__AddAccessoryResponse_Closure closure,
+                                           void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_accessory(ProtobufCService *service,
+                                              const Home__V1__RemoveAccessoryRequest *input,
+                                              Home__V1__RemoveAccessoryResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__rename_accessory(ProtobufCService *service,
+                                              const Home__V1__RenameAccessoryRequest *input,
+                                              Home__V1__RenameAccessoryResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__assign_accessory_to_room(ProtobufCService *service,
+                                                      const Home__V1__AssignAccessoryToRoomRequest *input,
+                                                      Home__V1__AssignAccessoryToRoomResponse_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__identify_accessory(ProtobufCService *service,
+                                                const Home__V1__IdentifyAccessoryRequest *input,
+                                                Home__V1__IdentifyAccessoryResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__unblock_accessory(ProtobufCService *service,
+                                               const Home__V1__UnblockAccessoryRequest *input,
+                                               Home__V1__UnblockAccessoryResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__rename_service(ProtobufCService *service,
+                                            const Home__V1__RenameServiceRequest *input,
+                                            Home__V1__RenameServiceResponse_Closure closure,
+                                            void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__update_associated_service_type(ProtobufCService *service,
+                                                            const Home__V1__UpdateAssociatedServiceTypeRequest *input,
+                                                            Home__V1__UpdateAssociatedServiceTypeResponse_Closure closure,
+                                                            void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__list_services_with_types(ProtobufCService *service,
+                                                      const Home__V1__ListServicesWithTypesRequest *input,
+                                                      Home__V1__ListServicesWithTypesResponse_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__read_characteristic(ProtobufCService *service,
+                                                 const Home__V1__ReadCharacteristicRequest *input,
+                                                 Home__V1__ReadCharacteristicResponse_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__write_characteristic(ProtobufCService *service,
+                                                  const Home__V1__WriteCharacteristicRequest *input,
+                                                  Home__V1__WriteCharacteristicResponse_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__enable_notification(ProtobufCService *service,
+                                                 const Home__V1__EnableNotificationRequest *input,
+                                                 Home__V1__EnableNotificationResponse_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 26, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__read_characteristic_metadata(ProtobufCService *service,
+                                                          const Home__V1__ReadCharacteristicMetadataRequest *input,
+                                                          Home__V1__ReadCharacteristicMetadataResponse_Closure closure,
+                                                          void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 27, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_service_group(ProtobufCService *service,
+                                               const Home__V1__AddServiceGroupRequest *input,
+                                               Home__V1__AddServiceGroupResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 28, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_service_group(ProtobufCService *service,
+                                                  const Home__V1__RemoveServiceGroupRequest *input,
+                                                  Home__V1__RemoveServiceGroupResponse_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 29, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__rename_service_group(ProtobufCService *service,
+                                                  const Home__V1__RenameServiceGroupRequest *input,
+                                                  Home__V1__RenameServiceGroupResponse_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 30, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_service_to_group(ProtobufCService *service,
+                                                  const Home__V1__AddServiceToGroupRequest *input,
+                                                  Home__V1__AddServiceToGroupResponse_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 31, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_service_from_group(ProtobufCService *service,
+                                                       const Home__V1__RemoveServiceFromGroupRequest *input,
+                                                       Home__V1__RemoveServiceFromGroupResponse_Closure closure,
+                                                       void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 32, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_action_set(ProtobufCService *service,
+                                            const Home__V1__AddActionSetRequest *input,
+                                            Home__V1__AddActionSetResponse_Closure closure,
+                                            void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 33, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_action_set(ProtobufCService *service,
+                                               const Home__V1__RemoveActionSetRequest *input,
+                                               Home__V1__RemoveActionSetResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 34, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__rename_action_set(ProtobufCService *service,
+                                               const Home__V1__RenameActionSetRequest *input,
+                                               Home__V1__RenameActionSetResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 35, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_action(ProtobufCService *service,
+                                        const Home__V1__AddActionRequest *input,
+                                        Home__V1__AddActionResponse_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 36, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_action(ProtobufCService *service,
+                                           const Home__V1__RemoveActionRequest *input,
+                                           Home__V1__RemoveActionResponse_Closure closure,
+                                           void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 37, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__update_action_target_value(ProtobufCService *service,
+                                                        const Home__V1__UpdateActionTargetValueRequest *input,
+                                                        Home__V1__UpdateActionTargetValueResponse_Closure closure,
+                                                        void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 38, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__execute_action_set(ProtobufCService *service,
+                                                const Home__V1__ExecuteActionSetRequest *input,
+                                                Home__V1__ExecuteActionSetResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 39, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_trigger(ProtobufCService *service,
+                                         const Home__V1__AddTriggerRequest *input,
+                                         Home__V1__AddTriggerResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 40, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_trigger(ProtobufCService *service,
+                                            const Home__V1__RemoveTriggerRequest *input,
+                                            Home__V1__RemoveTriggerResponse_Closure closure,
+                                            void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 41, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__rename_trigger(ProtobufCService *service,
+                                            const Home__V1__RenameTriggerRequest *input,
+                                            Home__V1__RenameTriggerResponse_Closure closure,
+                                            void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 42, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__enable_trigger(ProtobufCService *service,
+                                            const Home__V1__EnableTriggerRequest *input,
+                                            Home__V1__EnableTriggerResponse_Closure closure,
+                                            void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 43, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__update_trigger_fire_date(ProtobufCService *service,
+                                                      const Home__V1__UpdateTriggerFireDateRequest *input,
+                                                      Home__V1__UpdateTriggerFireDateResponse_Closure closure,
+                                                      void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 44, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__update_trigger_recurrence(ProtobufCService *service,
+                                                       const Home__V1__UpdateTriggerRecurrenceRequest *input,
+                                                       Home__V1__UpdateTriggerRecurrenceResponse_Closure closure,
+                                                       void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 45, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_action_set_to_trigger(ProtobufCService *service,
+                                                       const Home__V1__AddActionSetToTriggerRequest *input,
+                                                       Home__V1__AddActionSetToTriggerResponse_Closure closure,
+                                                       void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 46, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_action_set_from_trigger(ProtobufCService *service,
+                                                            const Home__V1__RemoveActionSetFromTriggerRequest *input,
+                                                            Home__V1__RemoveActionSetFromTriggerResponse_Closure closure,
+                                                            void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 47, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__list_users(ProtobufCService *service,
+                                        const Home__V1__ListUsersRequest *input,
+                                        Home__V1__ListUsersResponse_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 48, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__add_user(ProtobufCService *service,
+                                      const Home__V1__AddUserRequest *input,
+                                      Home__V1__AddUserResponse_Closure closure,
+                                      void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 49, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__remove_user(ProtobufCService *service,
+                                         const Home__V1__RemoveUserRequest *input,
+                                         Home__V1__RemoveUserResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 50, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__update_user_access(ProtobufCService *service,
+                                                const Home__V1__UpdateUserAccessRequest *input,
+                                                Home__V1__UpdateUserAccessResponse_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 51, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__subscribe(ProtobufCService *service,
+                                       const Home__V1__SubscribeRequest *input,
+                                       Home__V1__Event_Closure closure,
+                                       void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 52, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__browse_accessories(ProtobufCService *service,
+                                                const Home__V1__BrowseAccessoriesRequest *input,
+                                                Home__V1__BrowseEvent_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 53, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__home_service__init (Home__V1__HomeService_Service *service,
+                                   Home__V1__HomeService_ServiceDestroy destroy)
+{
+  protobuf_c_service_generated_init (&service->base,
+                                     &home__v1__home_service__descriptor,
+                                     (ProtobufCServiceDestroy) destroy);
+}

@@ -1041,3 +1041,36 @@ const ProtobufCMessageDescriptor home__v1__method_metrics__descriptor =
   (ProtobufCMessageInit) home__v1__method_metrics__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCMethodDescriptor home__v1__server_info__method_descriptors[1] =
+{
+  { "Get", &home__v1__server_info_request__descriptor, &home__v1__server_info_response__descriptor },
+};
+const unsigned home__v1__server_info__method_indices_by_name[] = {
+  0         /* Get */
+};
+const ProtobufCServiceDescriptor home__v1__server_info__descriptor =
+{
+  PROTOBUF_C__SERVICE_DESCRIPTOR_MAGIC,
+  "home.v1.ServerInfo",
+  "ServerInfo",
+  "Home__V1__ServerInfo",
+  "home.v1",
+  1,
+  home__v1__server_info__method_descriptors,
+  home__v1__server_info__method_indices_by_name
+};
+void home__v1__server_info__get(ProtobufCService *service,
+                                const Home__V1__ServerInfoRequest *input,
+                                Home__V1__ServerInfoResponse_Closure closure,
+                                void *closure_data)
+{
+  assert(service->descriptor == &home__v1__server_info__descriptor);
+  service->invoke(service, 0, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void home__v1__server_info__init (Home__V1__ServerInfo_Service *service,
+                                  Home__V1__ServerInfo_ServiceDestroy destroy)
+{
+  protobuf_c_service_generated_init (&service->base,
+                                     &home__v1__server_info__descriptor,
+                                     (ProtobufCServiceDestroy) destroy);
+}

@@ -378,6 +378,27 @@ typedef void (*Home__V1__MethodMetrics_Closure)
 
 /* --- services --- */
 
+typedef struct Home__V1__ServerInfo_Service Home__V1__ServerInfo_Service;
+struct Home__V1__ServerInfo_Service
+{
+  ProtobufCService base;
+  void (*get)(Home__V1__ServerInfo_Service *service,
+              const Home__V1__ServerInfoRequest *input,
+              Home__V1__ServerInfoResponse_Closure closure,
+              void *closure_data);
+};
+typedef void (*Home__V1__ServerInfo_ServiceDestroy)(Home__V1__ServerInfo_Service *);
+void home__v1__server_info__init (Home__V1__ServerInfo_Service *service,
+                                  Home__V1__ServerInfo_ServiceDestroy destroy);
+#define HOME__V1__SERVER_INFO__BASE_INIT \
+    { &home__v1__server_info__descriptor, protobuf_c_service_invoke_internal, NULL }
+#define HOME__V1__SERVER_INFO__INIT(function_prefix__) \
+    { HOME__V1__SERVER_INFO__BASE_INIT,\
+      function_prefix__ ## get  }
+void home__v1__server_info__get(ProtobufCService *service,
+                                const Home__V1__ServerInfoRequest *input,
+                                Home__V1__ServerInfoResponse_Closure closure,
+                                void *closure_data);
 
 /* --- descriptors --- */
 
@@ -389,6 +410,7 @@ extern const ProtobufCMessageDescriptor home__v1__store_failure__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__store_commits__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__method_metrics__descriptor;
 extern const ProtobufCMessageDescriptor home__v1__method_metrics__calls_by_status_entry__descriptor;
+extern const ProtobufCServiceDescriptor home__v1__server_info__descriptor;
 
 PROTOBUF_C__END_DECLS
 
