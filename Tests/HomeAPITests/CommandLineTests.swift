@@ -1,4 +1,6 @@
 import Foundation
+import HomeClient
+import HomeProto
 import Testing
 
 /// `rpc-client` as a person uses it, against a real `homed`: the README's quick start, the exit codes,
@@ -121,6 +123,48 @@ import Testing
         }
         let unknown = try cli(server, "health", "--service", "home.v1.NoSuchService")
         #expect(unknown.status == 1 && unknown.errors.contains("NOT_FOUND"))
+        server.stop()
+    }
+
+    /// `call` takes a method by any tail only it ends with and ids as UUIDs, names the field and
+    /// the request type of a malformed request, and `info` prints tables.
+    @Test func callTakesShortNamesAndUUIDsAndNamesTheFieldAtFault() async throws {
+        let server = try await HomedProcess.launch()
+        let home = try cli(server, "call", "AddHome", #"{"name": "Short"}"#)
+        #expect(home.status == 0, "\(home.errors)")
+        let client = server.client()
+        let homeID = try #require(try await client.listHomes().first { $0.name == "Short" }?.id.uuid)
+        await client.close()
+        let room = try cli(
+            server,
+            "call",
+            "HomeService/AddRoom",
+            #"{"homeId": "\#(homeID.uuidString)", "name": "Study"}"#
+        )
+        #expect(room.status == 0 && room.output.contains("Study"), "\(room.errors)")
+        // The same id in base64, as responses print it, still works; a UUID under a name stays text
+        // (which a name may not be: the hyphen).
+        let base64 = withUnsafeBytes(of: homeID.uuid) { Data($0) }.base64EncodedString()
+        let named = try cli(server, "call", "AddRoom", #"{"home_id": "\#(base64)", "name": "\#(homeID.uuidString)"}"#)
+        #expect(named.status == 1 && named.errors.contains("room name \"\(homeID.uuidString)\""), "\(named.errors)")
+
+        let unknown = try cli(server, "call", "NoSuchMethod", "{}")
+        #expect(unknown.status == 64 && unknown.errors.contains("unknown method NoSuchMethod"))
+        let wrongType = try cli(server, "call", "AddRoom", #"{"name": "Den", "homeId": 5}"#)
+        #expect(wrongType.status == 64, "\(wrongType.errors)")
+        #expect(wrongType.errors.contains(#"field "homeId" of home.v1.AddRoomRequest"#), "\(wrongType.errors)")
+        #expect(wrongType.errors.contains("Usage: rpc-client call"), "\(wrongType.errors)")
+        let noSuchField = try cli(server, "call", "AddRoom", #"{"colour": "red"}"#)
+        #expect(noSuchField.errors.contains(#"no field "colour""#), "\(noSuchField.errors)")
+        let notObject = try cli(server, "call", "AddRoom", "[1]")
+        #expect(notObject.status == 64 && notObject.errors.contains("must be a JSON object"), "\(notObject.errors)")
+
+        let info = try cli(server, "info")
+        #expect(info.status == 0, "\(info.errors)")
+        #expect(info.output.contains("SERVER") && info.output.contains("METHOD"), "\(info.output)")
+        #expect(info.output.contains("home.v1.HomeService/AddRoom"), "\(info.output)")
+        let json = try cli(server, "info", "--json")
+        #expect(json.output.hasPrefix("{") && json.output.contains("\"uptimeMs\""), "\(json.output)")
         server.stop()
     }
 
