@@ -50,7 +50,9 @@ def parse_messages():
         scopes = []
         for line in open(path):
             line = line.split("//")[0].strip()
-            opened = re.match(r"(message|enum|oneof) (\w+) \{", line)
+            # Service blocks, their rpc option blocks and extensions hold no message fields.
+            opened = re.match(r"(message|enum|oneof|service|extend) ([\w.]+) \{", line) or \
+                re.match(r"(rpc) (\w+)\(.*\{$", line)
             if opened:
                 kind, name = opened.groups()
                 scopes.append((kind, name))
@@ -62,7 +64,7 @@ def parse_messages():
                 scopes.pop()
             else:
                 field = re.match(r"(repeated |optional )?([\w.]+) \w+ = (\d+);", line)
-                if field and scopes and scopes[-1][0] != "enum":
+                if field and scopes and scopes[-1][0] in ("message", "oneof"):
                     owner = [name for kind, name in scopes if kind == "message"][-1]
                     messages[owner].append(((field.group(1) or "").strip(), field.group(2).split(".")[-1],
                                             int(field.group(3))))
