@@ -56,8 +56,10 @@ public final class ServerInfoService {
         if let commits {
             info.commits.count = commits.count
             info.commits.changes = commits.changes
-            info.commits.durationP50Us = commits.durations.percentile(0.5)
-            info.commits.durationP99Us = commits.durations.percentile(0.99)
+            // Bucket bounds (within a factor of two): capped by the longest, which is exact, so that
+            // the p99 of a few commits does not read above all of them.
+            info.commits.durationP50Us = min(commits.durations.percentile(0.5), commits.longestMicroseconds)
+            info.commits.durationP99Us = min(commits.durations.percentile(0.99), commits.longestMicroseconds)
             info.commits.durationMaxUs = commits.longestMicroseconds
             info.commits.slow = commits.slow
         }

@@ -220,7 +220,7 @@ public nonisolated struct Home_V1_StoreCommits: Sendable {
   public var changes: UInt64 = 0
 
   /// Commit durations in microseconds: percentiles are upper bounds of power-of-two buckets, as for
-  /// method latencies; the longest is exact.
+  /// method latencies, capped by the longest, which is exact.
   public var durationP50Us: UInt64 = 0
 
   public var durationP99Us: UInt64 = 0

@@ -186,7 +186,7 @@ struct  Home__V1__StoreCommits
   uint64_t changes;
   /*
    * Commit durations in microseconds: percentiles are upper bounds of power-of-two buckets, as for
-   * method latencies; the longest is exact.
+   * method latencies, capped by the longest, which is exact.
    */
   uint64_t duration_p50_us;
   uint64_t duration_p99_us;
