@@ -13,7 +13,10 @@ version="$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/HomedCommand/
 work="$(mktemp -d)"
 homed_pid=""
 cleanup() {
-    [ -n "$homed_pid" ] && kill "$homed_pid" 2>/dev/null && wait "$homed_pid" 2>/dev/null
+    if [ -n "$homed_pid" ]; then
+        kill "$homed_pid" 2>/dev/null || true
+        wait "$homed_pid" 2>/dev/null || true  # SIGTERM's status: not a failure of the check
+    fi
     rm -rf "$work"
 }
 trap cleanup EXIT

@@ -40,8 +40,8 @@ enum CallRequest {
             $0[$1.key] = withUUIDsAsBase64($1.value, key: $1.key, replaced: &replaced)
         }
         do {
-            // The text itself unless a UUID was replaced: a round trip through JSONSerialization
-            // could round a 64-bit number beyond 2^53.
+            // The text itself unless a UUID was replaced, so that swift-protobuf reads the numbers
+            // as written rather than as JSONSerialization writes them back.
             if replaced == 0 { return try type.init(jsonString: json) }
             return try type.init(jsonUTF8Data: try JSONSerialization.data(withJSONObject: converted))
         } catch {
