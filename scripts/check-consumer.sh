@@ -6,9 +6,11 @@
 #
 #   scripts/check-consumer.sh [HOMED]   # HOMED: the server binary (default: the debug build's)
 set -euo pipefail
+homed="$(realpath -m "${1:-}")"  # before the cd: a path relative to the caller's folder
 cd "$(dirname "$0")/.."
 root="$PWD"
-homed="${1:-$(swift build --show-bin-path)/homed}"
+[ -n "${1:-}" ] || homed="$(swift build --show-bin-path)/homed"
+[ -x "$homed" ] || { echo "no homed at $homed: build it, or name it" >&2; exit 1; }
 version="$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/HomedCommand/Homed.swift)"
 work="$(mktemp -d)"
 homed_pid=""
@@ -62,7 +64,11 @@ echo "== it calls a live homed"
 (cd "$work" && exec "$homed" --port 0 --unix-socket "$work/homed.sock" --store "$work/store.sqlite" \
     --owner-token-file "$work/owner.token" --log-level warning) &
 homed_pid=$!
-for _ in $(seq 300); do [ -S "$work/homed.sock" ] && [ -s "$work/owner.token" ] && break; sleep 0.1; done
+for _ in $(seq 300); do
+    [ -S "$work/homed.sock" ] && [ -s "$work/owner.token" ] && break
+    kill -0 "$homed_pid" 2>/dev/null || { echo "homed exited before it listened" >&2; exit 1; }
+    sleep 0.1
+done
 output="$("$work/consumer/.build/debug/consumer" "unix:$work/homed.sock" "$work/owner.token")"
 echo "$output"
 [ "$output" = "homes: Consumer Home; added Study to Consumer Home" ] || { echo "unexpected output" >&2; exit 1; }
