@@ -43,6 +43,11 @@ let package = Package(
             providers: [.apt(["libuv1-dev"])]
         ),
         .systemLibrary(
+            name: "CNGHTTP2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -50,6 +55,8 @@ let package = Package(
 
         // The only Swift that touches libuv.
         .target(name: "UV", dependencies: ["CLibUV"], swiftSettings: strictSettings),
+        // The only Swift that touches nghttp2: an HTTP/2 server session that does no I/O of its own.
+        .target(name: "HTTP2", dependencies: ["CNGHTTP2"], swiftSettings: strictSettings),
         // The only Swift that touches sqlite3: connections, statements, transactions, result codes.
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strictSettings),
         // The home domain: model, HomeKit rules and error codes, the store and its persistence.
@@ -63,7 +70,7 @@ let package = Package(
         // The generic RPC runtime: connections, dispatch, calls, limits. Knows nothing of homes.
         .target(
             name: "RPCServer",
-            dependencies: ["UV", "Wire", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["UV", "Wire", "HTTP2", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         // The client runtime: callbacks on a loop for the load generator, async/await for everyone else.

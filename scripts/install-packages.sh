@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # gcc and make build the C client SDK (clients/c); python3 runs Tests/DocsConformance and finds free ports.
-PACKAGES=(pkg-config libuv1-dev libsqlite3-dev protobuf-compiler libprotobuf-c-dev protobuf-c-compiler gcc make python3)
+PACKAGES=(pkg-config libuv1-dev libsqlite3-dev libnghttp2-dev protobuf-compiler libprotobuf-c-dev protobuf-c-compiler gcc make python3)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -124,6 +124,10 @@ public final class HomeAPI {
     /// The accessory face's methods: they take no bearer token (docs/API.md, "Accessories").
     public static var accessoryMethods: [String] { AccessoryLinkMethods.names }
 
+    /// The message a failed call's status details hold (the gRPC door names it in
+    /// `grpc-status-details-bin`).
+    public static let statusDetailsType = Home_V1_ErrorDetails.protoMessageName
+
     /// Registers every method; the registry's handlers keep this object alive.
     public func register(in registry: inout MethodRegistry) {
         for method in Self.methods { method.register(self, &registry) }

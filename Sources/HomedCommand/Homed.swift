@@ -33,6 +33,14 @@ public struct Homed: ParsableCommand {
     var unixSocket: String?
 
     @Option(
+        help: """
+            Also serve gRPC (HTTP/2 cleartext, prior knowledge) on this TCP port of --host, onto the same methods; \
+            0 picks a free port. Off unless set.
+            """
+    )
+    var grpcPort: Int?
+
+    @Option(
         help: "Most connections served at once; more are refused with a GOAWAY (the open-file limit is raised to fit)."
     )
     var maxConnections = 16_384
@@ -192,7 +200,8 @@ public struct Homed: ParsableCommand {
         configuration.connection.drainGracePeriodMilliseconds = UInt64(max(0, drainGracePeriod)) * 1000
         // Probes check health without a token, and accessories prove themselves with their pairing
         // credential (or, unpaired, prove nothing); everything else needs a token.
-        configuration.unauthenticatedMethods = Set([HealthService.checkMethod] + HomeAPI.accessoryMethods)
+        configuration.unauthenticatedMethods = Set(HealthService.methods + HomeAPI.accessoryMethods)
+        configuration.statusDetailsType = HomeAPI.statusDetailsType
         return configuration
     }
 
@@ -340,6 +349,9 @@ public struct Homed: ParsableCommand {
             try Self.removeStaleSocket(at: unixSocket)
             try Self.listen(server, on: .unix(path: unixSocket), named: unixSocket)
         }
+        if let grpcPort {
+            try Self.listen(server, on: .tcp(host: host, port: grpcPort), named: "\(host):\(grpcPort)", door: .grpc)
+        }
 
         var watchers: [SignalWatcher] = []
         for signal in [SIGTERM, SIGINT] {
@@ -352,6 +364,9 @@ public struct Homed: ParsableCommand {
                     }
                     logger.info("signal received: draining", metadata: ["signal": "\(signal)"])
                     health.markAllNotServing()
+                    health.endWatches(
+                        CallStatus(code: .unavailable, message: "the server is shutting down", isRetryable: true)
+                    )
                     // Change streams never end on their own: end them with a retryable status so
                     // subscribers resume elsewhere or after the restart, and the drain is not held open.
                     api.endStreams(
@@ -389,9 +404,14 @@ public struct Homed: ParsableCommand {
     }
 
     /// Listens, naming the endpoint when it cannot ("address already in use" alone does not say which).
-    static func listen(_ server: RPCServer, on endpoint: Endpoint, named name: String) throws {
+    static func listen(
+        _ server: RPCServer,
+        on endpoint: Endpoint,
+        named name: String,
+        door: RPCServer.Door = .homeRPC
+    ) throws {
         do {
-            try server.listen(on: endpoint)
+            try server.listen(on: endpoint, door: door)
         } catch {
             throw StartError("cannot listen on \(name): \(error.message)")
         }

@@ -23,7 +23,7 @@ public final class RPCServer {
     public let metrics: ServerMetrics
     let logger: Logger
     private var listeners: [Listener] = []
-    private var connections: [Int: ServerConnection] = [:]
+    private var connections: [Int: any ServedConnection] = [:]
     /// New connections, admitted (read from) a batch per loop iteration.
     let admissions: PacedQueue
     /// Connections whose peers closed, torn down a batch per loop iteration.
@@ -78,7 +78,7 @@ public final class RPCServer {
 
     /// Calls started and not yet ended, on every connection (counted when asked: an info call's
     /// walk of the connections costs less than a counter kept on every call's path).
-    public var openCallCount: Int { connections.values.reduce(0) { $0 + $1.machine.openStreamCount } }
+    public var openCallCount: Int { connections.values.reduce(0) { $0 + $1.openCallCount } }
 
     /// Bytes all connections hold for their peers now: input not yet decoded, output the kernel has
     /// not taken, open calls' metadata (bounded by ``ServerConfiguration/maxBufferedBytes``).
@@ -87,7 +87,7 @@ public final class RPCServer {
     /// Nesting depth of ``batchingOutput(_:)``.
     private var outputBatchDepth = 0
     /// Connections with output held back by the batch in progress, flushed when it ends.
-    private var connectionsToFlush: [ServerConnection] = []
+    private var connectionsToFlush: [any ServedConnection] = []
 
     /// Runs `body` and writes the output it produced on every connection once, at the end: for work
     /// that answers many calls at once outside a read (a commit that acknowledges a batch of
@@ -139,21 +139,40 @@ public final class RPCServer {
     }
 
     /// Whether output should wait for the batch in progress; registers `connection` to be flushed.
-    func holdOutput(of connection: ServerConnection) -> Bool {
+    func holdOutput(of connection: any ServedConnection) -> Bool {
         guard outputBatchDepth > 0 else { return false }
         connectionsToFlush.append(connection)
         return true
     }
 
-    /// Starts accepting on `endpoint`.
+    /// What a listener's clients speak.
+    public enum Door: Sendable, CustomStringConvertible {
+        /// Our protocol (docs/PROTOCOL.md).
+        case homeRPC
+        /// gRPC over cleartext HTTP/2 (prior knowledge), onto the same methods.
+        case grpc
+
+        public var description: String {
+            switch self {
+            case .homeRPC: "homerpc"
+            case .grpc: "grpc"
+            }
+        }
+    }
+
+    /// The listeners that speak gRPC.
+    private var grpcListeners: Set<ObjectIdentifier> = []
+
+    /// Starts accepting on `endpoint`, for clients that speak `door`'s protocol.
     /// - Returns: the bound endpoint (with the real port when `endpoint` asked for port 0).
     @discardableResult
-    public func listen(on endpoint: Endpoint) throws(UVError) -> Endpoint {
+    public func listen(on endpoint: Endpoint, door: Door = .homeRPC) throws(UVError) -> Endpoint {
         precondition(!isShuttingDown, "listen after shutdown began")
         let listener = try Listener.listen(on: endpoint, loop: loop, delegate: self)
         listeners.append(listener)
+        if case .grpc = door { grpcListeners.insert(ObjectIdentifier(listener)) }
         startTimersIfNeeded()
-        logger.info("listening", metadata: ["endpoint": "\(listener.endpoint)"])
+        logger.info("listening", metadata: ["endpoint": "\(listener.endpoint)", "protocol": "\(door)"])
         return listener.endpoint
     }
 
@@ -207,7 +226,7 @@ public final class RPCServer {
         buffers.evictLargest(among: connections.values)
     }
 
-    func connectionDidClose(_ connection: ServerConnection, reason: CloseReason, error: UVError?) {
+    func connectionDidClose(_ connection: any ServedConnection, reason: CloseReason, error: UVError?) {
         connections.removeValue(forKey: connection.id)
         metrics.connectionClosed(reason)
         switch reason {
@@ -219,13 +238,12 @@ public final class RPCServer {
         finishShutdownIfDrained()
     }
 
-    func log(connection: ServerConnection, closedWith reason: CloseReason) {
+    func log(connection: any ServedConnection, closedWith reason: CloseReason) {
         logger.notice("closing connection", metadata: ["id": "\(connection.id)", "reason": "\(reason)"])
     }
 
     /// Answers a connection over the limit with our preface and a GOAWAY saying why, then closes it.
     private func reject(_ connection: Connection) {
-        metrics.connectionRejected()
         var farewell: [UInt8] = []
         FrameEncoder.encode(.preface(Preface()), into: &farewell)
         FrameEncoder.encode(.goAway(CloseReason.tooManyConnections.goAway(lastStreamID: .connection)), into: &farewell)
@@ -237,16 +255,25 @@ public final class RPCServer {
 
 extension RPCServer: ListenerDelegate {
     public func listener(_ listener: Listener, didAccept connection: Connection) {
+        let speaksGRPC = grpcListeners.contains(ObjectIdentifier(listener))
         guard connections.count < configuration.maxConnections, !isShuttingDown else {
-            reject(connection)
+            if speaksGRPC { GRPCConnection.reject(connection) } else { reject(connection) }
+            metrics.connectionRejected()
             return
         }
         metrics.connectionAccepted()
         nextConnectionID += 1
-        let serverConnection = ServerConnection(server: self, connection: connection, id: nextConnectionID)
-        connections[nextConnectionID] = serverConnection
-        connection.delegate = serverConnection
-        admissions.add(serverConnection)
+        if speaksGRPC {
+            let grpcConnection = GRPCConnection(server: self, connection: connection, id: nextConnectionID)
+            connections[nextConnectionID] = grpcConnection
+            connection.delegate = grpcConnection
+            admissions.add(grpcConnection)
+        } else {
+            let serverConnection = ServerConnection(server: self, connection: connection, id: nextConnectionID)
+            connections[nextConnectionID] = serverConnection
+            connection.delegate = serverConnection
+            admissions.add(serverConnection)
+        }
     }
 
     public func listener(_ listener: Listener, didFailToAccept error: UVError) {

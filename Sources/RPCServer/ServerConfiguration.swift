@@ -26,6 +26,9 @@ public struct ServerConfiguration: Sendable {
     /// Methods a connection may call before it authenticates (health checks for probes); they run
     /// without a principal and do not authenticate the connection.
     public var unauthenticatedMethods: Set<String> = []
+    /// The protobuf message (full name) a failed call's ``CallStatus/details`` hold: the gRPC door
+    /// wraps them in a `google.protobuf.Any` of this type inside `grpc-status-details-bin`.
+    public var statusDetailsType = "google.protobuf.Empty"
     /// Per-connection protocol limits and timeouts.
     public var connection = ConnectionConfiguration()
 

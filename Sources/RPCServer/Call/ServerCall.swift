@@ -44,7 +44,7 @@ public final class ServerCall {
     public private(set) var credit: UInt32
     /// Strong: the connection holds the call in its table until the call ends, so the cycle is
     /// broken exactly when the call ends. (A weak reference cost a side table per call.)
-    var connection: ServerConnection?
+    var connection: (any ServedConnection)?
     /// Whether the request message has yet to arrive (the handler runs once, when it does).
     var isAwaitingRequest = true
     /// Bytes of this call's metadata counted in the server's ``BufferBudget`` while it is open.
@@ -63,7 +63,7 @@ public final class ServerCall {
         deadline: UInt64?,
         startedAt: UInt64,
         credit: UInt32,
-        connection: ServerConnection
+        connection: any ServedConnection
     ) {
         self.streamID = streamID
         self.registered = method
@@ -90,7 +90,7 @@ public final class ServerCall {
         deadline: UInt64?,
         startedAt: UInt64,
         credit: UInt32,
-        connection: ServerConnection
+        connection: any ServedConnection
     ) {
         precondition(hasEnded && self.connection == nil && connectionID == connection.id, "reopened a live call")
         self.streamID = streamID
@@ -158,7 +158,7 @@ public final class ServerCall {
     /// Whether ``send(_:)`` would send now.
     public var isWritable: Bool {
         guard !hasEnded, let connection else { return false }
-        return credit > 0 && connection.isWritable
+        return credit > 0 && connection.canSend(on: self)
     }
 
     /// Sends one message of a streaming call if the client's credit and the outbound buffer allow.
@@ -170,8 +170,8 @@ public final class ServerCall {
             if !hasEnded { connection?.callIsWaitingForWritability(self) }
             return false
         }
-        guard message.count <= connection.peerMaxFrameSize else {
-            finish(Self.tooLarge(message.count, limit: connection.peerMaxFrameSize))
+        guard message.count <= connection.peerMaxMessageSize else {
+            finish(Self.tooLarge(message.count, limit: connection.peerMaxMessageSize))
             return false
         }
         credit -= 1
@@ -199,7 +199,7 @@ public final class ServerCall {
     /// The call has ended: nothing more is sent for it, and its callbacks are let go.
     /// - Returns: its connection, moved out of the call (taking a copy and then clearing the
     ///   property cost a retain and a release on every call's answer).
-    private func markEnded() -> ServerConnection? {
+    private func markEnded() -> (any ServedConnection)? {
         hasEnded = true
         onWritable = nil
         onCancel = nil
@@ -240,7 +240,7 @@ public final class ServerCall {
     /// connections have none.
     private func refusal(ofAnswerOf size: Int) -> CallStatus? {
         guard let connection else { return nil }
-        if size > connection.peerMaxFrameSize { return Self.tooLarge(size, limit: connection.peerMaxFrameSize) }
+        if size > connection.peerMaxMessageSize { return Self.tooLarge(size, limit: connection.peerMaxMessageSize) }
         guard connection.hasRoom(forAnswerOf: size) else {
             return CallStatus(
                 code: .resourceExhausted,

@@ -41,10 +41,10 @@ final class BufferBudget {
     }
 
     /// Closes the largest holders among `connections` until the rest fit under the limit.
-    func evictLargest(among connections: some Sequence<ServerConnection>) {
+    func evictLargest(among connections: some Sequence<any ServedConnection>) {
         isEvictionScheduled = false
         var excess = tally.byteCount - limit
-        var candidates: [(connection: ServerConnection, held: Int)] = []
+        var candidates: [(connection: any ServedConnection, held: Int)] = []
         for connection in connections {
             // A connection already closing gives its queued output back when libuv cancels it.
             if connection.connection.state == .open {

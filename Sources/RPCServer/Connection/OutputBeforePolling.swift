@@ -7,7 +7,7 @@ import UV
 /// thread only.
 final class OutputBeforePolling {
     private let loop: EventLoop
-    private var connections: [ServerConnection] = []
+    private var connections: [any ServedConnection] = []
     private var tasks: [() -> Void] = []
     private var isClosed = false
     /// Created on first use; runs only in iterations that hold output.
@@ -30,8 +30,8 @@ final class OutputBeforePolling {
         isReading = outer
     }
 
-    /// Holds `connection`'s output (it calls ``ServerConnection/flushHeldOutput()`` later).
-    func hold(_ connection: ServerConnection) {
+    /// Holds `connection`'s output (it calls ``ServedConnection/flushHeldOutput()`` later).
+    func hold(_ connection: any ServedConnection) {
         startHookIfIdle()
         connections.append(connection)
     }

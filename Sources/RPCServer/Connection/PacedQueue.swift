@@ -13,17 +13,17 @@ final class PacedQueue {
     static let batchSize = 256
 
     private let loop: EventLoop
-    private let work: (ServerConnection) -> Void
+    private let work: (any ServedConnection) -> Void
     /// Connections still allowed in this iteration before they queue; refilled before each poll.
     private var budget = PacedQueue.batchSize
     /// Created on first use: the hook that refills the budget, and the timer that takes the queue.
     private var refill: BeforePollHook?
     private var timer: LoopTimer?
-    private var waiting: [ServerConnection] = []
+    private var waiting: [any ServedConnection] = []
     private var head = 0
     private var isClosed = false
 
-    init(loop: EventLoop, work: @escaping (ServerConnection) -> Void) {
+    init(loop: EventLoop, work: @escaping (any ServedConnection) -> Void) {
         self.loop = loop
         self.work = work
     }
@@ -32,7 +32,7 @@ final class PacedQueue {
     var count: Int { waiting.count - head }
 
     /// Does the work for `connection` now, or after the connections queued before it.
-    func add(_ connection: ServerConnection) {
+    func add(_ connection: any ServedConnection) {
         if isClosed { return work(connection) }
         if budget > 0 && count == 0 {
             spendBudget()

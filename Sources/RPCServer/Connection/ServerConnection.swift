@@ -15,7 +15,7 @@ import Wire
 /// Memory: the connection stops reading while its unsent bytes are above the high watermark (the
 /// peer must read its replies before it may send more), and streaming calls see ``isWritable`` turn
 /// false; bytes beyond the UV layer's hard cap close the connection.
-final class ServerConnection: ConnectionDelegate {
+final class ServerConnection: ServedConnection, ConnectionDelegate {
     /// Strong: the server keeps the connection in its table until it closes, which breaks the cycle;
     /// an `unowned` reference cost a checked retain on every access in profiles.
     let server: RPCServer
@@ -82,6 +82,13 @@ final class ServerConnection: ConnectionDelegate {
     }
 
     var peerMaxFrameSize: Int { machine.peerSettings.maxFrameSize }
+    /// An answer is one frame.
+    var peerMaxMessageSize: Int { peerMaxFrameSize }
+    var openCallCount: Int { machine.openStreamCount }
+
+    /// Our protocol grants each stream credit (checked by the call itself); the rest is the
+    /// connection's room.
+    func canSend(on call: ServerCall) -> Bool { isWritable }
 
     // MARK: ConnectionDelegate
 

@@ -4,7 +4,7 @@ import Wire
 
 /// What a connection logs of its calls: each call's end at debug, a server fault at warning, and
 /// refusals with the metrics.
-extension ServerConnection {
+extension ServedConnection {
     /// A call's log line, carrying the client's `trace-id` so that the two sides' logs meet: every
     /// call at debug (`homed --log-level debug`), a server fault at warning whatever the level.
     func logEnd(of call: ServerCall, _ code: StatusCode, _ message: String) {

@@ -1,0 +1,146 @@
+import Wire
+
+/// One gRPC request as it arrives on an HTTP/2 stream: its header fields read into what the server
+/// needs, then its body (one length-prefixed message). The first fault found is kept and answered
+/// once the header block is complete.
+struct GRPCRequest {
+    /// The full method name, `package.Service/Method` (`:path` without its leading slash).
+    var method = ""
+    var metadata: [MetadataEntry] = []
+    /// `grpc-timeout`, in milliseconds; `nil`: none.
+    var timeoutMilliseconds: UInt64?
+    /// Bytes of the header block, counted as HTTP/2 does (name, value and 32 each).
+    var headerBytes = 0
+    /// What is wrong with the request, if anything: answered instead of calling the method.
+    var fault: Fault?
+    /// The body received so far: a 5-byte prefix (compressed flag, length) and the message.
+    var body: [UInt8] = []
+    /// The call, once the header block was accepted.
+    var call: ServerCall?
+    /// Whether the response's header block was sent (a later status then goes in trailers).
+    var isResponding = false
+
+    enum Fault {
+        /// Not a gRPC request: answered with this HTTP status and no gRPC status (the spec's answer
+        /// to a content type that does not begin with `application/grpc`, or a method other than POST).
+        case http(status: Int)
+        case grpc(CallStatus)
+    }
+
+    /// The longest header block taken: our protocol's metadata limit, plus room for the fields every
+    /// gRPC client sends (pseudo-headers, `te`, `content-type`, `user-agent`, `grpc-timeout`).
+    static let maxHeaderBytes = WireLimits.maxMetadataSize + 2_048
+
+    /// Reads one header field.
+    mutating func read(name: Span<UInt8>, value: Span<UInt8>) {
+        headerBytes += name.count + value.count + 32
+        guard fault == nil else { return }
+        guard headerBytes <= Self.maxHeaderBytes else {
+            fault = .grpc(
+                CallStatus(
+                    code: .resourceExhausted,
+                    message: "header block larger than \(Self.maxHeaderBytes) bytes"
+                )
+            )
+            return
+        }
+        let key = String(copying: name)
+        switch key {
+        case ":path":
+            let path = String(copying: value)
+            method = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        case ":method":
+            if String(copying: value) != "POST" { fault = .http(status: 405) }
+        case "content-type":
+            if !String(copying: value).hasPrefix("application/grpc") { fault = .http(status: 415) }
+        case "grpc-encoding":
+            let encoding = String(copying: value)
+            if encoding != "identity" {
+                fault = .grpc(
+                    CallStatus(
+                        code: .unimplemented,
+                        message: "grpc-encoding \(encoding) is not supported: send messages uncompressed (identity)"
+                    )
+                )
+            }
+        case "grpc-timeout":
+            guard let milliseconds = Self.timeoutMilliseconds(String(copying: value)) else {
+                fault = .grpc(CallStatus(code: .invalidArgument, message: "malformed grpc-timeout"))
+                return
+            }
+            timeoutMilliseconds = milliseconds
+        default:
+            // Pseudo-headers, HTTP's own and gRPC's reserved fields are not the call's metadata;
+            // binary (-bin) metadata is not used by any method.
+            if key.hasPrefix(":") || key.hasPrefix("grpc-") || key.hasSuffix("-bin")
+                || Self.transportFields.contains(key)
+            {
+                return
+            }
+            metadata.append(MetadataEntry(key: key, value: Array(copying: value)))
+        }
+    }
+
+    private static let transportFields: Set<String> = ["te", "user-agent", "accept-encoding", "host"]
+
+    /// `grpc-timeout`'s value (at most 8 digits and a unit: H, M, S, m, u, n) in milliseconds, rounded
+    /// up so that a short timeout does not become none.
+    static func timeoutMilliseconds(_ text: String) -> UInt64? {
+        guard let unit = text.last, text.count >= 2, text.count <= 9,
+            let amount = UInt64(text.dropLast()), text.dropLast().allSatisfy(\.isASCII)
+        else { return nil }
+        switch unit {
+        case "H": return amount * 3_600_000
+        case "M": return amount * 60_000
+        case "S": return amount * 1_000
+        case "m": return amount
+        case "u": return (amount + 999) / 1_000
+        case "n": return (amount + 999_999) / 1_000_000
+        default: return nil
+        }
+    }
+
+    /// The request message, once the body is complete: exactly one uncompressed length-prefixed message.
+    func message() -> Admission<ArraySlice<UInt8>> {
+        guard body.count >= 5 else {
+            return .refused(CallStatus(code: .invalidArgument, message: "the request must be exactly one message"))
+        }
+        let length = Int(body[1]) << 24 | Int(body[2]) << 16 | Int(body[3]) << 8 | Int(body[4])
+        guard body[0] == 0 else {
+            let message =
+                body[0] == 1
+                ? "the request message is compressed, but no grpc-encoding was agreed: send it uncompressed"
+                : "the request message's compressed flag is \(body[0]), not 0 or 1"
+            return .refused(CallStatus(code: .internal, message: message))
+        }
+        guard body.count == 5 + length else {
+            let message =
+                body.count < 5 + length
+                ? "the request message is cut short: its prefix says \(length) bytes, \(body.count - 5) came"
+                : "the request must be exactly one message"
+            return .refused(CallStatus(code: .invalidArgument, message: message))
+        }
+        return .accepted(body[5...])
+    }
+}
+
+/// What a request's part came to: the value, or the status that refuses the call.
+enum Admission<Value> {
+    case accepted(Value)
+    case refused(CallStatus)
+}
+
+extension String {
+    /// The bytes as UTF-8 (invalid sequences repaired).
+    init(copying bytes: Span<UInt8>) {
+        self = String(decoding: [UInt8](copying: bytes), as: UTF8.self)
+    }
+}
+
+extension Array where Element == UInt8 {
+    init(copying bytes: Span<UInt8>) {
+        self.init(capacity: bytes.count) { output in
+            for index in bytes.indices { output.append(bytes[index]) }
+        }
+    }
+}
