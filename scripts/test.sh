@@ -2,7 +2,8 @@
 # Sets up and runs every check CI runs: installs missing Debian packages, builds everything (any
 # compiler warning fails), lints formatting (any finding fails), then runs the tests: the Swift
 # package's, a client written only from docs/ checking a homed against them, then the C client SDK's
-# against a homed of its own, then a package depending on this one by URL and version calling a homed.
+# against a homed of its own, then grpcio stubs generated from proto/ on homed's gRPC door, then a
+# package depending on this one by URL and version calling a homed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +36,9 @@ python3 Tests/DocsConformance/fuzz_requests.py "$(swift build --show-bin-path)/h
 
 echo "== C client SDK (clients/c)"
 clients/c/test.sh
+
+echo "== a Python client generated from proto/ by grpcio-tools, on the gRPC door (clients/python)"
+clients/python/test.sh
 
 echo "== the Swift SDK as another package's dependency"
 scripts/check-consumer.sh "$(swift build --show-bin-path)/homed"

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Generates the Python stubs from proto/ (generate.sh), starts a homed of its own with its gRPC door
+# on a free port and a simulated accessory beside it, then runs the example and check_grpc.py
+# against it. scripts/test.sh runs it; HOMED and RPC_CLIENT name the executables (default: the
+# package's debug build).
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT="$(cd ../.. && pwd)"
+PYTHON="$(./generate.sh)"
+BIN="$(cd "$ROOT" && swift build --show-bin-path)"
+HOMED="${HOMED:-$BIN/homed}"
+RPC_CLIENT="${RPC_CLIENT:-$BIN/rpc-client}"
+
+WORK="$(mktemp -d)"
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT="$(free_port)"
+GRPC_PORT="$(free_port)"
+(cd "$WORK" && exec "$HOMED" --port "$PORT" --grpc-port "$GRPC_PORT" --log-level notice) >"$WORK/homed.log" 2>&1 &
+HOMED_PID=$!
+SIMULATOR_PID=""
+cleanup() {
+    [ -n "$SIMULATOR_PID" ] && kill "$SIMULATOR_PID" 2>/dev/null
+    kill "$HOMED_PID" 2>/dev/null
+    wait 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+for _ in $(seq 100); do
+    [ -s "$WORK/homed-owner.token" ] && break
+    sleep 0.1
+done
+# The accessory side speaks our protocol (the CLI's simulator); the check finds it over gRPC.
+"$RPC_CLIENT" accessory simulate --endpoint "127.0.0.1:$PORT" --token-file "$WORK/homed-owner.token" \
+    --name "Python Lamp" --setup-code 314-15-926 --state "$WORK/simulator.json" >"$WORK/simulator.log" 2>&1 &
+SIMULATOR_PID=$!
+
+fail() { echo "$1" >&2; cat "$WORK/homed.log" >&2; exit 1; }
+"$PYTHON" example.py "127.0.0.1:$GRPC_PORT" "$WORK/homed-owner.token" "Python Home" Study \
+    || fail "the Python example failed against homed's gRPC door"
+"$PYTHON" check_grpc.py "127.0.0.1:$GRPC_PORT" "$WORK/homed-owner.token" "Python Lamp" 314-15-926 \
+    || fail "the gRPC door check failed"
