@@ -23,7 +23,23 @@ public protocol HTTP2ServerSessionDelegate: AnyObject {
 /// then the connection closes.
 public struct HTTP2Error: Error, CustomStringConvertible {
     public let code: Int32
-    public var description: String { String(cString: nghttp2_strerror(code)) }
+    public var description: String {
+        code == Self.resetFlood ? "too many streams reset by the peer" : String(cString: nghttp2_strerror(code))
+    }
+
+    /// Ours, not nghttp2's: the peer reset streams faster than ``HTTP2ServerSession/ResetBudget`` allows.
+    static let resetFlood: Int32 = -1_000_001
+
+    /// The HTTP/2 error code the GOAWAY that ends the session carries; `nil` when the peer does not
+    /// speak HTTP/2 (a wrong preface), which gets no answer.
+    public var goAwayCode: UInt32? {
+        switch code {
+        case NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue: nil
+        case NGHTTP2_ERR_FLOODED.rawValue, NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue, Self.resetFlood:
+            HTTP2ErrorCode.enhanceYourCalm
+        default: HTTP2ErrorCode.protocolError
+        }
+    }
 }
 
 /// HTTP/2 error codes (RFC 9113, section 7) the server sends.
@@ -68,6 +84,30 @@ public final class HTTP2ServerSession {
     private var session: OpaquePointer?
     public weak var delegate: (any HTTP2ServerSessionDelegate)?
     private var outgoing: [Int32: Outgoing] = [:]
+
+    /// RST_STREAMs the peer may send: a burst, refilled at a rate per second. Past it the session
+    /// ends with GOAWAY(ENHANCE_YOUR_CALM): opening and resetting streams at once makes the server
+    /// start work for each and costs the peer nothing ("rapid reset", CVE-2023-44487). nghttp2's own
+    /// limit ends it with INTERNAL_ERROR, which says the fault is the server's.
+    struct ResetBudget {
+        static let burst = 200.0
+        static let perSecond = 100.0
+        var tokens = burst
+        var refilledAt = ContinuousClock.now
+
+        /// Takes one reset from the budget; `false` when none is left.
+        mutating func take() -> Bool {
+            let now = ContinuousClock.now
+            let elapsed = refilledAt.duration(to: now) / .seconds(1)
+            tokens = min(Self.burst, tokens + elapsed * Self.perSecond)
+            refilledAt = now
+            guard tokens >= 1 else { return false }
+            tokens -= 1
+            return true
+        }
+    }
+    private var resetBudget = ResetBudget()
+    private var isResetFlooded = false
 
     /// nghttp2's own defences stay on: a peer that makes it queue too many SETTINGS or PING
     /// acknowledgements, resets streams faster than its rate limit ("rapid reset", CVE-2023-44487) or
@@ -118,6 +158,7 @@ public final class HTTP2ServerSession {
         let result = bytes.withUnsafeBufferPointer { buffer in
             nghttp2_session_mem_recv(session, buffer.baseAddress, buffer.count)
         }
+        if isResetFlooded { throw HTTP2Error(code: HTTP2Error.resetFlood) }
         if result < 0 { throw HTTP2Error(code: Int32(result)) }
     }
 
@@ -291,6 +332,13 @@ public final class HTTP2ServerSession {
             delegate?.requestHeadersEnded(on: header.stream_id, endStream: endStream)
         case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
             if endStream { delegate?.requestEnded(on: header.stream_id) }
+        case NGHTTP2_RST_STREAM.rawValue:
+            let owner = session(userData)
+            if !owner.resetBudget.take() {
+                owner.isResetFlooded = true
+                // Stops reading the rest of what the peer sent.
+                return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+            }
         default:
             break
         }

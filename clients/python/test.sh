@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Generates the Python stubs from proto/ (generate.sh), starts a homed of its own with its gRPC door
-# on a free port and a simulated accessory beside it, then runs the example and check_grpc.py
-# against it. scripts/test.sh runs it; HOMED and RPC_CLIENT name the executables (default: the
+# on a free port and a simulated accessory beside it, then runs the example, check_grpc.py and the
+# hostile HTTP/2 peers of Tests/GRPCDoor against it. scripts/test.sh runs it; HOMED and RPC_CLIENT name the executables (default: the
 # package's debug build).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -39,3 +39,5 @@ fail() { echo "$1" >&2; cat "$WORK/homed.log" >&2; exit 1; }
     || fail "the Python example failed against homed's gRPC door"
 "$PYTHON" check_grpc.py "127.0.0.1:$GRPC_PORT" "$WORK/homed-owner.token" "Python Lamp" 314-15-926 \
     || fail "the gRPC door check failed"
+"$PYTHON" "$ROOT/Tests/GRPCDoor/hostile_http2.py" 127.0.0.1 "$GRPC_PORT" "$PORT" "$HOMED_PID" \
+    || fail "a hostile HTTP/2 peer was not answered as it should be"

@@ -95,7 +95,8 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
         countBodiesHeld()
         if let failure {
             let reason = CloseReason.protocolViolation("HTTP/2: \(failure)")
-            server.log(connection: self, closedWith: reason)
+            // A peer that does not speak HTTP/2 gets no answer; one that broke it, a GOAWAY saying how.
+            if let code = failure.goAwayCode { session.terminate(errorCode: code) }
             beginClose(reason)
             return
         }
