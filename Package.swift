@@ -107,7 +107,7 @@ let package = Package(
         .target(
             name: "HomedCommand",
             dependencies: [
-                "RPCServer", "RPCServices", "UV", "Wire", "HomeService", "HomeAPI",
+                "RPCServer", "RPCServices", "UV", "Wire", "HomeService", "HomeAPI", "HomeProto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

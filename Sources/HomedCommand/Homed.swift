@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 import HomeAPI
+import HomeProto
 import HomeService
 import Logging
 import RPCServer
@@ -200,7 +201,10 @@ public struct Homed: ParsableCommand {
         configuration.connection.drainGracePeriodMilliseconds = UInt64(max(0, drainGracePeriod)) * 1000
         // Probes check health without a token, and accessories prove themselves with their pairing
         // credential (or, unpaired, prove nothing); everything else needs a token.
-        configuration.unauthenticatedMethods = Set(HealthService.methods + HomeAPI.accessoryMethods)
+        // Reflection hands out what proto/ publishes anyway.
+        configuration.unauthenticatedMethods = Set(
+            HealthService.methods + ReflectionService.methods + HomeAPI.accessoryMethods
+        )
         configuration.statusDetailsType = HomeAPI.statusDetailsType
         return configuration
     }
@@ -309,6 +313,8 @@ public struct Homed: ParsableCommand {
             backupDirectory: backups
         )
         api.register(in: &registry)
+        // Last: it lists the services registered before it.
+        try ReflectionService(descriptorSet: ProtoDescriptors.fileDescriptorSet).register(in: &registry)
         info.addFigures = { [unowned api] in api.addFigures(to: &$0) }
         health.markServing(servicesIn: registry)
         // No change can be made until a restart (and reads that would show the lost one fail): say

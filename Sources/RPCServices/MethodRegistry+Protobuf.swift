@@ -52,6 +52,20 @@ extension MethodRegistry {
         )
     }
 
+    /// Registers a bidirectional method (gRPC door only): `handler` runs for each request message,
+    /// decoded (one that does not decode fails the call with INVALID_ARGUMENT).
+    public mutating func registerBidirectionalStreaming<Request: SwiftProtobuf.Message>(
+        _ name: String,
+        request: Request.Type,
+        handler: @escaping (ServerCall, Request) -> Void
+    ) {
+        register(
+            name,
+            kind: .bidirectionalStreaming,
+            handler: Self.decoding(Request.self) { call, request, _ in handler(call, request) }
+        )
+    }
+
     private static func decoding<Request: SwiftProtobuf.Message>(
         _: Request.Type,
         _ handler: @escaping (ServerCall, Request, ArraySlice<UInt8>) -> Void

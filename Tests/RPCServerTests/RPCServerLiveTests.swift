@@ -376,6 +376,19 @@ import Wire
         try test.shutDown()
     }
 
+    @Test func aBidirectionalMethodIsForTheGRPCDoorOnly() throws {
+        let test = try TestServer()
+        let client = try test.connectClient()
+        var outcome: Result<[UInt8], RPCError>?
+        client.unary(TestServer.chat, request: [1]) { outcome = $0 }
+        test.loop.run(until: { outcome != nil })
+        let error = try #require(outcome?.failure, "expected a failure")
+        #expect(error.code == .unimplemented)
+        #expect(error.message == "\(TestServer.chat) takes a stream of requests: call it on the gRPC door")
+        client.close()
+        try test.shutDown()
+    }
+
     @Test func drainLetsCallsInFlightFinishAndRefusesNewOnes() throws {
         let test = try TestServer()
         let client = try test.connectClient()

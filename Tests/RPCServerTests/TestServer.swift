@@ -18,6 +18,8 @@ final class TestServer {
     static let bulk = "test.v1.Test/Bulk"
     /// Answers with as many bytes as its request's big-endian UInt32 says.
     static let large = "test.v1.Test/Large"
+    /// A bidirectional method: our protocol refuses it (gRPC door only).
+    static let chat = "test.v1.Test/Chat"
 
     let loop: EventLoop
     let server: RPCServer
@@ -52,6 +54,7 @@ final class TestServer {
             call.respond([UInt8](repeating: 0x4C, count: size))
         }
         registry.register(Self.hang, kind: .unary) { call, _ in hangHook(call) }
+        registry.register(Self.chat, kind: .bidirectionalStreaming) { call, request in call.send(Array(request)) }
         registry.register(Self.delayed, kind: .unary) { call, request in delayHook(call, Array(request)) }
         var bulkHook: (ServerCall, Int) -> Void = { _, _ in }
         registry.register(Self.bulk, kind: .serverStreaming) { call, request in

@@ -7,7 +7,9 @@
   or with a status whose grpc-status-details-bin holds a home.v1.ErrorDetails with a HomeKit code;
 - Subscribe and BrowseAccessories are followed while an accessory (simulated over our own protocol)
   is found, added with its setup code, and written to;
-- grpc.health.v1.Health Check and Watch answer without a token; a call without one is UNAUTHENTICATED.
+- grpc.health.v1.Health Check and Watch answer without a token; a call without one is UNAUTHENTICATED;
+- server reflection (grpcio-reflection's client) lists every service of proto/home/v1, and a method
+  is called with message types taken from the server's descriptors alone.
 """
 
 import os
@@ -16,11 +18,25 @@ import sys
 import threading
 
 import grpc
+from google.protobuf import message_factory
+from google.protobuf.descriptor_pool import DescriptorPool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 from grpc_status import rpc_status
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "generated"))
-from home.v1 import events_pb2, home_service_pb2, home_service_pb2_grpc, model_pb2, status_pb2  # noqa: E402
+from home.v1 import (  # noqa: E402
+    accessory_link_pb2,
+    account_service_pb2,
+    admin_service_pb2,
+    events_pb2,
+    health_pb2 as home_health_pb2,
+    home_service_pb2,
+    home_service_pb2_grpc,
+    model_pb2,
+    server_info_pb2,
+    status_pb2,
+)
 
 failures = []
 
@@ -88,6 +104,35 @@ def main() -> int:
         check(False, "a call without a token is refused")
     except grpc.RpcError as error:
         check(error.code() == grpc.StatusCode.UNAUTHENTICATED, f"a call without a token: {error.code().name}")
+
+    # Reflection: every service declared in proto/home/v1 is listed, and a call made with the
+    # server's descriptors alone (no generated code) works.
+    reflection = ProtoReflectionDescriptorDatabase(channel)
+    listed = set(reflection.get_services())
+    declared = {
+        f"{module.DESCRIPTOR.package}.{name}"
+        for module in (
+            home_service_pb2,
+            account_service_pb2,
+            admin_service_pb2,
+            accessory_link_pb2,
+            home_health_pb2,
+            server_info_pb2,
+        )
+        for name in module.DESCRIPTOR.services_by_name
+    }
+    check(declared <= listed and "grpc.health.v1.Health" in listed, f"reflection lists every service: {sorted(listed)}")
+    pool = DescriptorPool(reflection)
+    list_homes = pool.FindMethodByName("home.v1.HomeService.ListHomes")
+    request_class = message_factory.GetMessageClass(list_homes.input_type)
+    response_class = message_factory.GetMessageClass(list_homes.output_type)
+    generic = channel.unary_unary(
+        "/home.v1.HomeService/ListHomes",
+        request_serializer=request_class.SerializeToString,
+        response_deserializer=response_class.FromString,
+    )
+    answer = generic(request_class(), metadata=metadata, timeout=10)
+    check(answer.DESCRIPTOR.full_name == "home.v1.ListHomesResponse", "a call with reflected descriptors only")
 
     # Every unary method of HomeService, each on a home of its own.
     service = home_service_pb2.DESCRIPTOR.services_by_name["HomeService"]

@@ -37,6 +37,9 @@ public final class ServerCall {
     public var onCancel: (() -> Void)?
     /// Runs when a streaming call that was not writable becomes writable again.
     public var onWritable: (() -> Void)?
+    /// Runs when the client of a bidirectional call has sent its last request; unset, the call then
+    /// ends with OK.
+    public var onRequestsEnded: (() -> Void)?
 
     public private(set) var hasEnded = false
     public private(set) var isCancelled = false
@@ -165,7 +168,7 @@ public final class ServerCall {
     /// - Returns: `false` if nothing was sent; ``onWritable`` runs when sending may succeed again.
     @discardableResult
     public func send(_ message: [UInt8]) -> Bool {
-        precondition(kind == .serverStreaming, "send(_:) is for streaming calls; use respond(_:)")
+        precondition(kind != .unary, "send(_:) is for streaming calls; use respond(_:)")
         guard isWritable, let connection else {
             if !hasEnded { connection?.callIsWaitingForWritability(self) }
             return false
@@ -203,6 +206,7 @@ public final class ServerCall {
         hasEnded = true
         onWritable = nil
         onCancel = nil
+        if onRequestsEnded != nil { onRequestsEnded = nil }
         return connection.take()
     }
 
@@ -219,6 +223,7 @@ public final class ServerCall {
         isCancelled = true
         connection = nil
         onWritable = nil
+        onRequestsEnded = nil
         let onCancel = self.onCancel
         self.onCancel = nil
         onCancel?()

@@ -221,6 +221,11 @@ final class ServerConnection: ServedConnection, ConnectionDelegate {
             refuse(streamID, CallStatus(code: .unimplemented, message: message))
             return
         }
+        guard method!.kind != .bidirectionalStreaming else {
+            let message = "\(method!.name) takes a stream of requests: call it on the gRPC door"
+            refuse(streamID, CallStatus(code: .unimplemented, message: message))
+            return
+        }
         guard !options.exceedsMetadataLimit else {
             let message =
                 "metadata larger than \(WireLimits.maxMetadataSize) bytes (each entry counts its key, its value and "

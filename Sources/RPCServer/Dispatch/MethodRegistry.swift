@@ -11,6 +11,10 @@ public struct MethodRegistry {
         case unary
         /// Any number of response messages under flow control, then the status.
         case serverStreaming
+        /// Any number of request messages, each handed to the handler as it arrives
+        /// (``ServerCall/onRequestsEnded`` runs when the client is done), and any number of
+        /// responses: served on the gRPC door only (our protocol carries one request a call).
+        case bidirectionalStreaming
     }
 
     /// A class: a call's lookup copies one reference instead of a name and a closure.

@@ -173,6 +173,11 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
             requestEnded(on: streamID)
             return
         }
+        // A bidirectional call may wait for its next request as long as its deadline allows.
+        if method.kind == .bidirectionalStreaming {
+            if let deadline = call.deadline { server.callTimers.add(call, at: deadline, .deadline) }
+            return
+        }
         let limit = now + server.configuration.requestTimeoutMilliseconds
         let expiry = min(call.deadline ?? limit, limit)
         let reason: CallTimers.Reason =
@@ -192,6 +197,19 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
             return
         }
         Self.append(bytes, to: &streams[streamID]!.body)
+        if call.kind == .bidirectionalStreaming { deliverWholeRequests(on: streamID, to: call) }
+    }
+
+    /// Hands each whole request message received so far to a bidirectional call's handler.
+    private func deliverWholeRequests(on streamID: Int32, to call: ServerCall) {
+        while !call.hasEnded, let body = streams[streamID]?.body, let length = GRPCRequest.wholeMessageLength(body) {
+            streams[streamID]!.body.removeFirst(5 + length)
+            guard body[0] == 0 else {
+                call.fail(CallStatus(code: .internal, message: GRPCRequest.compressedMessage(flag: body[0])))
+                return
+            }
+            call.registered.handler(call, body[5..<(5 + length)])
+        }
     }
 
     private static func append(_ bytes: Span<UInt8>, to body: inout [UInt8]) {
@@ -201,6 +219,15 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
 
     func requestEnded(on streamID: Int32) {
         guard let request = streams[streamID], let call = request.call, call.isAwaitingRequest, !call.hasEnded else {
+            return
+        }
+        if call.kind == .bidirectionalStreaming {
+            call.isAwaitingRequest = false
+            guard request.body.isEmpty else {
+                call.fail(CallStatus(code: .invalidArgument, message: "the last request message is cut short"))
+                return
+            }
+            if let onRequestsEnded = call.onRequestsEnded { onRequestsEnded() } else { call.finish() }
             return
         }
         call.isAwaitingRequest = false

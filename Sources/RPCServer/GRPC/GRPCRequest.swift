@@ -107,11 +107,7 @@ struct GRPCRequest {
         }
         let length = Int(body[1]) << 24 | Int(body[2]) << 16 | Int(body[3]) << 8 | Int(body[4])
         guard body[0] == 0 else {
-            let message =
-                body[0] == 1
-                ? "the request message is compressed, but no grpc-encoding was agreed: send it uncompressed"
-                : "the request message's compressed flag is \(body[0]), not 0 or 1"
-            return .refused(CallStatus(code: .internal, message: message))
+            return .refused(CallStatus(code: .internal, message: Self.compressedMessage(flag: body[0])))
         }
         guard body.count == 5 + length else {
             let message =
@@ -128,6 +124,23 @@ struct GRPCRequest {
 enum Admission<Value> {
     case accepted(Value)
     case refused(CallStatus)
+}
+
+extension GRPCRequest {
+    /// The length of the message at the start of `body` once it is whole (its 5-byte prefix and
+    /// that many bytes have arrived); `nil` before.
+    static func wholeMessageLength(_ body: [UInt8]) -> Int? {
+        guard body.count >= 5 else { return nil }
+        let length = Int(body[1]) << 24 | Int(body[2]) << 16 | Int(body[3]) << 8 | Int(body[4])
+        return body.count >= 5 + length ? length : nil
+    }
+
+    /// Why a message whose compressed flag is `flag` (not 0) is refused: no encoding is ever agreed.
+    static func compressedMessage(flag: UInt8) -> String {
+        flag == 1
+            ? "the request message is compressed, but no grpc-encoding was agreed: send it uncompressed"
+            : "the request message's compressed flag is \(flag), not 0 or 1"
+    }
 }
 
 extension String {
