@@ -8,7 +8,8 @@
 # counted): its instructions on the event-loop thread, and on every thread (with the store's writer,
 # whose share per write depends on how many writes each group commit takes); and the same for a
 # durable write that stays in the store (UpdateActionTargetValue: no accessory in the way); then both
-# writes at 1 × 1, where every write is a commit of its own.
+# writes at 1 × 1, where every write is a commit of its own; then the gRPC door's Check at 1 × 1
+# and cached read at 50 × 16, driven by cload (gRPC over HTTP/2 through libnghttp2).
 #
 #   bench/instructions.sh            # the table, both servers
 #   bench/instructions.sh --check    # homed only; fails if a count is above bench/instruction-budget.txt
@@ -17,7 +18,7 @@
 # PROFILE_DIR=dir, only the debug info is stripped (function names stay) and the dumps are kept there
 # for `callgrind_annotate` (homed.callgrind.1-01 to .8-01 for the event-loop thread, -02... for the
 # others: Check 1 × 1, 50 × 16, the read's two, the write's and the store write's at 50 × 16, then
-# the same two at 1 × 1).
+# the same two at 1 × 1, then the gRPC door's two).
 set -euo pipefail
 . "$(dirname "$0")/lib/pair-accessory.sh"
 cd "$(dirname "$0")/.."
@@ -27,7 +28,9 @@ CALLS_1X1="${CALLS_1X1:-20000}"
 CALLS_50X16="${CALLS_50X16:-100000}"
 WRITES_50X16="${WRITES_50X16:-20000}"
 WRITES_1X1="${WRITES_1X1:-2000}"
+GRPC_SECONDS="${GRPC_SECONDS:-5}"
 HOMED_PORT=7434
+GRPC_PORT=7439
 REDIS_PORT=6394
 
 scripts/install-packages.sh
@@ -40,6 +43,8 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 for product in homed loadgen rpc-client; do scripts/build-release.sh --product "$product" >&2; done
 BIN="$(swift build -c release --show-bin-path)"
+. bench/lib/rates.sh
+build_cload
 WORK="$(mktemp -d)"
 cleanup() {
     stop_simulator "$WORK"
@@ -52,7 +57,7 @@ trap cleanup EXIT
 
 cp "$BIN/homed" "$WORK/homed-stripped" && strip ${PROFILE_DIR:+--strip-debug} "$WORK/homed-stripped"
 (cd "$WORK" && exec valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$WORK/homed.callgrind" \
-    ./homed-stripped --port "$HOMED_PORT" --log-level warning 2>"$WORK/homed.valgrind") &
+    ./homed-stripped --port "$HOMED_PORT" --grpc-port "$GRPC_PORT" --log-level warning 2>"$WORK/homed.valgrind") &
 HOMED_PID=$!
 for _ in $(seq 120); do
     "$BIN/rpc-client" health --endpoint "127.0.0.1:$HOMED_PORT" >/dev/null 2>&1 && break
@@ -82,6 +87,12 @@ count() {  # pid callgrind-file calls loadgen-arguments... : prints instructions
     out=$("$BIN/loadgen" unary "$@" --calls "$calls" --json)
     if ! grep -q '"errors": 0,' <<<"$out"; then echo "loadgen reported errors: $out" >&2; exit 1; fi
     callgrind_control -d "$pid" >/dev/null
+    per_call "$file" "$calls"
+}
+# The latest dump of callgrind file `file`, divided by `calls`: instructions per call on every
+# thread (or, with COUNT_LOOP_THREAD=yes, on the event-loop thread, then on every thread).
+per_call() {  # callgrind-file calls
+    local file=$1 calls=$2
     # With --separate-threads=yes a dump is one file per thread, FILE.PART-01 (the first thread:
     # the event loop), FILE.PART-02...; without it, one file FILE.PART.
     local part
@@ -100,6 +111,17 @@ homed_count() {  # calls connections depth method [request-hex [loadgen flags...
     count "$(pgrep -f "homed-stripped --port $HOMED_PORT" | head -1)" "$WORK/homed.callgrind" "$1" \
         --endpoint "127.0.0.1:$HOMED_PORT" --token-file "$WORK/homed-owner.token" --connections "$2" --depth "$3" \
         --method "$4" --request-hex "${5:-}" "${@:6}"
+}
+# gRPC calls to homed's door, from cload (grpc-swift and grpcio send the same: the token on every
+# call, no deadline): a warm-up, then SECONDS of calls, counted by cload.
+grpc_count() {  # seconds connections depth method request-hex
+    local pid calls
+    pid=$(pgrep -f "homed-stripped --port $HOMED_PORT" | head -1)
+    "$CLOAD" grpc 127.0.0.1 "$GRPC_PORT" "$2" "$3" 2 0 "$4" "$5" "$WORK/homed-owner.token" >/dev/null
+    callgrind_control -z "$pid" >/dev/null
+    calls=$("$CLOAD" --count grpc 127.0.0.1 "$GRPC_PORT" "$2" "$3" "$1" 0 "$4" "$5" "$WORK/homed-owner.token")
+    callgrind_control -d "$pid" >/dev/null
+    per_call "$WORK/homed.callgrind" "$calls"
 }
 redis_count() {  # calls connections depth
     count "$(pgrep -f "redis-server.*:$REDIS_PORT" | head -1)" "$WORK/redis.callgrind" "$1" \
@@ -131,6 +153,9 @@ read -r measured[write-loop-1x1] measured[write-total-1x1] < <(
 read -r measured[store-write-loop-1x1] measured[store-write-total-1x1] < <(
     COUNT_LOOP_THREAD=yes homed_count "$WRITES_1X1" 1 1 home.v1.HomeService/UpdateActionTargetValue "$STORE_WRITE_HEX" --idempotency-keys
 )
+# One unary call through the gRPC door (HTTP/2 through nghttp2, HPACK, the length prefix, trailers).
+measured[grpc-health-1x1]=$(grpc_count "$GRPC_SECONDS" 1 1 home.v1.Health/Check 0a00)
+measured[grpc-read-50x16]=$(grpc_count "$GRPC_SECONDS" 50 16 home.v1.HomeService/ReadCharacteristic "$READ_HEX")
 
 if $CHECK; then
     status=0
@@ -153,7 +178,6 @@ fi
 
 redis_1x1=$(redis_count "$CALLS_1X1" 1 1)
 redis_50x16=$(redis_count "$CALLS_50X16" 50 16)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "| calls | homed Health/Check | homed ReadCharacteristic | redis GET | Check / GET | Read / Check |"
 echo "|---|---:|---:|---:|---:|---:|"
 echo "| 1 × 1 | ${measured[health-1x1]} | ${measured[read-1x1]} | $redis_1x1 | $(ratio "${measured[health-1x1]}" "$redis_1x1") | $(ratio "${measured[read-1x1]}" "${measured[health-1x1]}") |"
@@ -166,3 +190,5 @@ echo "Durable UpdateActionTargetValue at 50 × 16 (the store's write without an 
 echo "At 1 × 1 (a commit each): WriteCharacteristic ${measured[write-loop-1x1]} on the event-loop thread," \
     "${measured[write-total-1x1]} on every thread; UpdateActionTargetValue ${measured[store-write-loop-1x1]}" \
     "and ${measured[store-write-total-1x1]}."
+echo "Through the gRPC door (cload, HTTP/2): Health/Check at 1 × 1 ${measured[grpc-health-1x1]}," \
+    "cached ReadCharacteristic at 50 × 16 ${measured[grpc-read-50x16]} instructions per call on every thread."

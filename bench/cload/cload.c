@@ -9,7 +9,7 @@
  *
  *   cload [--deadline-ms MS] [--keys] [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc  HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
  *   cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS DEPTH SECONDS WARMUP ARG...  (e.g. GET key)
- *   cload grpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
+ *   cload [--count] grpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]
  *   cload accessory HOST PORT ATTACH-REQUEST-HEX [EXTRA-CREDIT]
  *
  * gRPC runs the closed loop only. Its calls are HTTP/2 streams of one connection each (a POST to
@@ -678,12 +678,18 @@ int main(int argc, char **argv) {
      * fresh idempotency key on each (the SDK's mutations carry one). */
     uint32_t deadline_ms = 30000;
     int with_keys = 0;
+    /* --count: print how many calls were answered in the window instead of the rate (for counting
+     * the server's instructions per call, bench/instructions.sh). */
+    int print_count = 0;
     for (;;) {
         if (argc > 2 && strcmp(argv[1], "--deadline-ms") == 0) {
             deadline_ms = (uint32_t)strtoul(argv[2], NULL, 10);
             argv += 2, argc -= 2;
         } else if (argc > 1 && strcmp(argv[1], "--keys") == 0) {
             with_keys = 1;
+            argv += 1, argc -= 1;
+        } else if (argc > 1 && strcmp(argv[1], "--count") == 0) {
+            print_count = 1;
             argv += 1, argc -= 1;
         } else {
             break;
@@ -711,7 +717,7 @@ int main(int argc, char **argv) {
                         "DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]\n"
                         "       cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS "
                         "DEPTH SECONDS WARMUP ARG...\n"
-                        "       cload grpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]\n"
+                        "       cload [--count] grpc HOST PORT CONNECTIONS DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]\n"
                         "       cload accessory HOST PORT ATTACH-REQUEST-HEX\n"
                         "       cload --percentiles FILE\n");
         return 2;
@@ -835,7 +841,10 @@ int main(int argc, char **argv) {
         }
         if (!measuring && t >= measure_from) measuring = 1, measure_from = t, counted = 0;
         if (t >= end) {
-            printf("%.0f\n", counted / (t - measure_from));
+            if (print_count)
+                printf("%lld\n", counted);
+            else
+                printf("%.0f\n", counted / (t - measure_from));
             if (errors) fprintf(stderr, "%lld error replies\n", errors);
             return errors ? 1 : 0;
         }
