@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates Sources/HomeProto/Generated/ (Swift) and clients/c/generated/ (protobuf-c, for the C
 # client SDK) from proto/home/v1/*.proto, with the Swift of proto/grpc/reflection/v1 (the server
-# reflection service's messages) and every file's descriptor (what reflection answers with).
+# reflection service's messages), every file's descriptor (what reflection answers with), and the
+# method lists of the SDKs (scripts/generate-methods.py).
 #
 # Uses Debian's protoc, protoc-gen-swift built from the swift-protobuf version that Package.swift
 # pins (the package's own dependency, in .build/), and Debian's protoc-c.
@@ -49,6 +50,10 @@ protoc --proto_path=proto --proto_path="$DESCRIPTOR_PROTOS" --include_imports --
     echo "    public static let fileDescriptorSetBase64 = \"$(base64 -w0 "$descriptors")\""
     echo "}"
 } >"$OUT/ProtoDescriptors.swift"
+# The method lists that follow from the services: the Swift SDK's MethodTypes, the C SDK's names.
+mkdir -p Sources/HomeClient/Generated
+scripts/generate-methods.py "$descriptors" Sources/HomeClient/Generated/MethodTypes+Generated.swift \
+    clients/c/include/homerpc_methods.h
 rm -f "$descriptors"
 echo "generated $(ls "$OUT" | wc -l) files in $OUT"
 

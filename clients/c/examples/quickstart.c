@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
 
     Home__V1__AddHomeRequest add_home = HOME__V1__ADD_HOME_REQUEST__INIT;
     add_home.name = argv[1];
-    if (homerpc_call(client, "home.v1.HomeService/AddHome", &add_home.base, &home__v1__add_home_response__descriptor,
+    if (homerpc_call(client, HOMERPC_HOME_SERVICE_ADD_HOME, &add_home.base, &home__v1__add_home_response__descriptor,
                      (ProtobufCMessage **)&home, 5000, NULL, &status) != HOMERPC_OK) {
         print_failure("AddHome", &status);
         goto done;
@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
     Home__V1__AddRoomRequest add_room = HOME__V1__ADD_ROOM_REQUEST__INIT;
     add_room.home_id = home->home->id;
     add_room.name = argv[2];
-    if (homerpc_call(client, "home.v1.HomeService/AddRoom", &add_room.base, &home__v1__add_room_response__descriptor,
+    if (homerpc_call(client, HOMERPC_HOME_SERVICE_ADD_ROOM, &add_room.base, &home__v1__add_room_response__descriptor,
                      (ProtobufCMessage **)&room, 5000, NULL, &status) != HOMERPC_OK) {
         print_failure("AddRoom", &status);
         goto done;
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
     printf("added room \"%s\"\n", room->room->name);
 
     Home__V1__ListHomesRequest list = HOME__V1__LIST_HOMES_REQUEST__INIT;
-    if (homerpc_call(client, "home.v1.HomeService/ListHomes", &list.base, &home__v1__list_homes_response__descriptor,
+    if (homerpc_call(client, HOMERPC_HOME_SERVICE_LIST_HOMES, &list.base, &home__v1__list_homes_response__descriptor,
                      (ProtobufCMessage **)&homes, 5000, NULL, &status) != HOMERPC_OK) {
         print_failure("ListHomes", &status);
         goto done;

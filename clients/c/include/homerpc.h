@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "home/v1/status.pb-c.h"
+#include "homerpc_methods.h"
 
 #ifdef __cplusplus
 extern "C" {
