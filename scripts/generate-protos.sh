@@ -50,10 +50,11 @@ protoc --proto_path=proto --proto_path="$DESCRIPTOR_PROTOS" --include_imports --
     echo "    public static let fileDescriptorSetBase64 = \"$(base64 -w0 "$descriptors")\""
     echo "}"
 } >"$OUT/ProtoDescriptors.swift"
-# The method lists that follow from the services: the Swift SDK's MethodTypes, the C SDK's names.
-mkdir -p Sources/HomeClient/Generated
-scripts/generate-methods.py "$descriptors" Sources/HomeClient/Generated/MethodTypes+Generated.swift \
-    clients/c/include/homerpc_methods.h
+# The method lists that follow from the services: the server's declared methods with their
+# options, the Swift SDK's MethodTypes, the C SDK's names.
+mkdir -p Sources/HomeAPI/Generated Sources/HomeClient/Generated
+scripts/generate-methods.py "$descriptors" Sources/HomeAPI/Generated/DeclaredMethods+Generated.swift \
+    Sources/HomeClient/Generated/MethodTypes+Generated.swift clients/c/include/homerpc_methods.h
 rm -f "$descriptors"
 echo "generated $(ls "$OUT" | wc -l) files in $OUT"
 

@@ -3,7 +3,8 @@ import RPCServer
 import RPCServices
 import SwiftProtobuf
 
-/// Who may call a method (docs/API.md prints it; the permission tests read it).
+/// Who may call a method: its `home.v1.access` option (``DeclaredMethod``); docs/API.md prints it, the
+/// permission tests read it.
 public enum RequiredRole: String, Sendable, CaseIterable {
     /// Any authenticated account.
     case anyAccount = "any account"
@@ -47,10 +48,9 @@ public struct APIMethod: Sendable {
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
-        role: RequiredRole,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> Response
     ) -> APIMethod {
-        encodedRead(name, request, response, role: role, encoding(body))
+        encodedRead(name, request, response, encoding(body))
     }
 
     /// A method that only reads, whose answer `body` encodes itself (a whole home, ``HomeEncoder``).
@@ -58,10 +58,9 @@ public struct APIMethod: Sendable {
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
-        role: RequiredRole,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
     ) -> APIMethod {
-        unary(name, request, response, role: role, isMutation: false) { api, call, request, _ in
+        unary(name, request, response, kind: .read) { api, call, request, _ in
             api.answerRead(call, request, body)
         }
     }
@@ -71,10 +70,9 @@ public struct APIMethod: Sendable {
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
-        role: RequiredRole,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> Response
     ) -> APIMethod {
-        encodedMutation(name, request, response, role: role, encoding(body))
+        encodedMutation(name, request, response, encoding(body))
     }
 
     /// A method that changes the store, whose answer `body` encodes itself (``ActionSetEncoding``).
@@ -84,13 +82,44 @@ public struct APIMethod: Sendable {
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
-        role: RequiredRole,
         shortcut: Shortcut? = nil,
         _ body: @escaping @Sendable (HomeAPI, Request, Caller) throws(APIFailure) -> [UInt8]
     ) -> APIMethod {
-        unary(name, request, response, role: role, isMutation: true, shortcut: shortcut) { api, call, request, bytes in
+        unary(name, request, response, kind: .mutation, shortcut: shortcut) { api, call, request, bytes in
             api.answerMutation(call, request, bytes, body)
         }
+    }
+
+    /// How a handler answers, which its declaration must agree with.
+    private enum HandlerKind {
+        /// Reads, answered at once: declared without `mutates`.
+        case read
+        /// Changes the store, answered once durable: declared `mutates`.
+        case mutation
+        /// Answered later (an accessory's answer): either.
+        case forwarded
+    }
+
+    /// The declaration of `name` (proto/home/v1), checked against the handler's types and kind.
+    private static func declaration<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ name: String,
+        _: Request.Type,
+        _: Response.Type,
+        kind: HandlerKind,
+        isStreaming: Bool
+    ) -> DeclaredMethod {
+        let declared = DeclaredMethod.named(name)
+        precondition(
+            declared.request == Request.protoMessageName && declared.response == Response.protoMessageName
+                && declared.isStreaming == isStreaming,
+            "\(name)'s handler does not take and answer the messages proto/home/v1 declares"
+        )
+        switch kind {
+        case .read: precondition(!declared.mutates, "\(name) is declared mutates but answered as a read")
+        case .mutation: precondition(declared.mutates, "\(name) is answered as a mutation but not declared mutates")
+        case .forwarded: break
+        }
+        return declared
     }
 
     /// A unary method whose requests `answer` handles, after `shortcut` (if any) declined them.
@@ -98,17 +127,17 @@ public struct APIMethod: Sendable {
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
-        role: RequiredRole,
-        isMutation: Bool,
+        kind: HandlerKind,
         shortcut: Shortcut? = nil,
         _ answer: @escaping @Sendable (HomeAPI, ServerCall, Request, ArraySlice<UInt8>) -> Void
     ) -> APIMethod {
-        APIMethod(
+        let declared = declaration(name, request, response, kind: kind, isStreaming: false)
+        return APIMethod(
             name: name,
             requestType: Request.protoMessageName,
             responseType: Response.protoMessageName,
-            role: role,
-            isMutation: isMutation,
+            role: declared.role,
+            isMutation: declared.mutates,
             isStreaming: false
         ) { api, registry in
             // Not `shortcut.map`: a closure made inside a generic `map` is called through a
@@ -142,12 +171,10 @@ public struct APIMethod: Sendable {
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
-        role: RequiredRole,
-        isMutation: Bool,
         shortcut: Shortcut? = nil,
         _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
     ) -> APIMethod {
-        unary(name, request, response, role: role, isMutation: isMutation, shortcut: shortcut) {
+        unary(name, request, response, kind: .forwarded, shortcut: shortcut) {
             api,
             call,
             request,
@@ -161,14 +188,14 @@ public struct APIMethod: Sendable {
         _ name: String,
         _ request: Request.Type,
         _ response: Response.Type,
-        role: RequiredRole,
         _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
     ) -> APIMethod {
-        APIMethod(
+        let declared = declaration(name, request, response, kind: .read, isStreaming: true)
+        return APIMethod(
             name: name,
             requestType: Request.protoMessageName,
             responseType: Response.protoMessageName,
-            role: role,
+            role: declared.role,
             isMutation: false,
             isStreaming: true
         ) { api, registry in

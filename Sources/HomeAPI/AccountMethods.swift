@@ -7,7 +7,7 @@ enum AccountMethods {
     static let service = "home.v1.AccountService/"
 
     static let all: [APIMethod] = [
-        .read(service + "WhoAmI", Home_V1_WhoAmIRequest.self, Home_V1_WhoAmIResponse.self, role: .anyAccount) {
+        .read(service + "WhoAmI", Home_V1_WhoAmIRequest.self, Home_V1_WhoAmIResponse.self) {
             api,
             _,
             caller throws(APIFailure) in
@@ -21,8 +21,7 @@ enum AccountMethods {
         .mutation(
             service + "CreateAccount",
             Home_V1_CreateAccountRequest.self,
-            Home_V1_CreateAccountResponse.self,
-            role: .serverOwner
+            Home_V1_CreateAccountResponse.self
         ) {
             api,
             request,
@@ -37,8 +36,7 @@ enum AccountMethods {
         .read(
             service + "ListAccounts",
             Home_V1_ListAccountsRequest.self,
-            Home_V1_ListAccountsResponse.self,
-            role: .serverOwner
+            Home_V1_ListAccountsResponse.self
         ) {
             api,
             _,
@@ -51,8 +49,7 @@ enum AccountMethods {
         .mutation(
             service + "IssueToken",
             Home_V1_IssueTokenRequest.self,
-            Home_V1_IssueTokenResponse.self,
-            role: .anyAccount
+            Home_V1_IssueTokenResponse.self
         ) {
             api,
             request,
@@ -69,8 +66,7 @@ enum AccountMethods {
         .mutation(
             service + "RevokeToken",
             Home_V1_RevokeTokenRequest.self,
-            Home_V1_RevokeTokenResponse.self,
-            role: .anyAccount
+            Home_V1_RevokeTokenResponse.self
         ) {
             api,
             request,
@@ -86,8 +82,7 @@ enum AccountMethods {
         .read(
             service + "ListTokens",
             Home_V1_ListTokensRequest.self,
-            Home_V1_ListTokensResponse.self,
-            role: .anyAccount
+            Home_V1_ListTokensResponse.self
         ) {
             api,
             request,

@@ -13,9 +13,7 @@ enum AdminMethods {
         .forwarded(
             service + "BackupStore",
             Home_V1_BackupStoreRequest.self,
-            Home_V1_BackupStoreResponse.self,
-            role: .serverOwner,
-            isMutation: false
+            Home_V1_BackupStoreResponse.self
         ) {
             api,
             call,

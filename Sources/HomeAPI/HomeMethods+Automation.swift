@@ -9,8 +9,7 @@ extension HomeMethods {
         .mutation(
             service + "AddServiceGroup",
             Home_V1_AddServiceGroupRequest.self,
-            Home_V1_AddServiceGroupResponse.self,
-            role: .administrator
+            Home_V1_AddServiceGroupResponse.self
         ) {
             api,
             request,
@@ -26,8 +25,7 @@ extension HomeMethods {
         .mutation(
             service + "RemoveServiceGroup",
             Home_V1_RemoveServiceGroupRequest.self,
-            Home_V1_RemoveServiceGroupResponse.self,
-            role: .administrator
+            Home_V1_RemoveServiceGroupResponse.self
         ) {
             api,
             request,
@@ -42,8 +40,7 @@ extension HomeMethods {
         .mutation(
             service + "RenameServiceGroup",
             Home_V1_RenameServiceGroupRequest.self,
-            Home_V1_RenameServiceGroupResponse.self,
-            role: .administrator
+            Home_V1_RenameServiceGroupResponse.self
         ) {
             api,
             request,
@@ -60,8 +57,7 @@ extension HomeMethods {
         .mutation(
             service + "AddServiceToGroup",
             Home_V1_AddServiceToGroupRequest.self,
-            Home_V1_AddServiceToGroupResponse.self,
-            role: .administrator
+            Home_V1_AddServiceToGroupResponse.self
         ) {
             api,
             request,
@@ -79,8 +75,7 @@ extension HomeMethods {
         .mutation(
             service + "RemoveServiceFromGroup",
             Home_V1_RemoveServiceFromGroupRequest.self,
-            Home_V1_RemoveServiceFromGroupResponse.self,
-            role: .administrator
+            Home_V1_RemoveServiceFromGroupResponse.self
         ) {
             api,
             request,
@@ -101,8 +96,7 @@ extension HomeMethods {
         .mutation(
             service + "AddActionSet",
             Home_V1_AddActionSetRequest.self,
-            Home_V1_AddActionSetResponse.self,
-            role: .administrator
+            Home_V1_AddActionSetResponse.self
         ) {
             api,
             request,
@@ -118,8 +112,7 @@ extension HomeMethods {
         .mutation(
             service + "RemoveActionSet",
             Home_V1_RemoveActionSetRequest.self,
-            Home_V1_RemoveActionSetResponse.self,
-            role: .administrator
+            Home_V1_RemoveActionSetResponse.self
         ) {
             api,
             request,
@@ -134,8 +127,7 @@ extension HomeMethods {
         .encodedMutation(
             service + "RenameActionSet",
             Home_V1_RenameActionSetRequest.self,
-            Home_V1_RenameActionSetResponse.self,
-            role: .administrator
+            Home_V1_RenameActionSetResponse.self
         ) {
             api,
             request,
@@ -150,8 +142,7 @@ extension HomeMethods {
         .encodedMutation(
             service + "AddAction",
             Home_V1_AddActionRequest.self,
-            Home_V1_AddActionResponse.self,
-            role: .administrator
+            Home_V1_AddActionResponse.self
         ) {
             api,
             request,
@@ -177,8 +168,7 @@ extension HomeMethods {
         .encodedMutation(
             service + "RemoveAction",
             Home_V1_RemoveActionRequest.self,
-            Home_V1_RemoveActionResponse.self,
-            role: .administrator
+            Home_V1_RemoveActionResponse.self
         ) {
             api,
             request,
@@ -195,7 +185,6 @@ extension HomeMethods {
             service + "UpdateActionTargetValue",
             Home_V1_UpdateActionTargetValueRequest.self,
             Home_V1_UpdateActionTargetValueResponse.self,
-            role: .administrator,
             shortcut: ActionTargetUpdate.shortcut
         ) {
             api,
@@ -206,9 +195,7 @@ extension HomeMethods {
         .forwarded(
             service + "ExecuteActionSet",
             Home_V1_ExecuteActionSetRequest.self,
-            Home_V1_ExecuteActionSetResponse.self,
-            role: .member,
-            isMutation: true
+            Home_V1_ExecuteActionSetResponse.self
         ) {
             api,
             call,
@@ -231,8 +218,7 @@ extension HomeMethods {
         .mutation(
             service + "AddTrigger",
             Home_V1_AddTriggerRequest.self,
-            Home_V1_AddTriggerResponse.self,
-            role: .administrator
+            Home_V1_AddTriggerResponse.self
         ) {
             api,
             request,
@@ -269,8 +255,7 @@ extension HomeMethods {
         .mutation(
             service + "RemoveTrigger",
             Home_V1_RemoveTriggerRequest.self,
-            Home_V1_RemoveTriggerResponse.self,
-            role: .administrator
+            Home_V1_RemoveTriggerResponse.self
         ) {
             api,
             request,
@@ -285,8 +270,7 @@ extension HomeMethods {
         .mutation(
             service + "RenameTrigger",
             Home_V1_RenameTriggerRequest.self,
-            Home_V1_RenameTriggerResponse.self,
-            role: .administrator
+            Home_V1_RenameTriggerResponse.self
         ) {
             api,
             request,
@@ -303,8 +287,7 @@ extension HomeMethods {
         .mutation(
             service + "EnableTrigger",
             Home_V1_EnableTriggerRequest.self,
-            Home_V1_EnableTriggerResponse.self,
-            role: .administrator
+            Home_V1_EnableTriggerResponse.self
         ) {
             api,
             request,
@@ -321,8 +304,7 @@ extension HomeMethods {
         .mutation(
             service + "UpdateTriggerFireDate",
             Home_V1_UpdateTriggerFireDateRequest.self,
-            Home_V1_UpdateTriggerFireDateResponse.self,
-            role: .administrator
+            Home_V1_UpdateTriggerFireDateResponse.self
         ) {
             api,
             request,
@@ -339,8 +321,7 @@ extension HomeMethods {
         .mutation(
             service + "UpdateTriggerRecurrence",
             Home_V1_UpdateTriggerRecurrenceRequest.self,
-            Home_V1_UpdateTriggerRecurrenceResponse.self,
-            role: .administrator
+            Home_V1_UpdateTriggerRecurrenceResponse.self
         ) {
             api,
             request,
@@ -359,8 +340,7 @@ extension HomeMethods {
         .mutation(
             service + "AddActionSetToTrigger",
             Home_V1_AddActionSetToTriggerRequest.self,
-            Home_V1_AddActionSetToTriggerResponse.self,
-            role: .administrator
+            Home_V1_AddActionSetToTriggerResponse.self
         ) {
             api,
             request,
@@ -378,8 +358,7 @@ extension HomeMethods {
         .mutation(
             service + "RemoveActionSetFromTrigger",
             Home_V1_RemoveActionSetFromTriggerRequest.self,
-            Home_V1_RemoveActionSetFromTriggerResponse.self,
-            role: .administrator
+            Home_V1_RemoveActionSetFromTriggerResponse.self
         ) {
             api,
             request,
@@ -397,7 +376,7 @@ extension HomeMethods {
     ]
 
     static let users: [APIMethod] = [
-        .read(service + "ListUsers", Home_V1_ListUsersRequest.self, Home_V1_ListUsersResponse.self, role: .member) {
+        .read(service + "ListUsers", Home_V1_ListUsersRequest.self, Home_V1_ListUsersResponse.self) {
             api,
             request,
             caller throws(APIFailure) in
@@ -409,8 +388,7 @@ extension HomeMethods {
             response.users = users.map(ProtoEncoding.user)
             return response
         },
-        .mutation(service + "AddUser", Home_V1_AddUserRequest.self, Home_V1_AddUserResponse.self, role: .administrator)
-        {
+        .mutation(service + "AddUser", Home_V1_AddUserRequest.self, Home_V1_AddUserResponse.self) {
             api,
             request,
             caller throws(APIFailure) in
@@ -431,8 +409,7 @@ extension HomeMethods {
         .mutation(
             service + "RemoveUser",
             Home_V1_RemoveUserRequest.self,
-            Home_V1_RemoveUserResponse.self,
-            role: .administrator
+            Home_V1_RemoveUserResponse.self
         ) {
             api,
             request,
@@ -447,8 +424,7 @@ extension HomeMethods {
         .mutation(
             service + "UpdateUserAccess",
             Home_V1_UpdateUserAccessRequest.self,
-            Home_V1_UpdateUserAccessResponse.self,
-            role: .administrator
+            Home_V1_UpdateUserAccessResponse.self
         ) {
             api,
             request,

@@ -15,7 +15,7 @@ enum HomeMethods {
     // MARK: Homes
 
     static let homes: [APIMethod] = [
-        .read(service + "ListHomes", Home_V1_ListHomesRequest.self, Home_V1_ListHomesResponse.self, role: .anyAccount) {
+        .read(service + "ListHomes", Home_V1_ListHomesRequest.self, Home_V1_ListHomesResponse.self) {
             api,
             _,
             caller throws(APIFailure) in
@@ -23,7 +23,7 @@ enum HomeMethods {
             response.homes = api.store.homes(of: caller.account).map { api.homeSummary($0, caller) }
             return response
         },
-        .encodedRead(service + "GetHome", Home_V1_GetHomeRequest.self, Home_V1_GetHomeResponse.self, role: .member) {
+        .encodedRead(service + "GetHome", Home_V1_GetHomeRequest.self, Home_V1_GetHomeResponse.self) {
             api,
             request,
             caller throws(APIFailure) in
@@ -34,7 +34,7 @@ enum HomeMethods {
             // GetHomeResponse: the home is field 1, its only field.
             return HomeEncoder.encode(view, caller: caller.account, in: [([], 1)])
         },
-        .mutation(service + "AddHome", Home_V1_AddHomeRequest.self, Home_V1_AddHomeResponse.self, role: .anyAccount) {
+        .mutation(service + "AddHome", Home_V1_AddHomeRequest.self, Home_V1_AddHomeResponse.self) {
             api,
             request,
             caller throws(APIFailure) in
@@ -48,8 +48,7 @@ enum HomeMethods {
         .mutation(
             service + "RemoveHome",
             Home_V1_RemoveHomeRequest.self,
-            Home_V1_RemoveHomeResponse.self,
-            role: .member
+            Home_V1_RemoveHomeResponse.self
         ) {
             api,
             request,
@@ -65,8 +64,7 @@ enum HomeMethods {
         .mutation(
             service + "RenameHome",
             Home_V1_RenameHomeRequest.self,
-            Home_V1_RenameHomeResponse.self,
-            role: .administrator
+            Home_V1_RenameHomeResponse.self
         ) {
             api,
             request,
@@ -85,8 +83,7 @@ enum HomeMethods {
         .mutation(
             service + "SetPrimaryHome",
             Home_V1_SetPrimaryHomeRequest.self,
-            Home_V1_SetPrimaryHomeResponse.self,
-            role: .member
+            Home_V1_SetPrimaryHomeResponse.self
         ) {
             api,
             request,
@@ -100,8 +97,7 @@ enum HomeMethods {
         .mutation(
             service + "SetHomeTimeZone",
             Home_V1_SetHomeTimeZoneRequest.self,
-            Home_V1_SetHomeTimeZoneResponse.self,
-            role: .administrator
+            Home_V1_SetHomeTimeZoneResponse.self
         ) {
             api,
             request,
@@ -117,8 +113,7 @@ enum HomeMethods {
     // MARK: Rooms and zones
 
     static let roomsAndZones: [APIMethod] = [
-        .mutation(service + "AddRoom", Home_V1_AddRoomRequest.self, Home_V1_AddRoomResponse.self, role: .administrator)
-        {
+        .mutation(service + "AddRoom", Home_V1_AddRoomRequest.self, Home_V1_AddRoomResponse.self) {
             api,
             request,
             caller throws(APIFailure) in
@@ -133,8 +128,7 @@ enum HomeMethods {
         .mutation(
             service + "RemoveRoom",
             Home_V1_RemoveRoomRequest.self,
-            Home_V1_RemoveRoomResponse.self,
-            role: .administrator
+            Home_V1_RemoveRoomResponse.self
         ) {
             api,
             request,
@@ -149,8 +143,7 @@ enum HomeMethods {
         .mutation(
             service + "RenameRoom",
             Home_V1_RenameRoomRequest.self,
-            Home_V1_RenameRoomResponse.self,
-            role: .administrator
+            Home_V1_RenameRoomResponse.self
         ) {
             api,
             request,
@@ -164,8 +157,7 @@ enum HomeMethods {
             response.room = try api.roomMessage(room, caller)
             return response
         },
-        .mutation(service + "AddZone", Home_V1_AddZoneRequest.self, Home_V1_AddZoneResponse.self, role: .administrator)
-        {
+        .mutation(service + "AddZone", Home_V1_AddZoneRequest.self, Home_V1_AddZoneResponse.self) {
             api,
             request,
             caller throws(APIFailure) in
@@ -180,8 +172,7 @@ enum HomeMethods {
         .mutation(
             service + "RemoveZone",
             Home_V1_RemoveZoneRequest.self,
-            Home_V1_RemoveZoneResponse.self,
-            role: .administrator
+            Home_V1_RemoveZoneResponse.self
         ) {
             api,
             request,
@@ -196,8 +187,7 @@ enum HomeMethods {
         .mutation(
             service + "RenameZone",
             Home_V1_RenameZoneRequest.self,
-            Home_V1_RenameZoneResponse.self,
-            role: .administrator
+            Home_V1_RenameZoneResponse.self
         ) {
             api,
             request,
@@ -214,8 +204,7 @@ enum HomeMethods {
         .mutation(
             service + "AddRoomToZone",
             Home_V1_AddRoomToZoneRequest.self,
-            Home_V1_AddRoomToZoneResponse.self,
-            role: .administrator
+            Home_V1_AddRoomToZoneResponse.self
         ) {
             api,
             request,
@@ -233,8 +222,7 @@ enum HomeMethods {
         .mutation(
             service + "RemoveRoomFromZone",
             Home_V1_RemoveRoomFromZoneRequest.self,
-            Home_V1_RemoveRoomFromZoneResponse.self,
-            role: .administrator
+            Home_V1_RemoveRoomFromZoneResponse.self
         ) {
             api,
             request,
@@ -257,8 +245,7 @@ enum HomeMethods {
         .mutation(
             service + "AddAccessory",
             Home_V1_AddAccessoryRequest.self,
-            Home_V1_AddAccessoryResponse.self,
-            role: .administrator
+            Home_V1_AddAccessoryResponse.self
         ) {
             api,
             request,
@@ -273,8 +260,7 @@ enum HomeMethods {
         .mutation(
             service + "RemoveAccessory",
             Home_V1_RemoveAccessoryRequest.self,
-            Home_V1_RemoveAccessoryResponse.self,
-            role: .administrator
+            Home_V1_RemoveAccessoryResponse.self
         ) {
             api,
             request,
@@ -289,8 +275,7 @@ enum HomeMethods {
         .mutation(
             service + "RenameAccessory",
             Home_V1_RenameAccessoryRequest.self,
-            Home_V1_RenameAccessoryResponse.self,
-            role: .administrator
+            Home_V1_RenameAccessoryResponse.self
         ) {
             api,
             request,
@@ -307,8 +292,7 @@ enum HomeMethods {
         .mutation(
             service + "AssignAccessoryToRoom",
             Home_V1_AssignAccessoryToRoomRequest.self,
-            Home_V1_AssignAccessoryToRoomResponse.self,
-            role: .administrator
+            Home_V1_AssignAccessoryToRoomResponse.self
         ) {
             api,
             request,
@@ -326,9 +310,7 @@ enum HomeMethods {
         .forwarded(
             service + "IdentifyAccessory",
             Home_V1_IdentifyAccessoryRequest.self,
-            Home_V1_IdentifyAccessoryResponse.self,
-            role: .member,
-            isMutation: false
+            Home_V1_IdentifyAccessoryResponse.self
         ) {
             api,
             call,
@@ -349,8 +331,7 @@ enum HomeMethods {
         .mutation(
             service + "UnblockAccessory",
             Home_V1_UnblockAccessoryRequest.self,
-            Home_V1_UnblockAccessoryResponse.self,
-            role: .administrator
+            Home_V1_UnblockAccessoryResponse.self
         ) {
             api,
             request,
@@ -367,8 +348,7 @@ enum HomeMethods {
         .mutation(
             service + "RenameService",
             Home_V1_RenameServiceRequest.self,
-            Home_V1_RenameServiceResponse.self,
-            role: .administrator
+            Home_V1_RenameServiceResponse.self
         ) {
             api,
             request,
@@ -385,8 +365,7 @@ enum HomeMethods {
         .mutation(
             service + "UpdateAssociatedServiceType",
             Home_V1_UpdateAssociatedServiceTypeRequest.self,
-            Home_V1_UpdateAssociatedServiceTypeResponse.self,
-            role: .administrator
+            Home_V1_UpdateAssociatedServiceTypeResponse.self
         ) {
             api,
             request,
@@ -407,8 +386,7 @@ enum HomeMethods {
         .read(
             service + "ListServicesWithTypes",
             Home_V1_ListServicesWithTypesRequest.self,
-            Home_V1_ListServicesWithTypesResponse.self,
-            role: .member
+            Home_V1_ListServicesWithTypesResponse.self
         ) {
             api,
             request,
@@ -430,8 +408,6 @@ enum HomeMethods {
             service + "ReadCharacteristic",
             Home_V1_ReadCharacteristicRequest.self,
             Home_V1_ReadCharacteristicResponse.self,
-            role: .member,
-            isMutation: false,
             shortcut: CachedReadRequest.shortcut
         ) {
             api,
@@ -470,8 +446,6 @@ enum HomeMethods {
             service + "WriteCharacteristic",
             Home_V1_WriteCharacteristicRequest.self,
             Home_V1_WriteCharacteristicResponse.self,
-            role: .member,
-            isMutation: true,
             shortcut: CharacteristicWrite.shortcut
         ) {
             api,
@@ -486,8 +460,7 @@ enum HomeMethods {
         .read(
             service + "EnableNotification",
             Home_V1_EnableNotificationRequest.self,
-            Home_V1_EnableNotificationResponse.self,
-            role: .member
+            Home_V1_EnableNotificationResponse.self
         ) {
             api,
             request,
@@ -502,8 +475,7 @@ enum HomeMethods {
         .read(
             service + "ReadCharacteristicMetadata",
             Home_V1_ReadCharacteristicMetadataRequest.self,
-            Home_V1_ReadCharacteristicMetadataResponse.self,
-            role: .member
+            Home_V1_ReadCharacteristicMetadataResponse.self
         ) {
             api,
             request,

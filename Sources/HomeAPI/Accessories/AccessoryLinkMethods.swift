@@ -23,8 +23,7 @@ enum AccessoryLinkMethods {
     static let browse = APIMethod.stream(
         HomeMethods.service + "BrowseAccessories",
         Home_V1_BrowseAccessoriesRequest.self,
-        Home_V1_BrowseEvent.self,
-        role: .anyAccount
+        Home_V1_BrowseEvent.self
     ) { api, call, _, _ throws(APIFailure) in
         api.links.browse(on: call)
     }

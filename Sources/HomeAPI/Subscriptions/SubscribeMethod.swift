@@ -8,8 +8,7 @@ enum SubscribeMethod {
     static let method = APIMethod.stream(
         HomeMethods.service + "Subscribe",
         Home_V1_SubscribeRequest.self,
-        Home_V1_Event.self,
-        role: .member
+        Home_V1_Event.self
     ) { api, call, request, caller throws(APIFailure) in
         let subscription = Subscription(
             call: call,
