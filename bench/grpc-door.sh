@@ -61,7 +61,7 @@ echo "|---|---|---:|---:|---:|---:|---|---:|"
 for other in cpp swift own; do
     case $other in
         cpp) name="gRPC C++ (1 CQ thread)" theirs="grpc $CPP_PORT $CHECK" ;;
-        swift) name="grpc-swift-2" theirs="grpc $SWIFT_PORT $CHECK" ;;
+        swift) name="grpc-swift-2" theirs="grpc $SWIFT_PORT $CHECK $WORK/swift/owner.token" ;;
         own) name="homed, own protocol" theirs="hrpc $HOMED_PORT $CHECK $WORK/homed/homed-owner.token" ;;
     esac
     for shape in "1 1" "1 16" "50 1" "50 16"; do
