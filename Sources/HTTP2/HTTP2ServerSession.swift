@@ -71,8 +71,9 @@ public final class HTTP2ServerSession {
         }
     }
 
-    /// A response body queued for one stream, and the trailers that end it once it is sent.
-    struct Outgoing {
+    /// A response body queued for one stream, and the trailers that end it once it is sent. A class:
+    /// the body is appended to and taken from in place, never copied with its entry.
+    final class Outgoing {
         var bytes: [UInt8] = []
         var sent = 0
         var trailers: HeaderBlock?
@@ -82,7 +83,9 @@ public final class HTTP2ServerSession {
     }
 
     private var session: OpaquePointer?
-    public weak var delegate: (any HTTP2ServerSessionDelegate)?
+    /// Unowned: the delegate owns the session, and a weak reference cost a side-table load on
+    /// every callback (every header field of every request).
+    public unowned(unsafe) let delegate: any HTTP2ServerSessionDelegate
     private var outgoing: [Int32: Outgoing] = [:]
 
     /// RST_STREAMs the peer may send: a burst, refilled at a rate per second. Past it the session
@@ -185,7 +188,8 @@ public final class HTTP2ServerSession {
     /// Starts the response on `streamID` with `headers`; its body follows by ``send(_:on:)`` and
     /// ends with ``finish(_:trailers:)``.
     public func respond(_ streamID: Int32, headers: HeaderBlock) {
-        outgoing[streamID] = Outgoing()
+        let stream = Outgoing()
+        outgoing[streamID] = stream
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
         headers.withFields { fields in
             _ = nghttp2_submit_response(session, streamID, fields.baseAddress, fields.count, &provider)
@@ -201,16 +205,23 @@ public final class HTTP2ServerSession {
 
     /// Queues `bytes` of the body of the response begun on `streamID`.
     public func send(_ bytes: some Collection<UInt8>, on streamID: Int32) {
-        guard outgoing[streamID] != nil else { return }
-        outgoing[streamID]!.bytes.append(contentsOf: bytes)
-        resume(streamID)
+        guard let stream = outgoing[streamID] else { return }
+        stream.bytes.append(contentsOf: bytes)
+        resume(stream, streamID)
+    }
+
+    /// Queues, on `streamID`, a body part of `length` bytes that `write` writes in place.
+    public func send(length: Int, on streamID: Int32, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
+        guard let stream = outgoing[streamID] else { return }
+        stream.bytes.append(addingCapacity: length, initializingWith: write)
+        resume(stream, streamID)
     }
 
     /// Ends the response on `streamID` with `trailers` once its queued body is sent.
     public func finish(_ streamID: Int32, trailers: HeaderBlock) {
-        guard outgoing[streamID] != nil else { return }
-        outgoing[streamID]!.trailers = trailers
-        resume(streamID)
+        guard let stream = outgoing[streamID] else { return }
+        stream.trailers = trailers
+        resume(stream, streamID)
     }
 
     /// Body bytes queued on `streamID` that nghttp2 has not taken yet.
@@ -247,9 +258,9 @@ public final class HTTP2ServerSession {
         _ = nghttp2_session_terminate_session(session, errorCode)
     }
 
-    private func resume(_ streamID: Int32) {
-        guard outgoing[streamID]?.isDeferred == true else { return }
-        outgoing[streamID]!.isDeferred = false
+    private func resume(_ stream: Outgoing, _ streamID: Int32) {
+        guard stream.isDeferred else { return }
+        stream.isDeferred = false
         _ = nghttp2_session_resume_data(session, streamID)
     }
 
@@ -261,7 +272,7 @@ public final class HTTP2ServerSession {
         capacity: Int,
         flags: UnsafeMutablePointer<UInt32>
     ) -> Int {
-        guard var stream = outgoing[streamID] else {
+        guard let stream = outgoing[streamID] else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
         let count = min(capacity, stream.pending)
@@ -285,10 +296,8 @@ public final class HTTP2ServerSession {
         }
         if count == 0 {
             stream.isDeferred = true
-            outgoing[streamID] = stream
             return Int(NGHTTP2_ERR_DEFERRED.rawValue)
         }
-        outgoing[streamID] = stream
         return count
     }
 
@@ -302,7 +311,7 @@ public final class HTTP2ServerSession {
         guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
             frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
         else { return 0 }
-        session(userData).delegate?.requestBegan(on: frame.pointee.hd.stream_id)
+        session(userData).delegate.requestBegan(on: frame.pointee.hd.stream_id)
         return 0
     }
 
@@ -318,7 +327,7 @@ public final class HTTP2ServerSession {
         guard let frame, let name, let value else { return 0 }
         let nameSpan = UnsafeBufferPointer(start: name, count: nameLength).span
         let valueSpan = UnsafeBufferPointer(start: value, count: valueLength).span
-        session(userData).delegate?.requestHeader(name: nameSpan, value: valueSpan, on: frame.pointee.hd.stream_id)
+        session(userData).delegate.requestHeader(name: nameSpan, value: valueSpan, on: frame.pointee.hd.stream_id)
         return 0
     }
 
@@ -329,9 +338,9 @@ public final class HTTP2ServerSession {
         let delegate = session(userData).delegate
         switch UInt32(header.type) {
         case NGHTTP2_HEADERS.rawValue where frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST:
-            delegate?.requestHeadersEnded(on: header.stream_id, endStream: endStream)
+            delegate.requestHeadersEnded(on: header.stream_id, endStream: endStream)
         case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
-            if endStream { delegate?.requestEnded(on: header.stream_id) }
+            if endStream { delegate.requestEnded(on: header.stream_id) }
         case NGHTTP2_RST_STREAM.rawValue:
             let owner = session(userData)
             if !owner.resetBudget.take() {
@@ -353,14 +362,14 @@ public final class HTTP2ServerSession {
         length,
         userData in
         guard let data else { return 0 }
-        session(userData).delegate?.requestData(UnsafeBufferPointer(start: data, count: length).span, on: streamID)
+        session(userData).delegate.requestData(UnsafeBufferPointer(start: data, count: length).span, on: streamID)
         return 0
     }
 
     private static let streamClosed: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
         let owner = session(userData)
         owner.outgoing[streamID] = nil
-        owner.delegate?.streamClosed(streamID, errorCode: errorCode)
+        owner.delegate.streamClosed(streamID, errorCode: errorCode)
         return 0
     }
 

@@ -24,9 +24,12 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     private var streams: [Int32: GRPCRequest] = [:]
     private var openCalls = 0
     private var waitingForWritability: [Int32: ServerCall] = [:]
-    /// The principal of the last token a call carried: calls on a connection nearly always carry
-    /// the same one, which is then resolved once.
-    private var lastToken: (token: String, principal: any Principal)?
+    /// The principal of the last token a call carried (the `authorization` value as sent): calls on
+    /// a connection nearly always carry the same one, which is then resolved once.
+    private var lastAuthorization: (value: [UInt8], principal: any Principal)?
+    /// The method of the last call's `:path`: calls on a connection tend to repeat one method, and
+    /// comparing bytes costs less than making and hashing the name.
+    private var lastPath: (path: [UInt8], method: MethodRegistry.Method?)?
     /// Request bodies held, as last counted in the server's ``BufferBudget``.
     private var countedBodyBytes = 0
     private var batchDepth = 0
@@ -131,14 +134,23 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
         streams[streamID]?.read(name: name, value: value)
     }
 
+    /// The registered method `path` names, if any.
+    private func method(at path: [UInt8]) -> MethodRegistry.Method? {
+        if let lastPath, lastPath.path == path { return lastPath.method }
+        let method = server.registry.method(named: String(decoding: path, as: UTF8.self))
+        lastPath = (path, method)
+        return method
+    }
+
     func requestHeadersEnded(on streamID: Int32, endStream: Bool) {
         guard let request = streams[streamID] else { return }
         if let fault = request.fault {
             answer(streamID, fault)
             return
         }
-        guard let method = server.registry.method(named: request.method) else {
-            answer(streamID, .grpc(CallStatus(code: .unimplemented, message: "unknown method \(request.method)")))
+        guard let method = method(at: request.path) else {
+            let name = String(decoding: request.path.prefix(CallStatus.maxServerMessageBytes), as: UTF8.self)
+            answer(streamID, .grpc(CallStatus(code: .unimplemented, message: "unknown method \(name)")))
             return
         }
         if server.isShuttingDown {
@@ -148,7 +160,7 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
         }
         var principal: (any Principal)?
         if server.authenticator != nil, server.requiresAuthentication[method.index] {
-            switch authenticate(request.metadata) {
+            switch authenticate(request.authorization) {
             case .accepted(let authenticated): principal = authenticated
             case .refused(let status):
                 answer(streamID, .grpc(status))
@@ -166,8 +178,8 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
             credit: .max,
             connection: self
         )
-        streams[streamID]!.call = call
-        streams[streamID]!.metadata = []
+        request.call = call
+        request.metadata = []
         openCalls += 1
         if endStream {
             requestEnded(on: streamID)
@@ -187,23 +199,25 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     }
 
     func requestData(_ bytes: Span<UInt8>, on streamID: Int32) {
-        guard let call = streams[streamID]?.call, call.isAwaitingRequest, !call.hasEnded else { return }
-        let size = streams[streamID]!.body.count + bytes.count
-        guard size <= server.configuration.maxFrameSize + 5 else {
+        guard let request = streams[streamID], let call = request.call, call.isAwaitingRequest, !call.hasEnded else {
+            return
+        }
+        guard request.body.count + bytes.count <= server.configuration.maxFrameSize + 5 else {
             call.isAwaitingRequest = false
             let message = "request message larger than \(server.configuration.maxFrameSize) bytes"
             call.fail(CallStatus(code: .resourceExhausted, message: message))
-            streams[streamID]!.body = []
+            request.body = []
             return
         }
-        Self.append(bytes, to: &streams[streamID]!.body)
-        if call.kind == .bidirectionalStreaming { deliverWholeRequests(on: streamID, to: call) }
+        Self.append(bytes, to: &request.body)
+        if call.kind == .bidirectionalStreaming { deliverWholeRequests(of: request, to: call) }
     }
 
     /// Hands each whole request message received so far to a bidirectional call's handler.
-    private func deliverWholeRequests(on streamID: Int32, to call: ServerCall) {
-        while !call.hasEnded, let body = streams[streamID]?.body, let length = GRPCRequest.wholeMessageLength(body) {
-            streams[streamID]!.body.removeFirst(5 + length)
+    private func deliverWholeRequests(of request: GRPCRequest, to call: ServerCall) {
+        while !call.hasEnded, let length = GRPCRequest.wholeMessageLength(request.body) {
+            let body = request.body
+            request.body.removeFirst(5 + length)
             guard body[0] == 0 else {
                 call.fail(CallStatus(code: .internal, message: GRPCRequest.compressedMessage(flag: body[0])))
                 return
@@ -241,7 +255,7 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
                 server.callTimers.add(call, at: deadline, .deadline)
             }
         }
-        streams[streamID]?.body = []
+        request.body = []
     }
 
     func streamClosed(_ streamID: Int32, errorCode: UInt32) {
@@ -258,15 +272,21 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     }
 
     /// The principal of the call's `authorization: Bearer` token, or the status refusing it.
-    private func authenticate(_ metadata: [MetadataEntry]) -> Admission<any Principal> {
-        guard let token = metadata.bearerToken else {
+    private func authenticate(_ authorization: [UInt8]?) -> Admission<any Principal> {
+        guard let authorization else {
             return .refused(CallStatus(code: .unauthenticated, message: ServerConnection.noTokenMessage))
         }
-        if let lastToken, lastToken.token == token { return .accepted(lastToken.principal) }
+        if let lastAuthorization, lastAuthorization.value == authorization {
+            return .accepted(lastAuthorization.principal)
+        }
+        let entry = MetadataEntry(key: "authorization", value: authorization)
+        guard let token = [entry].bearerToken else {
+            return .refused(CallStatus(code: .unauthenticated, message: ServerConnection.noTokenMessage))
+        }
         guard let principal = server.authenticator?.principal(forToken: token) else {
             return .refused(CallStatus(code: .unauthenticated, message: ServerConnection.tokenRefusedMessage))
         }
-        lastToken = (token, principal)
+        lastAuthorization = (authorization, principal)
         return .accepted(principal)
     }
 
@@ -298,9 +318,12 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
 
     func sendMessage(_ message: [UInt8], on streamID: StreamID) {
         let stream = Int32(streamID.rawValue)
-        guard streams[stream] != nil else { return }
-        startResponse(stream)
-        session.send(GRPCStatusEncoding.framed(message), on: stream)
+        guard let request = streams[stream] else { return }
+        startResponse(request, stream)
+        session.send(length: 5 + message.count, on: stream) { output in
+            GRPCStatusEncoding.appendPrefix(length: message.count, to: &output)
+            for byte in message { output.append(byte) }
+        }
         scheduleFlush()
     }
 
@@ -316,29 +339,28 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     }
 
     func callAnswered(_ call: ServerCall, response: [UInt8]) {
-        answer(call, with: GRPCStatusEncoding.framed(response))
+        callAnswered(call, length: response.count) { output in
+            for byte in response { output.append(byte) }
+        }
     }
 
+    /// The response's header block, the message (written in place after its prefix) and the OK
+    /// trailers, queued in the session.
     func callAnswered(_ call: ServerCall, length: Int, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
-        let framed = [UInt8](capacity: 5 + length) { output in
+        let stream = Int32(call.streamID.rawValue)
+        guard let request = streams[stream] else { return }
+        startResponse(request, stream)
+        session.send(length: 5 + length, on: stream) { output in
             GRPCStatusEncoding.appendPrefix(length: length, to: &output)
             write(&output)
         }
-        answer(call, with: framed)
-    }
-
-    private func answer(_ call: ServerCall, with framed: [UInt8]) {
-        let stream = Int32(call.streamID.rawValue)
-        guard streams[stream] != nil else { return }
-        startResponse(stream)
-        session.send(framed, on: stream)
         session.finish(stream, trailers: GRPCStatusEncoding.okTrailers)
         finishBookkeeping(for: call, code: .ok)
     }
 
-    private func startResponse(_ stream: Int32) {
-        guard streams[stream]?.isResponding == false else { return }
-        streams[stream]!.isResponding = true
+    private func startResponse(_ request: GRPCRequest, _ stream: Int32) {
+        guard !request.isResponding else { return }
+        request.isResponding = true
         session.respond(stream, headers: GRPCStatusEncoding.responseHeaders)
     }
 

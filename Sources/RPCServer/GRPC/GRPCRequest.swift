@@ -1,11 +1,15 @@
 import Wire
 
-/// One gRPC request as it arrives on an HTTP/2 stream: its header fields read into what the server
+/// One gRPC request as it arrives on an HTTP/2 stream: its header block read into what the server
 /// needs, then its body (one length-prefixed message). The first fault found is kept and answered
-/// once the header block is complete.
-struct GRPCRequest {
-    /// The full method name, `package.Service/Method` (`:path` without its leading slash).
-    var method = ""
+/// once the header block is complete. A class: the connection updates it in place for every
+/// header field and body piece.
+final class GRPCRequest {
+    /// `:path` without its leading slash: the full method name, `package.Service/Method`, as bytes
+    /// (the connection compares them with the last call's before it makes a string).
+    var path: [UInt8] = []
+    /// The value of `authorization`, if sent.
+    var authorization: [UInt8]?
     var metadata: [MetadataEntry] = []
     /// `grpc-timeout`, in milliseconds; `nil`: none.
     var timeoutMilliseconds: UInt64?
@@ -31,57 +35,58 @@ struct GRPCRequest {
     /// gRPC client sends (pseudo-headers, `te`, `content-type`, `user-agent`, `grpc-timeout`).
     static let maxHeaderBytes = WireLimits.maxMetadataSize + 2_048
 
-    /// Reads one header field.
-    mutating func read(name: Span<UInt8>, value: Span<UInt8>) {
+    /// Reads one header field. Names are compared as bytes: a string for each of the eight or so
+    /// fields every call carries cost more than the rest of the call.
+    func read(name: Span<UInt8>, value: Span<UInt8>) {
         headerBytes += name.count + value.count + 32
         guard fault == nil else { return }
         guard headerBytes <= Self.maxHeaderBytes else {
             fault = .grpc(
-                CallStatus(
-                    code: .resourceExhausted,
-                    message: "header block larger than \(Self.maxHeaderBytes) bytes"
-                )
+                CallStatus(code: .resourceExhausted, message: "header block larger than \(Self.maxHeaderBytes) bytes")
             )
             return
         }
-        let key = String(copying: name)
-        switch key {
-        case ":path":
-            let path = String(copying: value)
-            method = path.hasPrefix("/") ? String(path.dropFirst()) : path
-        case ":method":
-            if String(copying: value) != "POST" { fault = .http(status: 405) }
-        case "content-type":
-            if !String(copying: value).hasPrefix("application/grpc") { fault = .http(status: 415) }
-        case "grpc-encoding":
-            let encoding = String(copying: value)
-            if encoding != "identity" {
+        if name.count > 0, name[0] == UInt8(ascii: ":") {
+            if name.equals(":path") {
+                let hasSlash = value.count > 0 && value[0] == UInt8(ascii: "/")
+                path = [UInt8](capacity: value.count) { output in
+                    for index in (hasSlash ? 1 : 0)..<value.count { output.append(value[index]) }
+                }
+            } else if name.equals(":method"), !value.equals("POST") {
+                fault = .http(status: 405)
+            }
+            // :scheme and :authority say nothing the server needs.
+        } else if name.equals("content-type") {
+            if !value.hasPrefix("application/grpc") { fault = .http(status: 415) }
+        } else if name.equals("authorization") {
+            authorization = [UInt8](copying: value)
+        } else if name.equals("te") || name.equals("user-agent") || name.equals("grpc-accept-encoding") {
+            // Transport fields: not the call's metadata.
+        } else if name.equals("grpc-timeout") {
+            guard let milliseconds = Self.timeoutMilliseconds(String(copying: value)) else {
+                fault = .grpc(CallStatus(code: .invalidArgument, message: "malformed grpc-timeout"))
+                return
+            }
+            timeoutMilliseconds = milliseconds
+        } else if name.equals("grpc-encoding") {
+            guard value.equals("identity") else {
+                let encoding = String(copying: value)
                 fault = .grpc(
                     CallStatus(
                         code: .unimplemented,
                         message: "grpc-encoding \(encoding) is not supported: send messages uncompressed (identity)"
                     )
                 )
-            }
-        case "grpc-timeout":
-            guard let milliseconds = Self.timeoutMilliseconds(String(copying: value)) else {
-                fault = .grpc(CallStatus(code: .invalidArgument, message: "malformed grpc-timeout"))
                 return
             }
-            timeoutMilliseconds = milliseconds
-        default:
-            // Pseudo-headers, HTTP's own and gRPC's reserved fields are not the call's metadata;
-            // binary (-bin) metadata is not used by any method.
-            if key.hasPrefix(":") || key.hasPrefix("grpc-") || key.hasSuffix("-bin")
-                || Self.transportFields.contains(key)
-            {
-                return
-            }
-            metadata.append(MetadataEntry(key: key, value: Array(copying: value)))
+        } else if name.hasPrefix("grpc-") || name.hasSuffix("-bin") || name.equals("accept-encoding")
+            || name.equals("host")
+        {
+            // gRPC's reserved fields and binary metadata: not used by any method.
+        } else {
+            metadata.append(MetadataEntry(key: String(copying: name), value: [UInt8](copying: value)))
         }
     }
-
-    private static let transportFields: Set<String> = ["te", "user-agent", "accept-encoding", "host"]
 
     /// `grpc-timeout`'s value (at most 8 digits and a unit: H, M, S, m, u, n) in milliseconds, rounded
     /// up so that a short timeout does not become none.
@@ -147,6 +152,37 @@ extension String {
     /// The bytes as UTF-8 (invalid sequences repaired).
     init(copying bytes: Span<UInt8>) {
         self = String(decoding: [UInt8](copying: bytes), as: UTF8.self)
+    }
+}
+
+extension Span where Element == UInt8 {
+    /// Whether the bytes are `text`'s UTF-8.
+    func equals(_ text: StaticString) -> Bool {
+        count == text.utf8CodeUnitCount && hasPrefix(text)
+    }
+
+    func hasPrefix(_ text: StaticString) -> Bool {
+        guard count >= text.utf8CodeUnitCount else { return false }
+        var index = 0
+        return text.withUTF8Buffer { literal in
+            for byte in literal {
+                guard self[index] == byte else { return false }
+                index += 1
+            }
+            return true
+        }
+    }
+
+    func hasSuffix(_ text: StaticString) -> Bool {
+        guard count >= text.utf8CodeUnitCount else { return false }
+        var index = count - text.utf8CodeUnitCount
+        return text.withUTF8Buffer { literal in
+            for byte in literal {
+                guard self[index] == byte else { return false }
+                index += 1
+            }
+            return true
+        }
     }
 }
 

@@ -25,14 +25,7 @@ enum GRPCStatusEncoding {
         return block
     }
 
-    /// A message's 5-byte prefix (not compressed, then its length, big-endian) and the message.
-    static func framed(_ message: [UInt8]) -> [UInt8] {
-        [UInt8](capacity: 5 + message.count) { output in
-            appendPrefix(length: message.count, to: &output)
-            for byte in message { output.append(byte) }
-        }
-    }
-
+    /// A message's 5-byte prefix: not compressed, then its length, big-endian.
     static func appendPrefix(length: Int, to output: inout OutputSpan<UInt8>) {
         output.append(0)
         output.append(UInt8(truncatingIfNeeded: length >> 24))
