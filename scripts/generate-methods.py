@@ -72,30 +72,14 @@ def access_names(files) -> dict:
 
 
 def methods(descriptor_set: bytes):
-    """(package, service, method, request type, response type, server streaming, access, mutates,
-    whether the request's field 1 is `bytes home_id`), in SERVICE_ORDER."""
+    """(package, service, method, request type, response type, server streaming, access, mutates),
+    in SERVICE_ORDER."""
     files = [
         file
         for number, _, file in fields(descriptor_set)
         if number == 1 and next((value.decode() for n, _, value in fields(file) if n == 2), "") == "home.v1"
     ]
     access = access_names(files)
-    # Whether each message's field 1 is a singular `bytes home_id`: the home a member or
-    # administrator method acts in, which the server checks at dispatch.
-    scoped = {}
-    for file in files:
-        for n, _, message in fields(file):
-            if n != 4:  # FileDescriptorProto.message_type
-                continue
-            name = next(value.decode() for m, _, value in fields(message) if m == 1)
-            scoped[f"home.v1.{name}"] = any(
-                (entry := {k: v for k, _, v in fields(field)}).get(3) == 1
-                and entry.get(1) == b"home_id"
-                and entry.get(5) == 12  # TYPE_BYTES
-                and entry.get(4) == 1  # LABEL_OPTIONAL
-                for m, _, field in fields(message)
-                if m == 2  # DescriptorProto.field
-            )
     found = []
     for file in files:
         for n, _, service in fields(file):
@@ -121,7 +105,6 @@ def methods(descriptor_set: bytes):
                         bool(values.get(6, 0)),
                         level,
                         bool(options.get(MUTATES_OPTION, 0)),
-                        scoped.get(values[2].decode().lstrip("."), False),
                     )
                 )
     rank = {name: index for index, name in enumerate(SERVICE_ORDER)}
@@ -158,11 +141,10 @@ def main() -> None:
         "    /// Every method proto/home/v1 declares, by full name, with its options.",
         "    static let byName: [String: DeclaredMethod] = [",
     ]
-    for package, service, method, request, response, streaming, access, mutates, home_scoped in declared:
+    for package, service, method, request, response, streaming, access, mutates in declared:
         server.append(
             f'        "{package}.{service}/{method}": DeclaredMethod(access: .{swift_case(access)}, '
             f"mutates: {'true' if mutates else 'false'}, isStreaming: {'true' if streaming else 'false'}, "
-            f"namesHomeInFieldOne: {'true' if home_scoped else 'false'}, "
             f'request: "{request}", response: "{response}"),'
         )
     server += ["    ]", "}", ""]
@@ -179,7 +161,7 @@ def main() -> None:
         "    /// Every method proto/home/v1 declares, service by service, in declaration order.",
         "    public static let all: [Entry] = [",
     ]
-    for package, service, method, request, response, streaming, *_ in declared:
+    for package, service, method, request, response, streaming, _, _ in declared:
         swift.append(
             f'        Entry(name: "{package}.{service}/{method}", request: {swift_type(request)}.self, '
             f"response: {swift_type(response)}.self, isStreaming: {'true' if streaming else 'false'}),"
@@ -200,7 +182,7 @@ def main() -> None:
         f"#define {guard}",
         "",
     ]
-    for package, service, method, request, response, streaming, *_ in declared:
+    for package, service, method, request, response, streaming, _, _ in declared:
         comment = f"/* {request} -> {'stream ' if streaming else ''}{response} */"
         c.append(f'#define {c_name(service, method)} "{package}.{service}/{method}" {comment}')
     c += ["", f"#endif /* {guard} */", ""]

@@ -140,19 +140,10 @@ public struct APIMethod: Sendable {
             isMutation: declared.mutates,
             isStreaming: false
         ) { api, registry in
-            // The declared access is checked first (``HomeAPI/admits(_:as:requestBytes:)``), on the
-            // request's bytes, before the shortcut or the decoder: a refused call costs no decoding.
             // Not `shortcut.map`: a closure made inside a generic `map` is called through a
             // reabstraction thunk, one more indirect call on the API's most frequent call.
             let bytesShortcut: ((ServerCall, ArraySlice<UInt8>) -> Bool)? =
-                switch (declared.isCheckedAtDispatch, shortcut) {
-                case (true, let shortcut?):
-                    { call, bytes in !api.admits(call, as: declared, requestBytes: bytes) || shortcut(api, call, bytes)
-                    }
-                case (true, nil): { call, bytes in !api.admits(call, as: declared, requestBytes: bytes) }
-                case (false, let shortcut?): { call, bytes in shortcut(api, call, bytes) }
-                case (false, nil): nil
-                }
+                if let shortcut { { call, bytes in shortcut(api, call, bytes) } } else { nil }
             registry.registerUnary(name, request: Request.self, shortcut: bytesShortcut) { call, request, bytes in
                 answer(api, call, request, bytes)
             }
@@ -200,9 +191,6 @@ public struct APIMethod: Sendable {
         _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
     ) -> APIMethod {
         let declared = declaration(name, request, response, kind: .read, isStreaming: true)
-        // A stream's request is checked by its handler (Subscribe names many homes); one that
-        // names its home in field 1 must be checked at dispatch like a unary call first.
-        precondition(!declared.isCheckedAtDispatch, "\(name): streams are not checked at dispatch yet")
         return APIMethod(
             name: name,
             requestType: Request.protoMessageName,

@@ -16,9 +16,6 @@ struct DeclaredMethod: Sendable {
     let access: Access
     let mutates: Bool
     let isStreaming: Bool
-    /// Whether the request's field 1 is `bytes home_id`, the home a member or administrator method
-    /// acts in (every such method but Subscribe, which names many).
-    let namesHomeInFieldOne: Bool
     /// The request and response messages' full protobuf names.
     let request: String
     let response: String
@@ -28,16 +25,6 @@ struct DeclaredMethod: Sendable {
     static func named(_ name: String) -> DeclaredMethod {
         guard let declared = byName[name] else { preconditionFailure("\(name) is not declared in proto/home/v1") }
         return declared
-    }
-
-    /// Whether ``HomeAPI/admits(_:as:requestBytes:)`` has anything to check before the handler: the
-    /// owner's methods, and member or administrator methods that name their home in field 1.
-    var isCheckedAtDispatch: Bool {
-        switch access {
-        case .serverOwner: true
-        case .member, .administrator: namesHomeInFieldOne
-        case .anyone, .accessory, .anyAccount: false
-        }
     }
 
     /// The role an account needs: the API's methods are all called by accounts.

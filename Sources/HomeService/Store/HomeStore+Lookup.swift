@@ -9,22 +9,6 @@ extension HomeStore {
         return home
     }
 
-    /// `account`'s role in the home; `nil` for a non-member, as for a home that does not exist: the
-    /// API's check of a method's declared access before its handler runs.
-    public func role(of account: AccountID, in id: HomeID) -> HomeRole? {
-        readHome(id) { $0.members[account] } ?? nil
-    }
-
-    /// The home's name, for a refusal's message ("" for none).
-    public func name(of id: HomeID) -> String {
-        readHome(id) { $0.name } ?? ""
-    }
-
-    /// Whether `account` is the server's owner.
-    public func isOwner(_ account: AccountID) -> Bool {
-        accounts[account]?.isOwner == true
-    }
-
     /// A part of a home, read in place: `homes[id]` copies the home, retaining each of its
     /// collections. (An in-place access to the dictionary's entry moves the home out and back, so
     /// `part` must not look at `homes` itself.)
