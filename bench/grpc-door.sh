@@ -6,7 +6,9 @@
 #   - gRPC C++ (Debian's libgrpc++, one completion queue polled by one thread: bench/grpc-cpp)
 #   - grpc-swift-2 on SwiftNIO (bench/grpc, one event-loop thread)
 #   - homed's own protocol, on the same homed
-# Every server is pinned to CPU 0 with all its threads, the client to CPU 1.
+# Every server is pinned to CPU 0 with all its threads, the client to CPU 1. Then nghttp2's own
+# cost per unary call, with no network and no application (bench/nghttp2-floor): the floor under
+# the door, to hold against our protocol's whole call.
 # Prints bench/RESULTS.md's table; run from the repository root:  bench/grpc-door.sh > /tmp/door.md
 #
 # Environment: PAIRS (default 6) of SECONDS_PER_RUN (default 4). The first build of bench/grpc
@@ -72,3 +74,7 @@ for other in cpp swift own; do
         echo "| $name | $connections × $depth | $a | $b | $medians | $sums | $low–$high | $up |"
     done
 done
+gcc -O2 -Wall -Wextra -Werror -o "$WORK/floor" bench/nghttp2-floor/floor.c -lnghttp2
+echo
+echo "nghttp2 alone, server side, per unary call (bench/nghttp2-floor, 16 calls a batch):" \
+    "$(taskset -c 0 "$WORK/floor" 1000000 16) ns; one call a batch: $(taskset -c 0 "$WORK/floor" 300000 1) ns."
