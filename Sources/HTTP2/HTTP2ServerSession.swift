@@ -87,6 +87,9 @@ public final class HTTP2ServerSession {
     /// every callback (every header field of every request).
     public unowned(unsafe) let delegate: any HTTP2ServerSessionDelegate
     private var outgoing: [Int32: Outgoing] = [:]
+    /// Body bytes queued on every stream and not yet taken (the sum of ``Outgoing/pending``), kept
+    /// as they change: the owner asks for it on every answer.
+    public private(set) var pendingByteCount = 0
 
     /// RST_STREAMs the peer may send: a burst, refilled at a rate per second. Past it the session
     /// ends with GOAWAY(ENHANCE_YOUR_CALM): opening and resetting streams at once makes the server
@@ -188,8 +191,8 @@ public final class HTTP2ServerSession {
     /// Starts the response on `streamID` with `headers`; its body follows by ``send(_:on:)`` and
     /// ends with ``finish(_:trailers:)``.
     public func respond(_ streamID: Int32, headers: HeaderBlock) {
-        let stream = Outgoing()
-        outgoing[streamID] = stream
+        forget(streamID)
+        outgoing[streamID] = Outgoing()
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
         headers.withFields { fields in
             _ = nghttp2_submit_response(session, streamID, fields.baseAddress, fields.count, &provider)
@@ -206,7 +209,9 @@ public final class HTTP2ServerSession {
     /// Queues `bytes` of the body of the response begun on `streamID`.
     public func send(_ bytes: some Collection<UInt8>, on streamID: Int32) {
         guard let stream = outgoing[streamID] else { return }
+        let before = stream.bytes.count
         stream.bytes.append(contentsOf: bytes)
+        pendingByteCount += stream.bytes.count - before
         resume(stream, streamID)
     }
 
@@ -214,6 +219,7 @@ public final class HTTP2ServerSession {
     public func send(length: Int, on streamID: Int32, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
         guard let stream = outgoing[streamID] else { return }
         stream.bytes.append(addingCapacity: length, initializingWith: write)
+        pendingByteCount += length
         resume(stream, streamID)
     }
 
@@ -229,12 +235,9 @@ public final class HTTP2ServerSession {
         outgoing[streamID]?.pending ?? 0
     }
 
-    /// Body bytes queued on every stream that nghttp2 has not taken yet.
-    public var pendingByteCount: Int { outgoing.values.reduce(0) { $0 + $1.pending } }
-
     /// Resets `streamID` with HTTP/2 error code `errorCode`.
     public func reset(_ streamID: Int32, errorCode: UInt32) {
-        outgoing[streamID] = nil
+        forget(streamID)
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
     }
 
@@ -256,6 +259,12 @@ public final class HTTP2ServerSession {
     /// Sends a GOAWAY that ends the session at once, with `errorCode`.
     public func terminate(errorCode: UInt32) {
         _ = nghttp2_session_terminate_session(session, errorCode)
+    }
+
+    /// Drops `streamID`'s queued body (the stream was reset or closed), and its count.
+    private func forget(_ streamID: Int32) {
+        guard let stream = outgoing.removeValue(forKey: streamID) else { return }
+        pendingByteCount -= stream.pending
     }
 
     private func resume(_ stream: Outgoing, _ streamID: Int32) {
@@ -281,6 +290,7 @@ public final class HTTP2ServerSession {
                 buffer.update(from: bytes.baseAddress! + stream.sent, count: count)
             }
             stream.sent += count
+            pendingByteCount -= count
             if stream.sent == stream.bytes.count {
                 stream.bytes.removeAll(keepingCapacity: stream.bytes.capacity <= 64 << 10)
                 stream.sent = 0
@@ -368,7 +378,7 @@ public final class HTTP2ServerSession {
 
     private static let streamClosed: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
         let owner = session(userData)
-        owner.outgoing[streamID] = nil
+        owner.forget(streamID)
         owner.delegate.streamClosed(streamID, errorCode: errorCode)
         return 0
     }

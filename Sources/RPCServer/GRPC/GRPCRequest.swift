@@ -157,32 +157,28 @@ extension String {
 
 extension Span where Element == UInt8 {
     /// Whether the bytes are `text`'s UTF-8.
-    func equals(_ text: StaticString) -> Bool {
-        count == text.utf8CodeUnitCount && hasPrefix(text)
+    func equals(_ text: String) -> Bool {
+        count == text.utf8.count && hasPrefix(text)
     }
 
-    func hasPrefix(_ text: StaticString) -> Bool {
-        guard count >= text.utf8CodeUnitCount else { return false }
+    func hasPrefix(_ text: String) -> Bool {
+        guard count >= text.utf8.count else { return false }
         var index = 0
-        return text.withUTF8Buffer { literal in
-            for byte in literal {
-                guard self[index] == byte else { return false }
-                index += 1
-            }
-            return true
+        for byte in text.utf8 {
+            guard self[index] == byte else { return false }
+            index += 1
         }
+        return true
     }
 
-    func hasSuffix(_ text: StaticString) -> Bool {
-        guard count >= text.utf8CodeUnitCount else { return false }
-        var index = count - text.utf8CodeUnitCount
-        return text.withUTF8Buffer { literal in
-            for byte in literal {
-                guard self[index] == byte else { return false }
-                index += 1
-            }
-            return true
+    func hasSuffix(_ text: String) -> Bool {
+        guard count >= text.utf8.count else { return false }
+        var index = count - text.utf8.count
+        for byte in text.utf8 {
+            guard self[index] == byte else { return false }
+            index += 1
         }
+        return true
     }
 }
 
