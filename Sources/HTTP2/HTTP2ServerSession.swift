@@ -87,6 +87,10 @@ public final class HTTP2ServerSession {
     /// every callback (every header field of every request).
     public unowned(unsafe) let delegate: any HTTP2ServerSessionDelegate
     private var outgoing: [Int32: Outgoing] = [:]
+    /// The stream last begun or looked up in ``outgoing``: a response's steps (respond, send,
+    /// finish, nghttp2's reads of its body) come for one stream in a row, so most lookups end here
+    /// without hashing its id, which cost more than the step itself.
+    private var lastOutgoing: (id: Int32, stream: Outgoing)?
     /// Body bytes queued on every stream and not yet taken (the sum of ``Outgoing/pending``), kept
     /// as they change: the owner asks for it on every answer.
     public private(set) var pendingByteCount = 0
@@ -191,8 +195,9 @@ public final class HTTP2ServerSession {
     /// Starts the response on `streamID` with `headers`; its body follows by ``send(_:on:)`` and
     /// ends with ``finish(_:trailers:)``.
     public func respond(_ streamID: Int32, headers: HeaderBlock) {
-        forget(streamID)
-        outgoing[streamID] = Outgoing()
+        let stream = Outgoing()
+        if let replaced = outgoing.updateValue(stream, forKey: streamID) { pendingByteCount -= replaced.pending }
+        lastOutgoing = (streamID, stream)
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
         headers.withFields { fields in
             _ = nghttp2_submit_response(session, streamID, fields.baseAddress, fields.count, &provider)
@@ -208,7 +213,7 @@ public final class HTTP2ServerSession {
 
     /// Queues `bytes` of the body of the response begun on `streamID`.
     public func send(_ bytes: some Collection<UInt8>, on streamID: Int32) {
-        guard let stream = outgoing[streamID] else { return }
+        guard let stream = outgoingStream(streamID) else { return }
         let before = stream.bytes.count
         stream.bytes.append(contentsOf: bytes)
         pendingByteCount += stream.bytes.count - before
@@ -217,7 +222,7 @@ public final class HTTP2ServerSession {
 
     /// Queues, on `streamID`, a body part of `length` bytes that `write` writes in place.
     public func send(length: Int, on streamID: Int32, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
-        guard let stream = outgoing[streamID] else { return }
+        guard let stream = outgoingStream(streamID) else { return }
         stream.bytes.append(addingCapacity: length, initializingWith: write)
         pendingByteCount += length
         resume(stream, streamID)
@@ -225,14 +230,14 @@ public final class HTTP2ServerSession {
 
     /// Ends the response on `streamID` with `trailers` once its queued body is sent.
     public func finish(_ streamID: Int32, trailers: HeaderBlock) {
-        guard let stream = outgoing[streamID] else { return }
+        guard let stream = outgoingStream(streamID) else { return }
         stream.trailers = trailers
         resume(stream, streamID)
     }
 
     /// Body bytes queued on `streamID` that nghttp2 has not taken yet.
     public func pendingByteCount(on streamID: Int32) -> Int {
-        outgoing[streamID]?.pending ?? 0
+        outgoingStream(streamID)?.pending ?? 0
     }
 
     /// Resets `streamID` with HTTP/2 error code `errorCode`.
@@ -263,8 +268,17 @@ public final class HTTP2ServerSession {
 
     /// Drops `streamID`'s queued body (the stream was reset or closed), and its count.
     private func forget(_ streamID: Int32) {
+        if lastOutgoing?.id == streamID { lastOutgoing = nil }
         guard let stream = outgoing.removeValue(forKey: streamID) else { return }
         pendingByteCount -= stream.pending
+    }
+
+    /// `outgoing[id]`, from ``lastOutgoing`` when it is that stream.
+    private func outgoingStream(_ id: Int32) -> Outgoing? {
+        if let lastOutgoing, lastOutgoing.id == id { return lastOutgoing.stream }
+        guard let stream = outgoing[id] else { return nil }
+        lastOutgoing = (id, stream)
+        return stream
     }
 
     private func resume(_ stream: Outgoing, _ streamID: Int32) {
@@ -281,7 +295,7 @@ public final class HTTP2ServerSession {
         capacity: Int,
         flags: UnsafeMutablePointer<UInt32>
     ) -> Int {
-        guard let stream = outgoing[streamID] else {
+        guard let stream = outgoingStream(streamID) else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
         let count = min(capacity, stream.pending)
@@ -299,6 +313,7 @@ public final class HTTP2ServerSession {
         if stream.pending == 0, let trailers = stream.trailers {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue | NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
             outgoing[streamID] = nil
+            if lastOutgoing?.id == streamID { lastOutgoing = nil }
             trailers.withFields { fields in
                 _ = nghttp2_submit_trailer(session, streamID, fields.baseAddress, fields.count)
             }

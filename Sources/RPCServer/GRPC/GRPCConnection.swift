@@ -24,6 +24,11 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     private var streams: [Int32: GRPCRequest] = [:]
     private var openCalls = 0
     private var waitingForWritability: [Int32: ServerCall] = [:]
+    /// The request last begun or looked up in ``streams``, and its stream. A header block's fields
+    /// come one callback each, all in a row (HTTP/2 lets no other frame in between), and a unary
+    /// call's body, end and answer follow for the same stream, so most lookups end here: hashing
+    /// the id took more than reading a field.
+    private var lastRequest: (stream: Int32, request: GRPCRequest)?
     /// The principal of the last token a call carried (the `authorization` value as sent): calls on
     /// a connection nearly always carry the same one, which is then resolved once.
     private var lastAuthorization: (value: [UInt8], principal: any Principal)?
@@ -127,11 +132,21 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     // MARK: HTTP2ServerSessionDelegate
 
     func requestBegan(on streamID: Int32) {
-        streams[streamID] = GRPCRequest()
+        let request = GRPCRequest()
+        streams[streamID] = request
+        lastRequest = (streamID, request)
     }
 
     func requestHeader(name: Span<UInt8>, value: Span<UInt8>, on streamID: Int32) {
-        streams[streamID]?.read(name: name, value: value)
+        request(of: streamID)?.read(name: name, value: value)
+    }
+
+    /// `streams[streamID]`, from ``lastRequest`` when it is that stream's.
+    private func request(of streamID: Int32) -> GRPCRequest? {
+        if let lastRequest, lastRequest.stream == streamID { return lastRequest.request }
+        guard let request = streams[streamID] else { return nil }
+        lastRequest = (streamID, request)
+        return request
     }
 
     /// The registered method `path` names, if any.
@@ -143,7 +158,7 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     }
 
     func requestHeadersEnded(on streamID: Int32, endStream: Bool) {
-        guard let request = streams[streamID] else { return }
+        guard let request = request(of: streamID) else { return }
         if let fault = request.fault {
             answer(streamID, fault)
             return
@@ -199,7 +214,8 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     }
 
     func requestData(_ bytes: Span<UInt8>, on streamID: Int32) {
-        guard let request = streams[streamID], let call = request.call, call.isAwaitingRequest, !call.hasEnded else {
+        guard let request = request(of: streamID), let call = request.call, call.isAwaitingRequest, !call.hasEnded
+        else {
             return
         }
         guard request.body.count + bytes.count <= server.configuration.maxFrameSize + 5 else {
@@ -232,7 +248,8 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     }
 
     func requestEnded(on streamID: Int32) {
-        guard let request = streams[streamID], let call = request.call, call.isAwaitingRequest, !call.hasEnded else {
+        guard let request = request(of: streamID), let call = request.call, call.isAwaitingRequest, !call.hasEnded
+        else {
             return
         }
         if call.kind == .bidirectionalStreaming {
@@ -260,7 +277,8 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
 
     func streamClosed(_ streamID: Int32, errorCode: UInt32) {
         guard let request = streams.removeValue(forKey: streamID) else { return }
-        waitingForWritability[streamID] = nil
+        if lastRequest?.stream == streamID { lastRequest = nil }
+        if !waitingForWritability.isEmpty { waitingForWritability[streamID] = nil }
         // A call still open was cancelled by the client (RST_STREAM) or the session's end.
         if let call = request.call, !call.hasEnded {
             openCalls -= 1
@@ -318,7 +336,7 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
 
     func sendMessage(_ message: [UInt8], on streamID: StreamID) {
         let stream = Int32(streamID.rawValue)
-        guard let request = streams[stream] else { return }
+        guard let request = request(of: stream) else { return }
         startResponse(request, stream)
         session.send(length: 5 + message.count, on: stream) { output in
             GRPCStatusEncoding.appendPrefix(length: message.count, to: &output)
@@ -329,7 +347,7 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
 
     func callEnded(_ call: ServerCall, status: CallStatus) {
         let stream = Int32(call.streamID.rawValue)
-        guard let request = streams[stream] else { return }
+        guard let request = request(of: stream) else { return }
         if request.isResponding {
             session.finish(stream, trailers: trailers(status, withResponseHeaders: false))
         } else {
@@ -348,7 +366,7 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     /// trailers, queued in the session.
     func callAnswered(_ call: ServerCall, length: Int, writingWith write: (inout OutputSpan<UInt8>) -> Void) {
         let stream = Int32(call.streamID.rawValue)
-        guard let request = streams[stream] else { return }
+        guard let request = request(of: stream) else { return }
         startResponse(request, stream)
         session.send(length: 5 + length, on: stream) { output in
             GRPCStatusEncoding.appendPrefix(length: length, to: &output)
@@ -463,6 +481,7 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
         waitingForWritability = [:]
         let open = streams.values.compactMap(\.call).filter { !$0.hasEnded }
         streams = [:]
+        lastRequest = nil
         openCalls = 0
         for call in open {
             server.callTimers.remove(call)

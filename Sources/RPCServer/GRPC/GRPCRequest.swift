@@ -46,29 +46,25 @@ final class GRPCRequest {
             )
             return
         }
-        if name.count > 0, name[0] == UInt8(ascii: ":") {
-            if name.equals(":path") {
-                let hasSlash = value.count > 0 && value[0] == UInt8(ascii: "/")
-                path = [UInt8](capacity: value.count) { output in
-                    for index in (hasSlash ? 1 : 0)..<value.count { output.append(value[index]) }
-                }
-            } else if name.equals(":method"), !value.equals("POST") {
-                fault = .http(status: 405)
+        switch HeaderName(name) {
+        case .path:
+            let hasSlash = value.count > 0 && value[0] == UInt8(ascii: "/")
+            path = [UInt8](capacity: value.count) { output in
+                for index in (hasSlash ? 1 : 0)..<value.count { output.append(value[index]) }
             }
-            // :scheme and :authority say nothing the server needs.
-        } else if name.equals("content-type") {
+        case .method:
+            if !value.equals("POST") { fault = .http(status: 405) }
+        case .contentType:
             if !value.hasPrefix("application/grpc") { fault = .http(status: 415) }
-        } else if name.equals("authorization") {
+        case .authorization:
             authorization = [UInt8](copying: value)
-        } else if name.equals("te") || name.equals("user-agent") || name.equals("grpc-accept-encoding") {
-            // Transport fields: not the call's metadata.
-        } else if name.equals("grpc-timeout") {
+        case .timeout:
             guard let milliseconds = Self.timeoutMilliseconds(String(copying: value)) else {
                 fault = .grpc(CallStatus(code: .invalidArgument, message: "malformed grpc-timeout"))
                 return
             }
             timeoutMilliseconds = milliseconds
-        } else if name.equals("grpc-encoding") {
+        case .encoding:
             guard value.equals("identity") else {
                 let encoding = String(copying: value)
                 fault = .grpc(
@@ -79,11 +75,9 @@ final class GRPCRequest {
                 )
                 return
             }
-        } else if name.hasPrefix("grpc-") || name.hasSuffix("-bin") || name.equals("accept-encoding")
-            || name.equals("host")
-        {
-            // gRPC's reserved fields and binary metadata: not used by any method.
-        } else {
+        case .ignored:
+            break
+        case .metadata:
             metadata.append(MetadataEntry(key: String(copying: name), value: [UInt8](copying: value)))
         }
     }
@@ -125,6 +119,42 @@ final class GRPCRequest {
     }
 }
 
+/// What a header field's name means to the server. Told apart by length first, so that each of
+/// the eight or so fields every call carries is compared with one or two names, not all of them.
+enum HeaderName {
+    case path
+    case method
+    case contentType
+    case authorization
+    case timeout
+    case encoding
+    /// Transport fields (`te`, `user-agent`, `grpc-accept-encoding`, `accept-encoding`, `host`), the
+    /// other pseudo-headers (`:scheme` and `:authority` say nothing the server needs), gRPC's reserved
+    /// `grpc-*` fields and binary metadata (`*-bin`): not used by any method.
+    case ignored
+    /// The call's metadata (an idempotency key, for one).
+    case metadata
+
+    init(_ name: Span<UInt8>) {
+        self =
+            switch name.count {
+            case 2 where name.equals("te"): .ignored
+            case 4 where name.equals("host"): .ignored
+            case 5 where name.equals(":path"): .path
+            case 7 where name.equals(":method"): .method
+            case 10 where name.equals("user-agent"): .ignored
+            case 12 where name.equals("content-type"): .contentType
+            case 12 where name.equals("grpc-timeout"): .timeout
+            case 13 where name.equals("authorization"): .authorization
+            case 13 where name.equals("grpc-encoding"): .encoding
+            case 15 where name.equals("accept-encoding"): .ignored
+            default:
+                name.count > 0 && name[0] == UInt8(ascii: ":") || name.hasPrefix("grpc-") || name.hasSuffix("-bin")
+                    ? .ignored : .metadata
+            }
+    }
+}
+
 /// What a request's part came to: the value, or the status that refuses the call.
 enum Admission<Value> {
     case accepted(Value)
@@ -158,26 +188,25 @@ extension String {
 extension Span where Element == UInt8 {
     /// Whether the bytes are `text`'s UTF-8.
     func equals(_ text: String) -> Bool {
-        count == text.utf8.count && hasPrefix(text)
+        let literal = text.utf8.span
+        return count == literal.count && matches(literal, at: 0)
     }
 
     func hasPrefix(_ text: String) -> Bool {
-        guard count >= text.utf8.count else { return false }
-        var index = 0
-        for byte in text.utf8 {
-            guard self[index] == byte else { return false }
-            index += 1
-        }
-        return true
+        let literal = text.utf8.span
+        return count >= literal.count && matches(literal, at: 0)
     }
 
     func hasSuffix(_ text: String) -> Bool {
-        guard count >= text.utf8.count else { return false }
-        var index = count - text.utf8.count
-        for byte in text.utf8 {
-            guard self[index] == byte else { return false }
-            index += 1
-        }
+        let literal = text.utf8.span
+        return count >= literal.count && matches(literal, at: count - literal.count)
+    }
+
+    /// Whether `literal`'s bytes are these from `offset` on (the caller checked they fit). Spans
+    /// on both sides: iterating a `String.UTF8View` costs several times as much per byte, on every
+    /// header of every gRPC call.
+    private func matches(_ literal: Span<UInt8>, at offset: Int) -> Bool {
+        for index in literal.indices where self[offset + index] != literal[index] { return false }
         return true
     }
 }
