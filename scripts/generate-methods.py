@@ -2,13 +2,25 @@
 """Generates the method lists that follow from the services declared in proto/home/v1, so that
 none is kept by hand: the server's declared methods (each with the access it requires and whether
 it mutates, from the `home.v1.access` and `home.v1.mutates` options), the Swift SDK's
-`MethodTypes.all` (every method with its message types) and the C SDK's method name constants
-(clients/c/include/homerpc_methods.h). A method without an access option fails the generation.
+`MethodTypes.all` (every method with its message types), the C SDK's method name constants
+(clients/c/include/homerpc_methods.h) and docs/API.md's method tables (each method's role, its
+leading comment as what it answers, its `home.v1.codes`). A method without an access option, or one
+that no table of docs/API.md lists, fails the generation.
 
-    generate-methods.py DESCRIPTOR_SET SERVER_OUT SWIFT_OUT C_OUT
+    generate-methods.py DESCRIPTOR_SET SERVER_OUT SWIFT_OUT C_OUT API_DOC
 
-DESCRIPTOR_SET is `protoc --descriptor_set_out` of proto/home/v1 (scripts/generate-protos.sh makes
-it and runs this). It is read with a few lines of protobuf wire decoding: no library needed.
+DESCRIPTOR_SET is `protoc --include_source_info --descriptor_set_out` of proto/home/v1
+(scripts/generate-protos.sh makes it and runs this). It is read with a few lines of protobuf wire
+decoding: no library needed.
+
+API_DOC's tables are rewritten in place, between a marker and `<!-- end methods -->`:
+
+    <!-- methods HomeService section="Rooms and zones" -->   a service's methods under a section comment
+    <!-- methods AccountService -->                          all of a service's methods
+    <!-- methods Health ServerInfo names=full -->            `home.v1.Health/Check` in the method column
+    <!-- methods AccessoryLink names=service columns=kind --> `AccessoryLink/Attach`, and its kind column
+
+A section is the detached comment `// ---- Title ----` before a group of rpcs in the service.
 """
 
 import re
@@ -50,7 +62,7 @@ def varint(data: bytes, position: int):
 
 
 # The method options of proto/home/v1/options.proto (extensions of google.protobuf.MethodOptions).
-ACCESS_OPTION, MUTATES_OPTION = 50001, 50002
+ACCESS_OPTION, MUTATES_OPTION, CODES_OPTION = 50001, 50002, 50003
 
 
 def access_names(files) -> dict:
@@ -71,9 +83,46 @@ def access_names(files) -> dict:
     raise SystemExit("home.v1.Access is not declared")
 
 
+def packed(value) -> list:
+    """A repeated int32's values, packed (bytes) or not (one int)."""
+    if isinstance(value, int):
+        return [value]
+    numbers, position = [], 0
+    while position < len(value):
+        number, position = varint(value, position)
+        numbers.append(number)
+    return numbers
+
+
+def comments(file: bytes) -> dict:
+    """SourceCodeInfo's comments by path: (leading comment, detached comments before it)."""
+    found = {}
+    for n, _, info in fields(file):
+        if n != 9:  # FileDescriptorProto.source_code_info
+            continue
+        for m, _, location in fields(info):
+            if m != 1:  # SourceCodeInfo.location
+                continue
+            path, leading, detached = [], "", []
+            for k, _, value in fields(location):
+                if k == 1:
+                    path += packed(value)
+                elif k == 3:
+                    leading = value.decode()
+                elif k == 6:
+                    detached.append(value.decode())
+            found[tuple(path)] = (leading, detached)
+    return found
+
+
+def prose(comment: str) -> str:
+    """A comment's lines as one paragraph."""
+    return " ".join(line.strip() for line in comment.strip().splitlines())
+
+
 def methods(descriptor_set: bytes):
-    """(package, service, method, request type, response type, server streaming, access, mutates),
-    in SERVICE_ORDER."""
+    """Every method as a dict (package, service, method, request, response, streaming, access,
+    mutates, codes, answers, section), in SERVICE_ORDER."""
     files = [
         file
         for number, _, file in fields(descriptor_set)
@@ -82,33 +131,107 @@ def methods(descriptor_set: bytes):
     access = access_names(files)
     found = []
     for file in files:
+        notes = comments(file)
+        service_index = -1
         for n, _, service in fields(file):
             if n != 6:  # FileDescriptorProto.service
                 continue
+            service_index += 1
             service_name = next(value.decode() for m, _, value in fields(service) if m == 1)
+            method_index, section = -1, None
             for m, _, method in fields(service):
                 if m != 2:  # ServiceDescriptorProto.method
                     continue
+                method_index += 1
                 values = {k: value for k, _, value in fields(method)}
                 options = {k: value for k, _, value in fields(values.get(4, b""))}
                 name = f"home.v1.{service_name}/{values[1].decode()}"
                 level = access.get(options.get(ACCESS_OPTION, 0), "ACCESS_UNSPECIFIED")
                 if level == "ACCESS_UNSPECIFIED":
                     raise SystemExit(f"{name} names no access: give it option (home.v1.access)")
+                leading, detached = notes.get((6, service_index, 2, method_index), ("", []))
+                for comment in detached:
+                    if match := re.fullmatch(r"\s*---- (.+) ----\s*", comment):
+                        section = match.group(1)
                 found.append(
-                    (
-                        "home.v1",
-                        service_name,
-                        values[1].decode(),
-                        values[2].decode().lstrip("."),
-                        values[3].decode().lstrip("."),
-                        bool(values.get(6, 0)),
-                        level,
-                        bool(options.get(MUTATES_OPTION, 0)),
-                    )
+                    {
+                        "package": "home.v1",
+                        "service": service_name,
+                        "method": values[1].decode(),
+                        "request": values[2].decode().lstrip("."),
+                        "response": values[3].decode().lstrip("."),
+                        "streaming": bool(values.get(6, 0)),
+                        "access": level,
+                        "mutates": bool(options.get(MUTATES_OPTION, 0)),
+                        "codes": options.get(CODES_OPTION, b"").decode(),
+                        "answers": prose(leading),
+                        "section": section,
+                    }
                 )
     rank = {name: index for index, name in enumerate(SERVICE_ORDER)}
-    return sorted(found, key=lambda entry: rank.get(entry[1], len(rank)))  # stable: declaration order within
+    return sorted(found, key=lambda entry: rank.get(entry["service"], len(rank)))  # stable: declaration order within
+
+
+# docs/API.md's words for each access.
+ROLE_WORDS = {
+    "ACCESS_ANYONE": "anyone, no token",
+    "ACCESS_ACCESSORY": "an accessory",
+    "ACCESS_ANY_ACCOUNT": "any account",
+    "ACCESS_MEMBER": "member",
+    "ACCESS_ADMINISTRATOR": "administrator",
+    "ACCESS_SERVER_OWNER": "server owner",
+}
+MARKER = re.compile(r"<!-- methods ((?:\w+ )+)(?:section=\"([^\"]+)\" )?(?:names=(\w+) )?(?:columns=(\w+) )?-->")
+END_MARKER = "<!-- end methods -->"
+
+
+def method_table(declared, marker) -> list:
+    """The table a marker asks for, as lines."""
+    services, section, names, columns = marker.group(1).split(), marker.group(2), marker.group(3), marker.group(4)
+    rows = [
+        entry
+        for entry in declared
+        if entry["service"] in services and (section is None or entry["section"] == section)
+    ]
+    if not rows:
+        raise SystemExit(f"docs/API.md: {marker.group(0)} lists no method")
+    if columns == "kind":
+        lines = ["| method | kind | what it does | failures |", "|---|---|---|---|"]
+    else:
+        lines = ["| method | role | answers | HomeKit codes |", "|---|---|---|---|"]
+    for entry in rows:
+        entry["listed"] = True
+        name = {
+            "full": f"{entry['package']}.{entry['service']}/{entry['method']}",
+            "service": f"{entry['service']}/{entry['method']}",
+        }.get(names, entry["method"])
+        second = (
+            (f"server stream of `{entry['response'].split('.')[-1]}`" if entry["streaming"] else "unary")
+            if columns == "kind"
+            else ROLE_WORDS[entry["access"]]
+        )
+        lines.append(f"| `{name}` | {second} | {entry['answers'] or '—'} | {entry['codes'] or '—'} |")
+    return lines
+
+
+def rewrite_tables(path: str, declared) -> None:
+    """Rewrites every marked table of the document at `path`; fails if a method is in none."""
+    with open(path) as file:
+        lines = file.read().split("\n")
+    written, index = [], 0
+    while index < len(lines):
+        line = lines[index]
+        written.append(line)
+        index += 1
+        if marker := MARKER.fullmatch(line):
+            end = lines.index(END_MARKER, index)
+            written += method_table(declared, marker)
+            index = end
+    unlisted = [f"{entry['service']}/{entry['method']}" for entry in declared if not entry.get("listed")]
+    if unlisted:
+        raise SystemExit(f"{path} lists no table for {', '.join(unlisted)}: add it to a marked table's section")
+    with open(path, "w") as file:
+        file.write("\n".join(written))
 
 
 def swift_case(access: str) -> str:
@@ -129,7 +252,7 @@ def c_name(service: str, method: str) -> str:
 
 
 def main() -> None:
-    descriptor_path, server_path, swift_path, c_path = sys.argv[1:5]
+    descriptor_path, server_path, swift_path, c_path, api_path = sys.argv[1:6]
     with open(descriptor_path, "rb") as file:
         declared = methods(file.read())
 
@@ -141,11 +264,13 @@ def main() -> None:
         "    /// Every method proto/home/v1 declares, by full name, with its options.",
         "    static let byName: [String: DeclaredMethod] = [",
     ]
-    for package, service, method, request, response, streaming, access, mutates in declared:
+    for entry in declared:
         server.append(
-            f'        "{package}.{service}/{method}": DeclaredMethod(access: .{swift_case(access)}, '
-            f"mutates: {'true' if mutates else 'false'}, isStreaming: {'true' if streaming else 'false'}, "
-            f'request: "{request}", response: "{response}"),'
+            f'        "{entry["package"]}.{entry["service"]}/{entry["method"]}": '
+            f"DeclaredMethod(access: .{swift_case(entry['access'])}, "
+            f"mutates: {'true' if entry['mutates'] else 'false'}, "
+            f"isStreaming: {'true' if entry['streaming'] else 'false'}, "
+            f'request: "{entry["request"]}", response: "{entry["response"]}"),'
         )
     server += ["    ]", "}", ""]
     with open(server_path, "w") as file:
@@ -161,10 +286,11 @@ def main() -> None:
         "    /// Every method proto/home/v1 declares, service by service, in declaration order.",
         "    public static let all: [Entry] = [",
     ]
-    for package, service, method, request, response, streaming, _, _ in declared:
+    for entry in declared:
         swift.append(
-            f'        Entry(name: "{package}.{service}/{method}", request: {swift_type(request)}.self, '
-            f"response: {swift_type(response)}.self, isStreaming: {'true' if streaming else 'false'}),"
+            f'        Entry(name: "{entry["package"]}.{entry["service"]}/{entry["method"]}", '
+            f"request: {swift_type(entry['request'])}.self, response: {swift_type(entry['response'])}.self, "
+            f"isStreaming: {'true' if entry['streaming'] else 'false'}),"
         )
     swift += ["    ]", "}", ""]
     with open(swift_path, "w") as file:
@@ -182,12 +308,15 @@ def main() -> None:
         f"#define {guard}",
         "",
     ]
-    for package, service, method, request, response, streaming, _, _ in declared:
-        comment = f"/* {request} -> {'stream ' if streaming else ''}{response} */"
-        c.append(f'#define {c_name(service, method)} "{package}.{service}/{method}" {comment}')
+    for entry in declared:
+        comment = f"/* {entry['request']} -> {'stream ' if entry['streaming'] else ''}{entry['response']} */"
+        full_name = f"{entry['package']}.{entry['service']}/{entry['method']}"
+        c.append(f'#define {c_name(entry["service"], entry["method"])} "{full_name}" {comment}')
     c += ["", f"#endif /* {guard} */", ""]
     with open(c_path, "w") as file:
         file.write("\n".join(c))
+
+    rewrite_tables(api_path, declared)
 
 
 if __name__ == "__main__":

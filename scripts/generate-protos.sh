@@ -51,11 +51,16 @@ protoc --proto_path=proto --proto_path="$DESCRIPTOR_PROTOS" --include_imports --
     echo "}"
 } >"$OUT/ProtoDescriptors.swift"
 # The method lists that follow from the services: the server's declared methods with their
-# options, the Swift SDK's MethodTypes, the C SDK's names.
+# options, the Swift SDK's MethodTypes, the C SDK's names, docs/API.md's method tables.
 mkdir -p Sources/HomeAPI/Generated Sources/HomeClient/Generated
-scripts/generate-methods.py "$descriptors" Sources/HomeAPI/Generated/DeclaredMethods+Generated.swift \
-    Sources/HomeClient/Generated/MethodTypes+Generated.swift clients/c/include/homerpc_methods.h
-rm -f "$descriptors"
+# The generator reads each method's comments too (docs/API.md's tables print them): a second set,
+# with source info, that reflection does not carry.
+documented="$(mktemp)"
+protoc --proto_path=proto --proto_path="$DESCRIPTOR_PROTOS" --include_source_info --descriptor_set_out="$documented" \
+    proto/home/v1/*.proto
+scripts/generate-methods.py "$documented" Sources/HomeAPI/Generated/DeclaredMethods+Generated.swift \
+    Sources/HomeClient/Generated/MethodTypes+Generated.swift clients/c/include/homerpc_methods.h docs/API.md
+rm -f "$descriptors" "$documented"
 echo "generated $(ls "$OUT" | wc -l) files in $OUT"
 
 # protoc-c 1.4 predates proto3's `optional`; each such field becomes the one-field oneof that
@@ -67,7 +72,8 @@ sed -i -E 's/^( *)optional ([A-Za-z0-9_.]+) ([a-z0-9_]+) = ([0-9]+);/\1oneof _\3
 # The C SDK needs the messages only: the method options (and so descriptor.proto, which
 # libprotobuf-c-dev does not ship) are left out of its copy.
 rm "$c_protos/home/v1/options.proto"
-sed -i -E '/^import "home\/v1\/options.proto";$/d; /^ *option \(home\.v1\.[a-z_]+\) = .*;$/d' "$c_protos"/home/v1/*.proto
+# (An option may continue over several lines, as adjacent string literals, up to its semicolon.)
+sed -i -E '/^import "home\/v1\/options.proto";$/d; /^ *option \(home\.v1\.[a-z_]+\) =.*;$/d; /^ *option \(home\.v1\.[a-z_]+\) =/,/;$/d' "$c_protos"/home/v1/*.proto
 rm -rf "$C_OUT"
 mkdir -p "$C_OUT"
 protoc --proto_path="$c_protos" --c_out="$C_OUT" "$c_protos"/home/v1/*.proto

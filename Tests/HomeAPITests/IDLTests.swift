@@ -30,7 +30,10 @@ import Testing
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".proto") }
             .sorted()
         let service = try Regex(#"(?m)^service (\w+) \{\n((?:.*\n)*?)\}"#)
-        let rpc = try Regex(#"rpc (\w+)\((\w+)\) returns \((stream )?(\w+)\) \{((?:\s*option [^;]*;)*)\s*\}"#)
+        // An option's value is a word, or a string (adjacent literals over several lines, as protoc joins them).
+        let rpc = try Regex(
+            #"rpc (\w+)\((\w+)\) returns \((stream )?(\w+)\) \{((?:\s*option \([\w.]+\) =\s*(?:\w+|"[^"]*"(?:\s*"[^"]*")*);)*)\s*\}"#
+        )
         let access = try Regex(#"option \(home\.v1\.access\) = (\w+);"#)
         var methods: [Declared] = []
         for file in files {

@@ -508,7 +508,9 @@ import Wire
         let services = ["home.v1.HomeService/", "home.v1.AccountService/", "home.v1.AdminService/"]
         let client = MethodTypes.all.filter { entry in services.contains { entry.name.hasPrefix($0) } }
             .map { "\($0.name) \($0.request.protoMessageName) \($0.response.protoMessageName) \($0.isStreaming)" }
-        #expect(client == server)
+        // The same methods; the order is each one's own (the server registers by handler file).
+        #expect(Set(client) == Set(server))
+        #expect(client.count == server.count)
     }
 }
 

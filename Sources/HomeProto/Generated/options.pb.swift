@@ -10,7 +10,8 @@
 
 /// Method options: what the server must know of each method beyond its messages, declared beside it
 /// in the service definitions (home/v1/*_service.proto, accessory_link.proto, health.proto,
-/// server_info.proto). Tests/HomeAPITests/IDLTests.swift holds the server's method table to them.
+/// server_info.proto). scripts/generate-methods.py makes the server's method table, the SDKs' method
+/// lists and docs/API.md's method tables from them, with each method's leading comment.
 
 public import SwiftProtobuf
 
@@ -137,6 +138,25 @@ nonisolated extension SwiftProtobuf.Google_Protobuf_MethodOptions {
     clearExtensionValue(ext: Home_V1_Extensions_mutates)
   }
 
+  /// The failures particular to it: HomeKit codes (docs/API.md, "HomeKit codes to status codes"),
+  /// with the status where it says more. docs/API.md's method tables print it beside the method's
+  /// leading comment (what it answers); every method in a home can also fail with the codes listed
+  /// above its tables.
+  public var Home_V1_codes: String {
+    get {return getExtensionValue(ext: Home_V1_Extensions_codes) ?? String()}
+    set {setExtensionValue(ext: Home_V1_Extensions_codes, value: newValue)}
+  }
+  /// Returns true if extension `Home_V1_Extensions_codes`
+  /// has been explicitly set.
+  public var hasHome_V1_codes: Bool {
+    return hasExtensionValue(ext: Home_V1_Extensions_codes)
+  }
+  /// Clears the value of extension `Home_V1_Extensions_codes`.
+  /// Subsequent reads from it will return its default value.
+  public mutating func clearHome_V1_codes() {
+    clearExtensionValue(ext: Home_V1_Extensions_codes)
+  }
+
 }
 
 // MARK: - File's ExtensionMap: Home_V1_Options_Extensions
@@ -147,7 +167,8 @@ nonisolated extension SwiftProtobuf.Google_Protobuf_MethodOptions {
 /// a larger `SwiftProtobuf.SimpleExtensionMap`.
 public nonisolated let Home_V1_Options_Extensions: SwiftProtobuf.SimpleExtensionMap = [
   Home_V1_Extensions_access,
-  Home_V1_Extensions_mutates
+  Home_V1_Extensions_mutates,
+  Home_V1_Extensions_codes
 ]
 
 // Extension Objects - The only reason these might be needed is when manually
@@ -165,6 +186,15 @@ public nonisolated let Home_V1_Extensions_access = SwiftProtobuf.MessageExtensio
 public nonisolated let Home_V1_Extensions_mutates = SwiftProtobuf.MessageExtension<SwiftProtobuf.OptionalExtensionField<SwiftProtobuf.ProtobufBool>, SwiftProtobuf.Google_Protobuf_MethodOptions>(
   _protobuf_fieldNumber: 50002,
   fieldName: "home.v1.mutates"
+)
+
+/// The failures particular to it: HomeKit codes (docs/API.md, "HomeKit codes to status codes"),
+/// with the status where it says more. docs/API.md's method tables print it beside the method's
+/// leading comment (what it answers); every method in a home can also fail with the codes listed
+/// above its tables.
+public nonisolated let Home_V1_Extensions_codes = SwiftProtobuf.MessageExtension<SwiftProtobuf.OptionalExtensionField<SwiftProtobuf.ProtobufString>, SwiftProtobuf.Google_Protobuf_MethodOptions>(
+  _protobuf_fieldNumber: 50003,
+  fieldName: "home.v1.codes"
 )
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.

@@ -22,6 +22,7 @@
 #define HOMERPC_HOME_SERVICE_RENAME_ZONE "home.v1.HomeService/RenameZone" /* home.v1.RenameZoneRequest -> home.v1.RenameZoneResponse */
 #define HOMERPC_HOME_SERVICE_ADD_ROOM_TO_ZONE "home.v1.HomeService/AddRoomToZone" /* home.v1.AddRoomToZoneRequest -> home.v1.AddRoomToZoneResponse */
 #define HOMERPC_HOME_SERVICE_REMOVE_ROOM_FROM_ZONE "home.v1.HomeService/RemoveRoomFromZone" /* home.v1.RemoveRoomFromZoneRequest -> home.v1.RemoveRoomFromZoneResponse */
+#define HOMERPC_HOME_SERVICE_BROWSE_ACCESSORIES "home.v1.HomeService/BrowseAccessories" /* home.v1.BrowseAccessoriesRequest -> stream home.v1.BrowseEvent */
 #define HOMERPC_HOME_SERVICE_ADD_ACCESSORY "home.v1.HomeService/AddAccessory" /* home.v1.AddAccessoryRequest -> home.v1.AddAccessoryResponse */
 #define HOMERPC_HOME_SERVICE_REMOVE_ACCESSORY "home.v1.HomeService/RemoveAccessory" /* home.v1.RemoveAccessoryRequest -> home.v1.RemoveAccessoryResponse */
 #define HOMERPC_HOME_SERVICE_RENAME_ACCESSORY "home.v1.HomeService/RenameAccessory" /* home.v1.RenameAccessoryRequest -> home.v1.RenameAccessoryResponse */
@@ -60,7 +61,6 @@
 #define HOMERPC_HOME_SERVICE_REMOVE_USER "home.v1.HomeService/RemoveUser" /* home.v1.RemoveUserRequest -> home.v1.RemoveUserResponse */
 #define HOMERPC_HOME_SERVICE_UPDATE_USER_ACCESS "home.v1.HomeService/UpdateUserAccess" /* home.v1.UpdateUserAccessRequest -> home.v1.UpdateUserAccessResponse */
 #define HOMERPC_HOME_SERVICE_SUBSCRIBE "home.v1.HomeService/Subscribe" /* home.v1.SubscribeRequest -> stream home.v1.Event */
-#define HOMERPC_HOME_SERVICE_BROWSE_ACCESSORIES "home.v1.HomeService/BrowseAccessories" /* home.v1.BrowseAccessoriesRequest -> stream home.v1.BrowseEvent */
 #define HOMERPC_ACCOUNT_SERVICE_WHO_AM_I "home.v1.AccountService/WhoAmI" /* home.v1.WhoAmIRequest -> home.v1.WhoAmIResponse */
 #define HOMERPC_ACCOUNT_SERVICE_CREATE_ACCOUNT "home.v1.AccountService/CreateAccount" /* home.v1.CreateAccountRequest -> home.v1.CreateAccountResponse */
 #define HOMERPC_ACCOUNT_SERVICE_LIST_ACCOUNTS "home.v1.AccountService/ListAccounts" /* home.v1.ListAccountsRequest -> home.v1.ListAccountsResponse */

@@ -10355,6 +10355,7 @@ static const ProtobufCMethodDescriptor home__v1__home_service__method_descriptor
   { "RenameZone", &home__v1__rename_zone_request__descriptor, &home__v1__rename_zone_response__descriptor },
   { "AddRoomToZone", &home__v1__add_room_to_zone_request__descriptor, &home__v1__add_room_to_zone_response__descriptor },
   { "RemoveRoomFromZone", &home__v1__remove_room_from_zone_request__descriptor, &home__v1__remove_room_from_zone_response__descriptor },
+  { "BrowseAccessories", &home__v1__browse_accessories_request__descriptor, &home__v1__browse_event__descriptor },
   { "AddAccessory", &home__v1__add_accessory_request__descriptor, &home__v1__add_accessory_response__descriptor },
   { "RemoveAccessory", &home__v1__remove_accessory_request__descriptor, &home__v1__remove_accessory_response__descriptor },
   { "RenameAccessory", &home__v1__rename_accessory_request__descriptor, &home__v1__rename_accessory_response__descriptor },
@@ -10393,63 +10394,62 @@ static const ProtobufCMethodDescriptor home__v1__home_service__method_descriptor
   { "RemoveUser", &home__v1__remove_user_request__descriptor, &home__v1__remove_user_response__descriptor },
   { "UpdateUserAccess", &home__v1__update_user_access_request__descriptor, &home__v1__update_user_access_response__descriptor },
   { "Subscribe", &home__v1__subscribe_request__descriptor, &home__v1__event__descriptor },
-  { "BrowseAccessories", &home__v1__browse_accessories_request__descriptor, &home__v1__browse_event__descriptor },
 };
 const unsigned home__v1__home_service__method_indices_by_name[] = {
-  15,        /* AddAccessory */
-  36,        /* AddAction */
-  33,        /* AddActionSet */
-  46,        /* AddActionSetToTrigger */
+  16,        /* AddAccessory */
+  37,        /* AddAction */
+  34,        /* AddActionSet */
+  47,        /* AddActionSetToTrigger */
   2,        /* AddHome */
   7,        /* AddRoom */
   13,        /* AddRoomToZone */
-  28,        /* AddServiceGroup */
-  31,        /* AddServiceToGroup */
-  40,        /* AddTrigger */
-  49,        /* AddUser */
+  29,        /* AddServiceGroup */
+  32,        /* AddServiceToGroup */
+  41,        /* AddTrigger */
+  50,        /* AddUser */
   10,        /* AddZone */
-  18,        /* AssignAccessoryToRoom */
-  53,        /* BrowseAccessories */
-  26,        /* EnableNotification */
-  43,        /* EnableTrigger */
-  39,        /* ExecuteActionSet */
+  19,        /* AssignAccessoryToRoom */
+  15,        /* BrowseAccessories */
+  27,        /* EnableNotification */
+  44,        /* EnableTrigger */
+  40,        /* ExecuteActionSet */
   1,        /* GetHome */
-  19,        /* IdentifyAccessory */
+  20,        /* IdentifyAccessory */
   0,        /* ListHomes */
-  23,        /* ListServicesWithTypes */
-  48,        /* ListUsers */
-  24,        /* ReadCharacteristic */
-  27,        /* ReadCharacteristicMetadata */
-  16,        /* RemoveAccessory */
-  37,        /* RemoveAction */
-  34,        /* RemoveActionSet */
-  47,        /* RemoveActionSetFromTrigger */
+  24,        /* ListServicesWithTypes */
+  49,        /* ListUsers */
+  25,        /* ReadCharacteristic */
+  28,        /* ReadCharacteristicMetadata */
+  17,        /* RemoveAccessory */
+  38,        /* RemoveAction */
+  35,        /* RemoveActionSet */
+  48,        /* RemoveActionSetFromTrigger */
   3,        /* RemoveHome */
   8,        /* RemoveRoom */
   14,        /* RemoveRoomFromZone */
-  32,        /* RemoveServiceFromGroup */
-  29,        /* RemoveServiceGroup */
-  41,        /* RemoveTrigger */
-  50,        /* RemoveUser */
+  33,        /* RemoveServiceFromGroup */
+  30,        /* RemoveServiceGroup */
+  42,        /* RemoveTrigger */
+  51,        /* RemoveUser */
   11,        /* RemoveZone */
-  17,        /* RenameAccessory */
-  35,        /* RenameActionSet */
+  18,        /* RenameAccessory */
+  36,        /* RenameActionSet */
   4,        /* RenameHome */
   9,        /* RenameRoom */
-  21,        /* RenameService */
-  30,        /* RenameServiceGroup */
-  42,        /* RenameTrigger */
+  22,        /* RenameService */
+  31,        /* RenameServiceGroup */
+  43,        /* RenameTrigger */
   12,        /* RenameZone */
   6,        /* SetHomeTimeZone */
   5,        /* SetPrimaryHome */
-  52,        /* Subscribe */
-  20,        /* UnblockAccessory */
-  38,        /* UpdateActionTargetValue */
-  22,        /* UpdateAssociatedServiceType */
-  44,        /* UpdateTriggerFireDate */
-  45,        /* UpdateTriggerRecurrence */
-  51,        /* UpdateUserAccess */
-  25         /* WriteCharacteristic */
+  53,        /* Subscribe */
+  21,        /* UnblockAccessory */
+  39,        /* UpdateActionTargetValue */
+  23,        /* UpdateAssociatedServiceType */
+  45,        /* UpdateTriggerFireDate */
+  46,        /* UpdateTriggerRecurrence */
+  52,        /* UpdateUserAccess */
+  26         /* WriteCharacteristic */
 };
 const ProtobufCServiceDescriptor home__v1__home_service__descriptor =
 {
@@ -10582,13 +10582,21 @@ void home__v1__home_service__remove_room_from_zone(ProtobufCService *service,
   assert(service->descriptor == &home__v1__home_service__descriptor);
   service->invoke(service, 14, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void home__v1__home_service__browse_accessories(ProtobufCService *service,
+                                                const Home__V1__BrowseAccessoriesRequest *input,
+                                                Home__V1__BrowseEvent_Closure closure,
+                                                void *closure_data)
+{
+  assert(service->descriptor == &home__v1__home_service__descriptor);
+  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void home__v1__home_service__add_accessory(ProtobufCService *service,
                                            const Home__V1__AddAccessoryRequest *input,
                                            Home__V1__AddAccessoryResponse_Closure closure,
                                            void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 15, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__remove_accessory(ProtobufCService *service,
                                               const Home__V1__RemoveAccessoryRequest *input,
@@ -10596,7 +10604,7 @@ void home__v1__home_service__remove_accessory(ProtobufCService *service,
                                               void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 16, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__rename_accessory(ProtobufCService *service,
                                               const Home__V1__RenameAccessoryRequest *input,
@@ -10604,7 +10612,7 @@ void home__v1__home_service__rename_accessory(ProtobufCService *service,
                                               void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 17, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__assign_accessory_to_room(ProtobufCService *service,
                                                       const Home__V1__AssignAccessoryToRoomRequest *input,
@@ -10612,7 +10620,7 @@ void home__v1__home_service__assign_accessory_to_room(ProtobufCService *service,
                                                       void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 18, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__identify_accessory(ProtobufCService *service,
                                                 const Home__V1__IdentifyAccessoryRequest *input,
@@ -10620,7 +10628,7 @@ void home__v1__home_service__identify_accessory(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 19, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__unblock_accessory(ProtobufCService *service,
                                                const Home__V1__UnblockAccessoryRequest *input,
@@ -10628,7 +10636,7 @@ void home__v1__home_service__unblock_accessory(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 20, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__rename_service(ProtobufCService *service,
                                             const Home__V1__RenameServiceRequest *input,
@@ -10636,7 +10644,7 @@ void home__v1__home_service__rename_service(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 21, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__update_associated_service_type(ProtobufCService *service,
                                                             const Home__V1__UpdateAssociatedServiceTypeRequest *input,
@@ -10644,7 +10652,7 @@ void home__v1__home_service__update_associated_service_type(ProtobufCService *se
                                                             void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 22, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__list_services_with_types(ProtobufCService *service,
                                                       const Home__V1__ListServicesWithTypesRequest *input,
@@ -10652,7 +10660,7 @@ void home__v1__home_service__list_services_with_types(ProtobufCService *service,
                                                       void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 23, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__read_characteristic(ProtobufCService *service,
                                                  const Home__V1__ReadCharacteristicRequest *input,
@@ -10660,7 +10668,7 @@ void home__v1__home_service__read_characteristic(ProtobufCService *service,
                                                  void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 24, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__write_characteristic(ProtobufCService *service,
                                                   const Home__V1__WriteCharacteristicRequest *input,
@@ -10668,7 +10676,7 @@ void home__v1__home_service__write_characteristic(ProtobufCService *service,
                                                   void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 25, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 26, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__enable_notification(ProtobufCService *service,
                                                  const Home__V1__EnableNotificationRequest *input,
@@ -10676,7 +10684,7 @@ void home__v1__home_service__enable_notification(ProtobufCService *service,
                                                  void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 26, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 27, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__read_characteristic_metadata(ProtobufCService *service,
                                                           const Home__V1__ReadCharacteristicMetadataRequest *input,
@@ -10684,7 +10692,7 @@ void home__v1__home_service__read_characteristic_metadata(ProtobufCService *serv
                                                           void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 27, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 28, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__add_service_group(ProtobufCService *service,
                                                const Home__V1__AddServiceGroupRequest *input,
@@ -10692,7 +10700,7 @@ void home__v1__home_service__add_service_group(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 28, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 29, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__remove_service_group(ProtobufCService *service,
                                                   const Home__V1__RemoveServiceGroupRequest *input,
@@ -10700,7 +10708,7 @@ void home__v1__home_service__remove_service_group(ProtobufCService *service,
                                                   void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 29, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 30, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__rename_service_group(ProtobufCService *service,
                                                   const Home__V1__RenameServiceGroupRequest *input,
@@ -10708,7 +10716,7 @@ void home__v1__home_service__rename_service_group(ProtobufCService *service,
                                                   void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 30, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 31, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__add_service_to_group(ProtobufCService *service,
                                                   const Home__V1__AddServiceToGroupRequest *input,
@@ -10716,7 +10724,7 @@ void home__v1__home_service__add_service_to_group(ProtobufCService *service,
                                                   void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 31, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 32, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__remove_service_from_group(ProtobufCService *service,
                                                        const Home__V1__RemoveServiceFromGroupRequest *input,
@@ -10724,7 +10732,7 @@ void home__v1__home_service__remove_service_from_group(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 32, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 33, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__add_action_set(ProtobufCService *service,
                                             const Home__V1__AddActionSetRequest *input,
@@ -10732,7 +10740,7 @@ void home__v1__home_service__add_action_set(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 33, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 34, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__remove_action_set(ProtobufCService *service,
                                                const Home__V1__RemoveActionSetRequest *input,
@@ -10740,7 +10748,7 @@ void home__v1__home_service__remove_action_set(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 34, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 35, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__rename_action_set(ProtobufCService *service,
                                                const Home__V1__RenameActionSetRequest *input,
@@ -10748,7 +10756,7 @@ void home__v1__home_service__rename_action_set(ProtobufCService *service,
                                                void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 35, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 36, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__add_action(ProtobufCService *service,
                                         const Home__V1__AddActionRequest *input,
@@ -10756,7 +10764,7 @@ void home__v1__home_service__add_action(ProtobufCService *service,
                                         void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 36, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 37, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__remove_action(ProtobufCService *service,
                                            const Home__V1__RemoveActionRequest *input,
@@ -10764,7 +10772,7 @@ void home__v1__home_service__remove_action(ProtobufCService *service,
                                            void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 37, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 38, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__update_action_target_value(ProtobufCService *service,
                                                         const Home__V1__UpdateActionTargetValueRequest *input,
@@ -10772,7 +10780,7 @@ void home__v1__home_service__update_action_target_value(ProtobufCService *servic
                                                         void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 38, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 39, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__execute_action_set(ProtobufCService *service,
                                                 const Home__V1__ExecuteActionSetRequest *input,
@@ -10780,7 +10788,7 @@ void home__v1__home_service__execute_action_set(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 39, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 40, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__add_trigger(ProtobufCService *service,
                                          const Home__V1__AddTriggerRequest *input,
@@ -10788,7 +10796,7 @@ void home__v1__home_service__add_trigger(ProtobufCService *service,
                                          void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 40, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 41, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__remove_trigger(ProtobufCService *service,
                                             const Home__V1__RemoveTriggerRequest *input,
@@ -10796,7 +10804,7 @@ void home__v1__home_service__remove_trigger(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 41, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 42, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__rename_trigger(ProtobufCService *service,
                                             const Home__V1__RenameTriggerRequest *input,
@@ -10804,7 +10812,7 @@ void home__v1__home_service__rename_trigger(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 42, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 43, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__enable_trigger(ProtobufCService *service,
                                             const Home__V1__EnableTriggerRequest *input,
@@ -10812,7 +10820,7 @@ void home__v1__home_service__enable_trigger(ProtobufCService *service,
                                             void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 43, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 44, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__update_trigger_fire_date(ProtobufCService *service,
                                                       const Home__V1__UpdateTriggerFireDateRequest *input,
@@ -10820,7 +10828,7 @@ void home__v1__home_service__update_trigger_fire_date(ProtobufCService *service,
                                                       void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 44, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 45, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__update_trigger_recurrence(ProtobufCService *service,
                                                        const Home__V1__UpdateTriggerRecurrenceRequest *input,
@@ -10828,7 +10836,7 @@ void home__v1__home_service__update_trigger_recurrence(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 45, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 46, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__add_action_set_to_trigger(ProtobufCService *service,
                                                        const Home__V1__AddActionSetToTriggerRequest *input,
@@ -10836,7 +10844,7 @@ void home__v1__home_service__add_action_set_to_trigger(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 46, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 47, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__remove_action_set_from_trigger(ProtobufCService *service,
                                                             const Home__V1__RemoveActionSetFromTriggerRequest *input,
@@ -10844,7 +10852,7 @@ void home__v1__home_service__remove_action_set_from_trigger(ProtobufCService *se
                                                             void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 47, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 48, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__list_users(ProtobufCService *service,
                                         const Home__V1__ListUsersRequest *input,
@@ -10852,7 +10860,7 @@ void home__v1__home_service__list_users(ProtobufCService *service,
                                         void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 48, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 49, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__add_user(ProtobufCService *service,
                                       const Home__V1__AddUserRequest *input,
@@ -10860,7 +10868,7 @@ void home__v1__home_service__add_user(ProtobufCService *service,
                                       void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 49, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 50, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__remove_user(ProtobufCService *service,
                                          const Home__V1__RemoveUserRequest *input,
@@ -10868,7 +10876,7 @@ void home__v1__home_service__remove_user(ProtobufCService *service,
                                          void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 50, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 51, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__update_user_access(ProtobufCService *service,
                                                 const Home__V1__UpdateUserAccessRequest *input,
@@ -10876,20 +10884,12 @@ void home__v1__home_service__update_user_access(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 51, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 52, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void home__v1__home_service__subscribe(ProtobufCService *service,
                                        const Home__V1__SubscribeRequest *input,
                                        Home__V1__Event_Closure closure,
                                        void *closure_data)
-{
-  assert(service->descriptor == &home__v1__home_service__descriptor);
-  service->invoke(service, 52, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
-}
-void home__v1__home_service__browse_accessories(ProtobufCService *service,
-                                                const Home__V1__BrowseAccessoriesRequest *input,
-                                                Home__V1__BrowseEvent_Closure closure,
-                                                void *closure_data)
 {
   assert(service->descriptor == &home__v1__home_service__descriptor);
   service->invoke(service, 53, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);

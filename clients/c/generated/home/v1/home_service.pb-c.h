@@ -4070,6 +4070,10 @@ struct Home__V1__HomeService_Service
                                 const Home__V1__RemoveRoomFromZoneRequest *input,
                                 Home__V1__RemoveRoomFromZoneResponse_Closure closure,
                                 void *closure_data);
+  void (*browse_accessories)(Home__V1__HomeService_Service *service,
+                             const Home__V1__BrowseAccessoriesRequest *input,
+                             Home__V1__BrowseEvent_Closure closure,
+                             void *closure_data);
   void (*add_accessory)(Home__V1__HomeService_Service *service,
                         const Home__V1__AddAccessoryRequest *input,
                         Home__V1__AddAccessoryResponse_Closure closure,
@@ -4222,10 +4226,6 @@ struct Home__V1__HomeService_Service
                     const Home__V1__SubscribeRequest *input,
                     Home__V1__Event_Closure closure,
                     void *closure_data);
-  void (*browse_accessories)(Home__V1__HomeService_Service *service,
-                             const Home__V1__BrowseAccessoriesRequest *input,
-                             Home__V1__BrowseEvent_Closure closure,
-                             void *closure_data);
 };
 typedef void (*Home__V1__HomeService_ServiceDestroy)(Home__V1__HomeService_Service *);
 void home__v1__home_service__init (Home__V1__HomeService_Service *service,
@@ -4249,6 +4249,7 @@ void home__v1__home_service__init (Home__V1__HomeService_Service *service,
       function_prefix__ ## rename_zone,\
       function_prefix__ ## add_room_to_zone,\
       function_prefix__ ## remove_room_from_zone,\
+      function_prefix__ ## browse_accessories,\
       function_prefix__ ## add_accessory,\
       function_prefix__ ## remove_accessory,\
       function_prefix__ ## rename_accessory,\
@@ -4286,8 +4287,7 @@ void home__v1__home_service__init (Home__V1__HomeService_Service *service,
       function_prefix__ ## add_user,\
       function_prefix__ ## remove_user,\
       function_prefix__ ## update_user_access,\
-      function_prefix__ ## subscribe,\
-      function_prefix__ ## browse_accessories  }
+      function_prefix__ ## subscribe  }
 void home__v1__home_service__list_homes(ProtobufCService *service,
                                         const Home__V1__ListHomesRequest *input,
                                         Home__V1__ListHomesResponse_Closure closure,
@@ -4348,6 +4348,10 @@ void home__v1__home_service__remove_room_from_zone(ProtobufCService *service,
                                                    const Home__V1__RemoveRoomFromZoneRequest *input,
                                                    Home__V1__RemoveRoomFromZoneResponse_Closure closure,
                                                    void *closure_data);
+void home__v1__home_service__browse_accessories(ProtobufCService *service,
+                                                const Home__V1__BrowseAccessoriesRequest *input,
+                                                Home__V1__BrowseEvent_Closure closure,
+                                                void *closure_data);
 void home__v1__home_service__add_accessory(ProtobufCService *service,
                                            const Home__V1__AddAccessoryRequest *input,
                                            Home__V1__AddAccessoryResponse_Closure closure,
@@ -4500,10 +4504,6 @@ void home__v1__home_service__subscribe(ProtobufCService *service,
                                        const Home__V1__SubscribeRequest *input,
                                        Home__V1__Event_Closure closure,
                                        void *closure_data);
-void home__v1__home_service__browse_accessories(ProtobufCService *service,
-                                                const Home__V1__BrowseAccessoriesRequest *input,
-                                                Home__V1__BrowseEvent_Closure closure,
-                                                void *closure_data);
 
 /* --- descriptors --- */
 
