@@ -122,13 +122,30 @@ def prose(comment: str) -> str:
 
 def methods(descriptor_set: bytes):
     """Every method as a dict (package, service, method, request, response, streaming, access,
-    mutates, codes, answers, section), in SERVICE_ORDER."""
+    mutates, names_home: whether the request's field 1 is `bytes home_id`, codes, answers, section),
+    in SERVICE_ORDER."""
     files = [
         file
         for number, _, file in fields(descriptor_set)
         if number == 1 and next((value.decode() for n, _, value in fields(file) if n == 2), "") == "home.v1"
     ]
     access = access_names(files)
+    # Whether each message's field 1 is a singular `bytes home_id`: the home a member or
+    # administrator method acts in, which the server checks at dispatch.
+    names_home = {}
+    for file in files:
+        for n, _, message in fields(file):
+            if n != 4:  # FileDescriptorProto.message_type
+                continue
+            name = next(value.decode() for m, _, value in fields(message) if m == 1)
+            names_home[f"home.v1.{name}"] = any(
+                (entry := {k: v for k, _, v in fields(field)}).get(3) == 1
+                and entry.get(1) == b"home_id"
+                and entry.get(5) == 12  # TYPE_BYTES
+                and entry.get(4) == 1  # LABEL_OPTIONAL
+                for m, _, field in fields(message)
+                if m == 2  # DescriptorProto.field
+            )
     found = []
     for file in files:
         notes = comments(file)
@@ -163,6 +180,7 @@ def methods(descriptor_set: bytes):
                         "streaming": bool(values.get(6, 0)),
                         "access": level,
                         "mutates": bool(options.get(MUTATES_OPTION, 0)),
+                        "names_home": names_home.get(values[2].decode().lstrip("."), False),
                         "codes": options.get(CODES_OPTION, b"").decode(),
                         "answers": prose(leading),
                         "section": section,
@@ -270,6 +288,7 @@ def main() -> None:
             f"DeclaredMethod(access: .{swift_case(entry['access'])}, "
             f"mutates: {'true' if entry['mutates'] else 'false'}, "
             f"isStreaming: {'true' if entry['streaming'] else 'false'}, "
+            f"namesHomeInFieldOne: {'true' if entry['names_home'] else 'false'}, "
             f'request: "{entry["request"]}", response: "{entry["response"]}"),'
         )
     server += ["    ]", "}", ""]

@@ -140,10 +140,19 @@ public struct APIMethod: Sendable {
             isMutation: declared.mutates,
             isStreaming: false
         ) { api, registry in
-            // Not `shortcut.map`: a closure made inside a generic `map` is called through a
-            // reabstraction thunk, one more indirect call on the API's most frequent call.
+            // The declared access is checked first (``HomeAPI/admits(_:_:requestBytes:)``), on the
+            // request's bytes, before the shortcut or the decoder: a refused call is not decoded.
+            // Only the check's enum is captured (not the declaration, whose strings would be
+            // retained on every call), and not through `shortcut.map`: a closure made inside a
+            // generic `map` is called through a reabstraction thunk.
             let bytesShortcut: ((ServerCall, ArraySlice<UInt8>) -> Bool)? =
-                if let shortcut { { call, bytes in shortcut(api, call, bytes) } } else { nil }
+                switch (declared.dispatchCheck, shortcut) {
+                case (let check?, let shortcut?):
+                    { call, bytes in !api.admits(call, check, requestBytes: bytes) || shortcut(api, call, bytes) }
+                case (let check?, nil): { call, bytes in !api.admits(call, check, requestBytes: bytes) }
+                case (nil, let shortcut?): { call, bytes in shortcut(api, call, bytes) }
+                case (nil, nil): nil
+                }
             registry.registerUnary(name, request: Request.self, shortcut: bytesShortcut) { call, request, bytes in
                 answer(api, call, request, bytes)
             }
@@ -191,6 +200,9 @@ public struct APIMethod: Sendable {
         _ body: @escaping @Sendable (HomeAPI, ServerCall, Request, Caller) throws(APIFailure) -> Void
     ) -> APIMethod {
         let declared = declaration(name, request, response, kind: .read, isStreaming: true)
+        // A stream's handler checks its request (Subscribe names many homes); one that names its
+        // home in field 1 would have to be checked at dispatch as a unary call is.
+        precondition(declared.dispatchCheck == nil, "\(name): a stream is not checked at dispatch")
         return APIMethod(
             name: name,
             requestType: Request.protoMessageName,

@@ -16,6 +16,9 @@ struct DeclaredMethod: Sendable {
     let access: Access
     let mutates: Bool
     let isStreaming: Bool
+    /// Whether the request's field 1 is `bytes home_id`, the home a member or administrator method
+    /// acts in (every such method's but Subscribe's, which names many).
+    let namesHomeInFieldOne: Bool
     /// The request and response messages' full protobuf names.
     let request: String
     let response: String
@@ -25,6 +28,23 @@ struct DeclaredMethod: Sendable {
     static func named(_ name: String) -> DeclaredMethod {
         guard let declared = byName[name] else { preconditionFailure("\(name) is not declared in proto/home/v1") }
         return declared
+    }
+
+    /// What is checked when a call arrives, before its handler runs (``HomeAPI/admits(_:_:requestBytes:)``):
+    /// the owner's methods, and member or administrator methods that name their home in field 1.
+    enum DispatchCheck: Sendable {
+        case serverOwner
+        case memberOfNamedHome
+        case administratorOfNamedHome
+    }
+
+    var dispatchCheck: DispatchCheck? {
+        switch access {
+        case .serverOwner: .serverOwner
+        case .member: namesHomeInFieldOne ? .memberOfNamedHome : nil
+        case .administrator: namesHomeInFieldOne ? .administratorOfNamedHome : nil
+        case .anyone, .accessory, .anyAccount: nil
+        }
     }
 
     /// The role an account needs: the API's methods are all called by accounts.

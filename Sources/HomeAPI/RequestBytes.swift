@@ -81,4 +81,70 @@ enum RequestBytes {
         }
         return value
     }
+
+    /// The home id a request names in field 1 (`home_id`), wherever the field lies and however
+    /// often it comes (the last wins, as in protobuf); `nil` if it is absent, not 16 bytes, or the
+    /// bytes are not protobuf (the handler's decoder then says what is wrong).
+    /// Every field is read, even when the request begins with the id: a second `home_id` after it
+    /// is the one the handler acts on, so it must be the one checked.
+    static func homeID(in bytes: ArraySlice<UInt8>) -> HomeID? {
+        let span = bytes.span
+        let raw = span.bytes
+        var found: HomeID?
+        var index = 0
+        while index < span.count {
+            // The usual field first, in one load: a one-byte tag of a length-delimited field and a
+            // one-byte length (every id, name and small message the API's requests carry). The
+            // general decoding below took more than the rest of a cached read's check.
+            if index + 2 <= span.count {
+                let tagAndLength = raw.unsafeLoadUnaligned(fromByteOffset: index, as: UInt16.self)
+                if tagAndLength & 0x8087 == 2 {
+                    let (length, start) = (Int(tagAndLength >> 8), index + 2)
+                    guard length <= span.count - start else { return nil }
+                    if tagAndLength & 0xFF == 1 << 3 | 2 {
+                        guard length == 16 else { return nil }
+                        found = HomeID(id(in: raw, at: start))
+                    }
+                    index = start + length
+                    continue
+                }
+            }
+            guard let (key, afterKey) = varint(span, at: index) else { return nil }
+            index = afterKey
+            switch key & 7 {
+            case 0:
+                guard let (_, next) = varint(span, at: index) else { return nil }
+                index = next
+            case 1: index += 8
+            case 5: index += 4
+            case 2:
+                guard let (length, start) = varint(span, at: index), length <= UInt64(span.count - start) else {
+                    return nil
+                }
+                if key >> 3 == 1 {
+                    guard length == 16 else { return nil }
+                    found = HomeID(id(in: span.bytes, at: start))
+                }
+                index = start + Int(length)
+            default:
+                return nil
+            }
+        }
+        return index == span.count ? found : nil
+    }
+
+    /// The varint at `index` and the index after it; `nil` if it runs past the end or past 10 bytes.
+    private static func varint(_ span: Span<UInt8>, at index: Int) -> (UInt64, Int)? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        var index = index
+        while index < span.count, shift < 64 {
+            let byte = span[index]
+            index += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return (value, index) }
+            shift += 7
+        }
+        return nil
+    }
 }

@@ -36,6 +36,12 @@ public final class UserPrincipal: Principal {
     ) throws(HomeServiceError) -> HomeStore.CachedReading {
         try store.readValue(id, in: home, as: account, memo: &membershipMemo)
     }
+
+    /// The account's role in `home` (``HomeService/HomeStore/role(of:in:memo:)``), from this
+    /// connection's memo when it can be.
+    func role(in home: HomeID, from store: HomeStore) -> HomeRole? {
+        store.role(of: account, in: home, memo: &membershipMemo)
+    }
 }
 
 /// Resolves bearer tokens through the store (hashed lookup, constant-time digest comparison).

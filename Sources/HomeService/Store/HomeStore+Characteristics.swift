@@ -266,18 +266,46 @@ extension HomeStore {
 /// (a connection): it stands while no membership anywhere has changed since, so a connection
 /// reading one home call after call skips the two hashed lookups of the membership check.
 public struct MembershipMemo: Sendable {
-    let account: AccountID
-    let home: HomeID
-    let version: UInt64
+    @usableFromInline let account: AccountID
+    @usableFromInline let home: HomeID
+    @usableFromInline let version: UInt64
+    @usableFromInline let role: HomeRole
 }
 
 extension HomeStore {
-    /// Whether `account` is a member of `homeID`: from `memo` when it confirmed exactly this and no
-    /// membership has changed since, else from the index (and a yes becomes the new memo).
+    /// Whether `account` is a member of `homeID` (``role(of:in:memo:)``).
     func isMember(_ account: AccountID, of homeID: HomeID, memo: inout MembershipMemo?) -> Bool {
-        if let memo, memo.version == membershipVersion, memo.home == homeID, memo.account == account { return true }
-        guard homeIDsByMember[account]?.contains(homeID) == true else { return false }
-        memo = MembershipMemo(account: account, home: homeID, version: membershipVersion)
-        return true
+        role(of: account, in: homeID, memo: &memo) != nil
+    }
+
+    /// `account`'s role in `homeID`, `nil` for a non-member (or no such home): from `memo` when it
+    /// confirmed exactly this and no membership has changed since (a role change counts: it goes
+    /// through the member index), else from the home (and a role becomes the new memo). The API
+    /// checks each call's declared access with it before the handler runs, so a connection's
+    /// calls in one home cost one hashed lookup, not one each.
+    /// (The memo's case is inlined into the caller: it is every call's.)
+    @inlinable
+    public func role(of account: AccountID, in homeID: HomeID, memo: inout MembershipMemo?) -> HomeRole? {
+        if let memo, memo.version == membershipVersion, memo.home == homeID, memo.account == account {
+            return memo.role
+        }
+        return roleLookingUp(of: account, in: homeID, memo: &memo)
+    }
+
+    @usableFromInline
+    func roleLookingUp(of account: AccountID, in homeID: HomeID, memo: inout MembershipMemo?) -> HomeRole? {
+        guard let role = readHome(homeID, { $0.members[account] }) ?? nil else { return nil }
+        memo = MembershipMemo(account: account, home: homeID, version: membershipVersion, role: role)
+        return role
+    }
+
+    /// Whether `account` is the server's owner.
+    public func isOwner(_ account: AccountID) -> Bool {
+        accounts[account]?.isOwner == true
+    }
+
+    /// The home's name, for a refusal's message ("" for none).
+    public func name(of id: HomeID) -> String {
+        readHome(id) { $0.name } ?? ""
     }
 }

@@ -80,7 +80,7 @@ public final class HomeStore {
         didSet { membershipVersion &+= 1 }
     }
     /// Counts changes to `homeIDsByMember`: a ``MembershipMemo`` holds while it is unchanged.
-    private(set) var membershipVersion: UInt64 = 0
+    @usableFromInline private(set) var membershipVersion: UInt64 = 0
     /// Counts changes that can change what ``checkWrite(_:_:as:)`` decides (every row touched but
     /// ``RecordKey/canChangeWriteChecks`` rows): a ``CheckedWrite`` stands while it is unchanged.
     private(set) var writeCheckVersion: UInt64 = 0
