@@ -18,7 +18,7 @@ public typealias BrowseEvent = Home_V1_BrowseEvent
 ///
 /// ```swift
 /// let link = try await AccessoryLinkClient.connect(to: .tcp(host: "127.0.0.1", port: 7420))
-/// for try await message in link.advertise(description, setupCode: "031-45-154") {
+/// for try await message in try link.advertise(description, setupCode: "031-45-154") {
 ///     switch message.kind {
 ///     case .paired(let paired)?: save(paired.credential)   // shown only once
 ///     case .command(let command)?: try await link.answer(command.commandID)   // 0: done

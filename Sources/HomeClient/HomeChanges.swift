@@ -91,6 +91,8 @@ public struct HomeChanges: AsyncSequence, Sendable {
         private var stream: ResponseStream.AsyncIterator?
         private var failures = 0
         private var readStartingRevisions = false
+        /// ``HomeClient/closings`` when the stream was first opened: a close since ends it.
+        private var closings: Int?
 
         init(client: HomeClient, options: ChangeOptions) {
             self.client = client
@@ -99,7 +101,8 @@ public struct HomeChanges: AsyncSequence, Sendable {
             self.homes = options.homes
         }
 
-        /// The next event; `nil` once the stream ended because every named home is gone.
+        /// The next event; `nil` once the stream ended because every named home is gone or the
+        /// client was closed.
         /// - Throws: ``HomeClientError`` for a failure that reconnecting cannot fix, or
         ///   `CancellationError` when the task is cancelled.
         public mutating func next() async throws -> HomeEvent? {
@@ -107,6 +110,9 @@ public struct HomeChanges: AsyncSequence, Sendable {
                 try Task.checkCancellation()
                 do {
                     if stream == nil {
+                        let current = await client.closings
+                        if let closings, closings != current { return nil }
+                        closings = current
                         guard let opened = try await open() else { return nil }
                         stream = opened
                     }
@@ -115,11 +121,19 @@ public struct HomeChanges: AsyncSequence, Sendable {
                     let event = try HomeEvent(serializedBytes: bytes)
                     if accept(event) { return event }
                 } catch let error as RPCError {
+                    if await wasClosed() { return nil }
                     try await recover(from: HomeClientError(error))
                 } catch let error as HomeClientError {
+                    if await wasClosed() { return nil }
                     try await recover(from: error)
                 }
             }
+        }
+
+        /// Whether the client was closed since the stream was opened (its failure is the close's).
+        private func wasClosed() async -> Bool {
+            guard let closings else { return false }
+            return await client.closings != closings
         }
 
         /// Waits before reconnecting after a retryable failure; rethrows any other.

@@ -63,8 +63,14 @@ public actor HomeClient {
         connectionConfiguration = connection
     }
 
-    /// Closes the connection; a later call opens a new one.
+    /// How many times ``close()`` was called: a change stream begun before a close ends (returns
+    /// `nil`) instead of reconnecting.
+    private(set) var closings = 0
+
+    /// Closes the connection and ends every change stream begun before (``changes(_:)``); a later
+    /// call opens a new connection. A client dropped without it closes its connection too.
     public func close() async {
+        closings += 1
         let current = client
         client = nil
         authenticated = nil

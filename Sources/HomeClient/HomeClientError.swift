@@ -78,6 +78,12 @@ extension UUID {
 }
 
 extension Data {
-    /// The 16-byte identifier these bytes hold (a zero UUID for any other length).
-    public var uuid: UUID { UUID(data: self) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    /// The 16-byte identifier these bytes hold, as every id the server sends is. Any other length
+    /// is a programming error and stops the program, as an index out of range does: a made-up
+    /// all-zero id would name nothing, or the wrong thing, far from the mistake. ``UUID/init(data:)``
+    /// checks instead.
+    public var uuid: UUID {
+        guard let id = UUID(data: self) else { preconditionFailure("an id is 16 bytes, not \(count)") }
+        return id
+    }
 }

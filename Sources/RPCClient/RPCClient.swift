@@ -38,14 +38,23 @@ public final class RPCClient: Sendable {
     ) async throws(RPCError) -> RPCClient {
         let result: Result<RPCClient, RPCError> = await withCheckedContinuation { continuation in
             let thread = Thread {
+                // Named from inside: Foundation on Linux names only the current thread (so it shows
+                // in top, gdb and /proc/PID/task/*/comm).
+                Thread.current.name = "homerpc-client"
                 LoopSide.run(endpoint: endpoint, configuration: configuration) { result in
                     continuation.resume(returning: result)
                 }
             }
-            thread.name = "homerpc-client"
             thread.start()
         }
         return try result.get()
+    }
+
+    /// A client dropped without ``close()`` still stops its loop thread (without waiting for it):
+    /// a service that makes clients as it goes must not collect threads. Streams and calls in
+    /// flight hold the client, so this comes only after they ended.
+    deinit {
+        _ = commands.send { side in side.shutDown() }
     }
 
     /// Makes the client once the loop thread is connected (called on that thread).

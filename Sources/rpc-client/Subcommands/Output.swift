@@ -57,7 +57,7 @@ enum Output {
     /// Sends what was printed now (a pipe's reader sees each line as it happens).
     static func flush() { fflush(nil) }
 
-    static func id(_ data: Data) -> String { data.uuid.uuidString }
+    static func id(_ data: Data) -> String { UUID(data: data)?.uuidString ?? "-" }
 
     /// A characteristic as `characteristic` commands take it by name: "Desk Lamp/On" (its id when the
     /// home does not hold it).
