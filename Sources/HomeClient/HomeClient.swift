@@ -193,12 +193,16 @@ public actor HomeClient {
             if connecting == task { connecting = nil }
             if client == nil { client = made }
             return client!
-        } catch let error as RPCError {
-            if connecting == task { connecting = nil }
-            throw HomeClientError(error)
         } catch {
             if connecting == task { connecting = nil }
-            throw HomeClientError(status: .unavailable, message: "\(error)")
+            // Nothing was sent: the call may go again as it is, whatever it is.
+            var failure =
+                if let error = error as? RPCError { HomeClientError(error) } else {
+                    HomeClientError(status: .unavailable, message: "\(error)")
+                }
+            failure.wasNotSent = true
+            failure.isRetryable = true
+            throw failure
         }
     }
 

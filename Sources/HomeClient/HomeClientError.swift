@@ -24,7 +24,12 @@ public struct HomeClientError: Error, Sendable, CustomStringConvertible {
     public var itemResults: [Home_V1_ItemResult]
     /// Whether the call had no effect and may be retried as is.
     public var isRetryable: Bool
-    /// The call never left: its connection had already closed, or had no stream id left for it.
+    /// Whether the request may have reached the server. `false` when it provably did not: no
+    /// connection could be made, or its connection had already closed or had no stream id left
+    /// (then ``isRetryable`` is `true`: sending it again, whatever it is, cannot apply it twice).
+    public var wasSent: Bool { !wasNotSent }
+    /// The call never left: no connection could be made, its connection had already closed, or it
+    /// had no stream id left for it.
     var wasNotSent = false
     /// The call never left because its connection had used every stream id.
     var usedUpStreamIDs = false

@@ -20,7 +20,7 @@ public final class RPCClient: Sendable {
 
     private let commands: Waker<Command>
     /// Signalled when the loop thread has closed its loop.
-    private let stopped: DispatchSemaphore
+    let stopped: DispatchSemaphore
     let initialStreamCredit: UInt32
 
     private init(commands: Waker<Command>, stopped: DispatchSemaphore, initialStreamCredit: UInt32) {

@@ -2,38 +2,21 @@ import Foundation
 import HomeClient
 import HomeProto
 import Testing
+import Wire
+
+@testable import RPCClient
 
 /// What a service sees of a client's life: its thread goes when it goes, and closing it ends its
 /// change streams.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct ClientLifecycleTests {
-    /// Threads of this process named as the client's loop thread names itself.
-    static func clientThreads() -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { task in
-            let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-            return name?.hasPrefix("homerpc-client") == true
-        }.count
-    }
-
-    @Test func clientsDroppedWithoutClosingLeaveNoThread() async throws {
+    @Test func aClientDroppedWithoutClosingStopsItsThread() async throws {
         let server = try await HomedProcess.launch()
-        let before = Self.clientThreads()
-        do {
-            var clients: [HomeClient] = []
-            for _ in 0..<20 {
-                let client = server.client()
-                _ = try await client.listHomes()
-                clients.append(client)
-            }
-            #expect(Self.clientThreads() >= before + 20)
-        }
-        // Dropped: each stops its loop thread without being waited for.
-        var remaining = Self.clientThreads()
-        for _ in 0..<100 where remaining > before {
-            try await Task.sleep(for: .milliseconds(50))
-            remaining = Self.clientThreads()
-        }
-        #expect(remaining <= before)
+        var client: RPCClient? = try await RPCClient.connect(to: server.endpoint)
+        _ = try await client?.unary("home.v1.Health/Check", request: [])
+        // Signalled when the client's loop thread has closed its loop (as close() waits for).
+        let stopped = try #require(client?.stopped)
+        client = nil
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
     }
 
     @Test func closeEndsALiveChangeStream() async throws {
@@ -67,5 +50,23 @@ import Testing
 
     @Test func anIDOfAnotherLengthStopsTheProgram() async {
         await #expect(processExitsWith: .failure) { _ = Data([1, 2, 3]).uuid }
+    }
+}
+
+/// A failure that provably sent nothing says so, and may be retried as it is.
+@Suite struct UnsentCallTests {
+    @Test func aCallThatCouldNotConnectWasNotSentAndIsRetryable() async throws {
+        // A socket path nothing listens on.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-homed-\(UUID()).sock").path
+        let client = HomeClient(endpoint: .unix(path: path), token: "hrt_x")
+        do {
+            _ = try await client.listHomes()
+            Issue.record("a call to a closed port answered")
+        } catch {
+            #expect(error.status == .unavailable)
+            #expect(!error.wasSent)
+            #expect(error.isRetryable)
+        }
+        await client.close()
     }
 }
