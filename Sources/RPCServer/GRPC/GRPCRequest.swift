@@ -202,11 +202,24 @@ extension Span where Element == UInt8 {
         return count >= literal.count && matches(literal, at: count - literal.count)
     }
 
-    /// Whether `literal`'s bytes are these from `offset` on (the caller checked they fit). Spans
-    /// on both sides: iterating a `String.UTF8View` costs several times as much per byte, on every
-    /// header of every gRPC call.
+    /// Whether `literal`'s bytes are these from `offset` on (the caller checked they fit): eight at
+    /// a time, then one by one. Byte by byte (spans on both sides) it cost about 1,000 instructions
+    /// a call over the eight or so header fields every call carries. The loads are bounds-checked
+    /// and hold no pointer; any bit pattern is a valid integer: safe despite their name.
     private func matches(_ literal: Span<UInt8>, at offset: Int) -> Bool {
-        for index in literal.indices where self[offset + index] != literal[index] { return false }
+        let (mine, theirs) = (bytes, literal.bytes)
+        var index = 0
+        while index + 8 <= literal.count {
+            guard
+                mine.unsafeLoadUnaligned(fromByteOffset: offset + index, as: UInt64.self)
+                    == theirs.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self)
+            else { return false }
+            index += 8
+        }
+        while index < literal.count {
+            guard self[offset + index] == literal[index] else { return false }
+            index += 1
+        }
         return true
     }
 }
