@@ -121,9 +121,12 @@ public struct HomeChanges: AsyncSequence, Sendable {
                     let event = try HomeEvent(serializedBytes: bytes)
                     if accept(event) { return event }
                 } catch let error as RPCError {
+                    // A cancelled task's stream ends with CANCELLED: it is the cancellation.
+                    try Task.checkCancellation()
                     if await wasClosed() { return nil }
                     try await recover(from: HomeClientError(error))
                 } catch let error as HomeClientError {
+                    try Task.checkCancellation()
                     if await wasClosed() { return nil }
                     try await recover(from: error)
                 }

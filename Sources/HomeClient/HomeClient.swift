@@ -18,7 +18,9 @@ import Wire
 /// fails the connecting call with UNAVAILABLE, and so does one that goes quiet while calls or
 /// streams are open (a PING after 30 s without a byte from it, unanswered for 10 s). Every mutation carries a fresh idempotency key and is retried
 /// with that same key when the connection failed or the server was draining, so a retried change
-/// is applied once. Calls may run concurrently.
+/// is applied once. Calls may run concurrently. Cancelling a task cancels its call on the server:
+/// a call then fails with ``HomeClientError`` and status CANCELLED (calls throw only that), a
+/// stream (``changes(_:)``, ``MessageStream``) throws `CancellationError`.
 public actor HomeClient {
     /// Where the server listens.
     public let endpoint: Endpoint

@@ -62,12 +62,14 @@ public struct MessageStream<Message: SwiftProtobuf.Message & Sendable>: AsyncSeq
         var inner: ResponseStream.AsyncIterator
 
         /// The next message; `nil` once the stream ended with OK.
-        /// - Throws: ``HomeClientError`` with the status it ended with otherwise.
+        /// - Throws: `CancellationError` when the task was cancelled (the call is cancelled on the
+        ///   server too); ``HomeClientError`` with the status it ended with otherwise.
         public mutating func next() async throws -> Message? {
             let bytes: [UInt8]?
             do {
                 bytes = try await inner.next()
             } catch let error as RPCError {
+                try Task.checkCancellation()
                 throw HomeClientError(error)
             }
             guard let bytes else { return nil }

@@ -19,6 +19,21 @@ import Wire
         #expect(stopped.wait(timeout: .now() + 5) == .success)
     }
 
+    @Test func aCancelledChangeStreamThrowsCancellationError() async throws {
+        let server = try await HomedProcess.launch()
+        let client = server.client()
+        let home = try await client.addHome(named: "Cancelled")
+        let following = Task {
+            var stream = client.changes(ChangeOptions(homes: [home.id.uuid], snapshot: true)).makeAsyncIterator()
+            _ = try await stream.next()  // the snapshot: the stream is open
+            _ = try await stream.next()  // nothing more comes: cancelled while waiting
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        following.cancel()
+        await #expect(throws: CancellationError.self) { try await following.value }
+        await client.close()
+    }
+
     @Test func closeEndsALiveChangeStream() async throws {
         let server = try await HomedProcess.launch()
         let client = server.client()
