@@ -25,10 +25,11 @@ public actor HomeClient {
     /// Where the server listens.
     public let endpoint: Endpoint
     private let token: String
-    /// The deadline of each call, enforced by the server.
+    /// Each call's time, connecting and retries included, unless the task's ``callOptions`` say
+    /// otherwise (the server enforces what is left of it for each attempt).
     public let timeout: Duration?
-    /// How many times a mutation is retried after a transport failure.
-    public let retries: Int
+    /// How a mutation is retried after a transport failure or a drain.
+    public let retryPolicy: RetryPolicy
     /// The connection's settings: its frame size, handshake timeout and keepalive.
     public let connectionConfiguration: ClientConnection.Configuration
     private var client: RPCClient?
@@ -45,23 +46,27 @@ public actor HomeClient {
     /// meet in the logs. Task-local, so concurrent requests sharing one client keep their own.
     @TaskLocal public static var traceID: String?
 
+    /// The options of the calls made inside `HomeClient.$callOptions.withValue(options) { ... }`:
+    /// a deadline, an idempotency key, metadata (``CallOptions``).
+    @TaskLocal public static var callOptions = CallOptions()
+
     /// - Parameters:
     ///   - token: the bearer token (`hrt_...`): the owner's token file, or one issued to the account.
-    ///   - timeout: each call's deadline (`nil`: none).
-    ///   - retries: how often a mutation is retried, with the same idempotency key, after the
+    ///   - timeout: each call's time, connecting and retries included (`nil`: none).
+    ///   - retryPolicy: how a mutation is retried, with the same idempotency key, after the
     ///     connection failed or the server drained.
     ///   - connection: the connection's settings (the handshake timeout and the keepalive among them).
     public init(
         endpoint: Endpoint,
         token: String,
         timeout: Duration? = .seconds(30),
-        retries: Int = 3,
+        retryPolicy: RetryPolicy = .standard,
         connection: ClientConnection.Configuration = ClientConnection.Configuration()
     ) {
         self.endpoint = endpoint
         self.token = token
         self.timeout = timeout
-        self.retries = retries
+        self.retryPolicy = retryPolicy
         connectionConfiguration = connection
     }
 
@@ -90,13 +95,37 @@ public actor HomeClient {
         returning: Response.Type = Response.self,
         idempotencyKey: String? = nil
     ) async throws(HomeClientError) -> Response {
+        try await call(method, request, idempotencyKey: idempotencyKey, before: deadline())
+    }
+
+    /// The deadline of a call made now: the task's ``CallOptions/timeout``, else the client's.
+    private func deadline() -> ContinuousClock.Instant? {
+        (Self.callOptions.timeout ?? timeout).map { .now + $0 }
+    }
+
+    /// What is left until `deadline` for the server to enforce; DEADLINE_EXCEEDED when nothing is.
+    private static func remaining(before deadline: ContinuousClock.Instant?) throws(HomeClientError) -> Duration? {
+        guard let deadline else { return nil }
+        let left = deadline - .now
+        guard left > .zero else {
+            throw HomeClientError(status: .deadlineExceeded, message: "the call's deadline passed")
+        }
+        return left
+    }
+
+    private func call<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ method: String,
+        _ request: Request,
+        idempotencyKey: String?,
+        before deadline: ContinuousClock.Instant?
+    ) async throws(HomeClientError) -> Response {
         var metadata = traceMetadata
         if let idempotencyKey {
             metadata.append(MetadataEntry(key: "idempotency-key", value: Array(idempotencyKey.utf8)))
         }
         var resent = false
         while true {
-            let rpc = try await connection()
+            let rpc = try await connection(before: deadline)
             // The token goes with the calls made until the connection has authenticated: the server
             // keeps the connection's principal (docs/PROTOCOL.md, "Authentication").
             let sendsToken = authenticated !== rpc
@@ -105,7 +134,7 @@ public actor HomeClient {
                     rpc,
                     method,
                     request,
-                    timeout: timeout,
+                    timeout: try Self.remaining(before: deadline),
                     metadata: sendsToken ? [authorization] + metadata : metadata
                 )
                 if sendsToken { authenticated = rpc }
@@ -133,22 +162,29 @@ public actor HomeClient {
         }
     }
 
-    /// Calls a mutation with a fresh idempotency key, retrying with the same key after a transport
-    /// failure or a drain: the change is applied at most once, and the answer is the first outcome.
+    /// Calls a mutation with an idempotency key (the task's ``CallOptions/idempotencyKey``, else a
+    /// fresh one), retrying with the same key after a transport failure or a drain, as the
+    /// ``retryPolicy`` says and within the call's deadline: the change is applied at most once,
+    /// and the answer is the first outcome.
     public func mutate<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
         _ method: String,
         _ request: Request,
         returning: Response.Type = Response.self
     ) async throws(HomeClientError) -> Response {
-        let key = UUID.random().uuidString
-        var attempt = 0
+        let key = Self.callOptions.idempotencyKey ?? UUID.random().uuidString
+        let deadline = deadline()
+        var attempt = 1
         while true {
             do {
-                return try await call(method, request, returning: Response.self, idempotencyKey: key)
+                return try await call(method, request, idempotencyKey: key, before: deadline)
             } catch {
+                guard error.status == .unavailable, error.homeKitCode == nil, attempt < retryPolicy.maxAttempts else {
+                    throw error
+                }
+                let wait = retryPolicy.backoff(beforeRetry: attempt)
+                if let deadline, .now + wait >= deadline { throw error }
                 attempt += 1
-                guard error.status == .unavailable, error.homeKitCode == nil, attempt <= retries else { throw error }
-                try? await Task.sleep(for: .milliseconds(50 << min(attempt, 5)))
+                try? await Task.sleep(for: wait)
             }
         }
     }
@@ -163,10 +199,11 @@ public actor HomeClient {
         return rpc.serverStream(method, request: bytes, metadata: [authorization] + traceMetadata)
     }
 
-    /// The task's trace id, if it set one.
+    /// The task's trace id, if it set one, and its ``CallOptions/metadata``.
     private var traceMetadata: [MetadataEntry] {
-        guard let traceID = Self.traceID else { return [] }
-        return [MetadataEntry(key: "trace-id", value: Array(traceID.utf8))]
+        var entries = Self.callOptions.metadata.map { MetadataEntry(key: $0.key, value: Array($0.value.utf8)) }
+        if let traceID = Self.traceID { entries.append(MetadataEntry(key: "trace-id", value: Array(traceID.utf8))) }
+        return entries
     }
 
     /// A stream failed for a transport reason, or found its connection's stream ids used up: the
@@ -180,13 +217,24 @@ public actor HomeClient {
         MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))
     }
 
-    private func connection() async throws(HomeClientError) -> RPCClient {
+    /// The connection, made if need be. A connect this call starts gives up by `deadline` (its
+    /// handshake timeout shortened to what is left): a server that does not answer fails the call
+    /// within its deadline, not only at the connection's handshake timeout.
+    private func connection(
+        before deadline: ContinuousClock.Instant? = nil
+    ) async throws(HomeClientError)
+        -> RPCClient
+    {
         if let client { return client }
         let task: Task<RPCClient, any Error>
         if let connecting {
             task = connecting
         } else {
-            let (endpoint, configuration) = (self.endpoint, connectionConfiguration)
+            var configuration = connectionConfiguration
+            if let left = try Self.remaining(before: deadline) {
+                configuration.handshakeTimeout = min(configuration.handshakeTimeout, left)
+            }
+            let endpoint = self.endpoint
             task = Task { try await RPCClient.connect(to: endpoint, configuration: configuration) }
             connecting = task
         }

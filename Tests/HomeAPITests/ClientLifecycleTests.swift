@@ -1,9 +1,9 @@
 import Foundation
-import HomeClient
 import HomeProto
 import Testing
 import Wire
 
+@testable import HomeClient
 @testable import RPCClient
 
 /// What a service sees of a client's life: its thread goes when it goes, and closing it ends its
@@ -83,5 +83,69 @@ import Wire
             #expect(error.isRetryable)
         }
         await client.close()
+    }
+}
+
+/// Per-call options and the retry policy.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct CallOptionsTests {
+    @Test func aServicesOwnKeyAppliesItsMutationOnce() async throws {
+        let server = try await HomedProcess.launch()
+        let client = server.client()
+        let home = try await client.addHome(named: "Keyed")
+        let options = CallOptions(idempotencyKey: "service-request-41")
+        // The service's own retry of one request: the same key, so the same outcome, one room.
+        let first = try await HomeClient.$callOptions.withValue(options) {
+            try await client.home(home.id.uuid).addRoom(named: "Study")
+        }
+        let again = try await HomeClient.$callOptions.withValue(options) {
+            try await client.home(home.id.uuid).addRoom(named: "Study")
+        }
+        #expect(first.id == again.id)
+        #expect(try await client.home(home.id.uuid).get().rooms.filter { $0.name == "Study" }.count == 1)
+        await client.close()
+    }
+
+    @Test func aCallsDeadlineCoversConnecting() async throws {
+        // A listener that accepts connections and never answers the handshake.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mute-\(UUID()).sock").path
+        let mute = Process()
+        mute.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        mute.arguments = [
+            "python3", "-c",
+            "import socket, sys, time\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\ns.listen(16)\nprint('ready', flush=True)\ntime.sleep(60)",
+            path,
+        ]
+        let ready = Pipe()
+        mute.standardOutput = ready
+        try mute.run()
+        defer { mute.terminate() }
+        _ = ready.fileHandleForReading.availableData  // "ready"
+        let client = HomeClient(endpoint: .unix(path: path), token: "hrt_x", retryPolicy: .never)
+        let started = ContinuousClock.now
+        do {
+            _ = try await HomeClient.$callOptions.withValue(CallOptions(timeout: .milliseconds(300))) {
+                try await client.listHomes()
+            }
+            Issue.record("a mute server answered")
+        } catch {
+            #expect((error as? HomeClientError)?.wasSent == false)
+        }
+        // Within the call's deadline (and some slack), not the connection's 10 s handshake timeout.
+        #expect(ContinuousClock.now - started < .seconds(5))
+        await client.close()
+    }
+
+    @Test func backoffGrowsToItsCapWithJitter() {
+        let policy = RetryPolicy(maxAttempts: 6, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1))
+        for retry in 1...5 {
+            let whole = min(Duration.seconds(1), .milliseconds(100) * (1 << (retry - 1)))
+            for _ in 0..<20 {
+                let wait = policy.backoff(beforeRetry: retry)
+                #expect(wait >= whole / 2 && wait <= whole)
+            }
+        }
+        var steady = policy
+        steady.jitter = false
+        #expect(steady.backoff(beforeRetry: 3) == .milliseconds(400))
     }
 }

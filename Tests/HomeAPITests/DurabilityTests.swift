@@ -24,7 +24,7 @@ import Wire
             let finished = Tally()
             let writers = (0..<4).map { writer in
                 Task { () -> [String] in
-                    let client = HomeClient(endpoint: endpoint, token: token, timeout: .seconds(5), retries: 0)
+                    let client = HomeClient(endpoint: endpoint, token: token, timeout: .seconds(5), retryPolicy: .never)
                     let home = client.home(homeID)
                     var acknowledged: [String] = []
                     for number in 0..<10_000 {
@@ -99,7 +99,7 @@ import Wire
             endpoint: server.endpoint,
             token: server.ownerToken,
             timeout: .milliseconds(300),
-            retries: 0
+            retryPolicy: .never
         )
         let early = try? await quick.home(seen.id.uuid).get()
         try lock.execute("ROLLBACK")
@@ -122,7 +122,7 @@ import Wire
             endpoint: server.endpoint,
             token: server.ownerToken,
             timeout: nil,
-            retries: 0,
+            retryPolicy: .never,
             connection: connection
         )
         _ = try await client.listHomes()
@@ -190,7 +190,7 @@ import Wire
         let tally = Tally()
         let writers = lamps.map { characteristic in
             Task { () -> (last: Int64?, unexpected: [String]) in
-                let client = HomeClient(endpoint: endpoint, token: token, timeout: .seconds(10), retries: 0)
+                let client = HomeClient(endpoint: endpoint, token: token, timeout: .seconds(10), retryPolicy: .never)
                 var last: Int64?
                 var unexpected: [String] = []
                 for value in Int64(1)... {
