@@ -1,5 +1,6 @@
 import Foundation
 import HomeProto
+import HomeService
 import Testing
 import Wire
 
@@ -147,5 +148,24 @@ import Wire
         var steady = policy
         steady.jitter = false
         #expect(steady.backoff(beforeRetry: 3) == .milliseconds(400))
+    }
+}
+
+/// The SDK's type constants are the catalog's types (both generated from docs/HAP-CATALOG.md).
+@Suite struct StandardTypeConstantTests {
+    @Test func constantsNameTheCatalogsTypes() {
+        let services = Set(StandardCatalog.serviceTypes.map(\.uuid))
+        let characteristics = Set(StandardCatalog.characteristicTypes.map(\.uuid))
+        for id in [
+            ServiceTypes.lightbulb, ServiceTypes.switch, ServiceTypes.accessoryInformation, ServiceTypes.heaterCooler,
+        ] {
+            #expect(services.contains(id), "\(id)")
+        }
+        for id in [CharacteristicTypes.on, CharacteristicTypes.brightness, CharacteristicTypes.pm25Density] {
+            #expect(characteristics.contains(id), "\(id)")
+        }
+        #expect(ServiceTypes.lightbulb == "00000043-0000-1000-8000-0026BB765291")
+        #expect(ServiceTypes.all == StandardCatalog.serviceTypes.map(\.uuid))
+        #expect(CharacteristicTypes.all == StandardCatalog.characteristicTypes.map(\.uuid))
     }
 }
