@@ -98,6 +98,9 @@ public actor HomeClient {
         try await call(method, request, idempotencyKey: idempotencyKey, before: deadline())
     }
 
+    /// How often a call that provably was not sent goes again on a new connection.
+    private static let maxResends = 3
+
     /// The deadline of a call made now: the task's ``CallOptions/timeout``, else the client's.
     private func deadline() -> ContinuousClock.Instant? {
         (Self.callOptions.timeout ?? timeout).map { .now + $0 }
@@ -123,7 +126,7 @@ public actor HomeClient {
         if let idempotencyKey {
             metadata.append(MetadataEntry(key: "idempotency-key", value: Array(idempotencyKey.utf8)))
         }
-        var resent = false
+        var resends = 0
         while true {
             let rpc = try await connection(before: deadline)
             // The token goes with the calls made until the connection has authenticated: the server
@@ -155,9 +158,10 @@ public actor HomeClient {
                     dropConnection(rpc)
                 }
                 // A connection that had closed before the call (the server restarted, or dropped
-                // it) sent nothing: the call goes once more, on a new one, whatever it is.
-                guard error.wasNotSent, !resent else { throw error }
-                resent = true
+                // it as idle) sent nothing: the call goes again, on a new one, whatever it is. A few
+                // times: on a loaded machine the new connection can idle out before the call goes.
+                guard error.wasNotSent, resends < Self.maxResends else { throw error }
+                resends += 1
             }
         }
     }

@@ -6,9 +6,9 @@ import Testing
 /// The server closes a connection without calls after `--idle-timeout` (300 s by default; docs/API.md,
 /// "Conventions"): the SDK's next call, read or mutation, goes out on a new connection without the
 /// caller seeing anything.
-@Suite(.timeLimit(.minutes(1))) struct IdleReconnectTests {
+@Suite(.timeLimit(.minutes(2))) struct IdleReconnectTests {
     @Test func callsAfterTheIdleTimeoutReconnectUnnoticed() async throws {
-        let server = try await HomedProcess.launch(arguments: ["--idle-timeout", "1"])
+        let server = try await HomedProcess.launch(arguments: ["--idle-timeout", "2"])
         let client = server.client()
         let home = client.home(try await client.addHome(named: "Idle Home").id.uuid)
         // Another client watches the server's count of idle closes; it calls every 50 ms (as
