@@ -73,6 +73,35 @@ public actor HomeClient {
     /// How many times ``close()`` was called: a change stream begun before a close ends (returns
     /// `nil`) instead of reconnecting.
     private(set) var closings = 0
+    /// The connection's state, told to every ``connectionStates()`` sequence as it changes.
+    private var state = ConnectionState.idle {
+        didSet {
+            guard state != oldValue else { return }
+            for watcher in stateWatchers.values { watcher.yield(state) }
+        }
+    }
+    private var stateWatchers: [Int: AsyncStream<ConnectionState>.Continuation] = [:]
+    private var nextStateWatcher = 0
+
+    /// The connection's state now, then each change (connecting, connected, disconnected with why,
+    /// idle after ``close()``), until the sequence is dropped. A service shows it, or logs the
+    /// reconnects a change stream goes through (``changes(_:)`` reconnects by itself).
+    public func connectionStates() -> AsyncStream<ConnectionState> {
+        let (states, continuation) = AsyncStream.makeStream(
+            of: ConnectionState.self,
+            bufferingPolicy: .bufferingNewest(64)
+        )
+        let key = nextStateWatcher
+        nextStateWatcher += 1
+        continuation.yield(state)
+        stateWatchers[key] = continuation
+        continuation.onTermination = { _ in Task { await self.stopWatchingState(key) } }
+        return states
+    }
+
+    private func stopWatchingState(_ key: Int) {
+        stateWatchers[key] = nil
+    }
 
     /// Closes the connection and ends every change stream begun before (``changes(_:)``); a later
     /// call opens a new connection. A client dropped without it closes its connection too.
@@ -84,6 +113,7 @@ public actor HomeClient {
         await current?.close()
         for rpc in retired { await rpc.close() }
         retired = []
+        state = .idle
     }
 
     // MARK: Calling
@@ -155,7 +185,7 @@ public actor HomeClient {
                     retireConnection(rpc)
                 } else if error.status == .unavailable && error.homeKitCode == nil {
                     // A transport failure (no HomeKit details): the next call reconnects.
-                    dropConnection(rpc)
+                    dropConnection(rpc, because: error)
                 }
                 // A connection that had closed before the call (the server restarted, or dropped
                 // it as idle) sent nothing: the call goes again, on a new one, whatever it is. A few
@@ -214,7 +244,7 @@ public actor HomeClient {
     /// next call or stream connects afresh.
     func connectionFailed(_ error: HomeClientError) {
         guard let client else { return }
-        if error.usedUpStreamIDs { retireConnection(client) } else { dropConnection(client) }
+        if error.usedUpStreamIDs { retireConnection(client) } else { dropConnection(client, because: error) }
     }
 
     private var authorization: MetadataEntry {
@@ -241,11 +271,13 @@ public actor HomeClient {
             let endpoint = self.endpoint
             task = Task { try await RPCClient.connect(to: endpoint, configuration: configuration) }
             connecting = task
+            state = .connecting
         }
         do {
             let made = try await task.value
             if connecting == task { connecting = nil }
             if client == nil { client = made }
+            state = .connected
             return client!
         } catch {
             if connecting == task { connecting = nil }
@@ -256,14 +288,16 @@ public actor HomeClient {
                 }
             failure.wasNotSent = true
             failure.isRetryable = true
+            state = .disconnected(reason: failure.message)
             throw failure
         }
     }
 
-    private func dropConnection(_ rpc: RPCClient) {
+    private func dropConnection(_ rpc: RPCClient, because error: HomeClientError) {
         if authenticated === rpc { authenticated = nil }
         guard client === rpc else { return }
         client = nil
+        state = .disconnected(reason: error.message)
         Task { await rpc.close() }
     }
 

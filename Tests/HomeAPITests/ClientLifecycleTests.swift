@@ -169,3 +169,34 @@ import Wire
         #expect(CharacteristicTypes.all == StandardCatalog.characteristicTypes.map(\.uuid))
     }
 }
+
+/// The connection's states, as a service would show or log them.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ConnectionStateTests {
+    @Test func aRestartShowsAsDisconnectedThenConnected() async throws {
+        let server = try await HomedProcess.launch()
+        let client = server.client()
+        var states = await client.connectionStates().makeAsyncIterator()
+        #expect(await states.next() == .idle)
+        let home = try await client.addHome(named: "Watched")
+        #expect(await states.next() == .connecting)
+        #expect(await states.next() == .connected)
+        // A change stream meets the restart and reconnects by itself; the states tell of it.
+        var changes = client.changes(ChangeOptions(homes: [home.id.uuid], snapshot: true)).makeAsyncIterator()
+        _ = try await changes.next()
+        try await server.restart()
+        let other = server.client()
+        _ = try await other.home(home.id.uuid).addRoom(named: "After Restart")
+        var event = try await changes.next()
+        while let current = event, kindName(current) != "roomAdded" { event = try await changes.next() }
+        var seen: [ConnectionState] = []
+        while let state = await states.next() {
+            seen.append(state)
+            if state == .connected { break }
+        }
+        #expect(seen.first.map { if case .disconnected = $0 { true } else { false } } == true, "\(seen)")
+        #expect(seen.last == .connected)
+        await client.close()
+        #expect(await states.next() == .idle)
+        await other.close()
+    }
+}
