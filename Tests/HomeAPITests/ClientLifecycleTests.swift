@@ -24,12 +24,14 @@ import Wire
         let server = try await HomedProcess.launch()
         let client = server.client()
         let home = try await client.addHome(named: "Cancelled")
+        let (opened, signal) = AsyncStream.makeStream(of: Void.self)
         let following = Task {
             var stream = client.changes(ChangeOptions(homes: [home.id.uuid], snapshot: true)).makeAsyncIterator()
             _ = try await stream.next()  // the snapshot: the stream is open
+            signal.finish()
             _ = try await stream.next()  // nothing more comes: cancelled while waiting
         }
-        try await Task.sleep(for: .milliseconds(300))
+        for await _ in opened {}
         following.cancel()
         await #expect(throws: CancellationError.self) { try await following.value }
         await client.close()
@@ -45,7 +47,8 @@ import Wire
             var stream = stream
             return try await stream.next()
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // Whether the close comes while next() waits or just before, the stream is open (its
+        // snapshot came): either way it must end rather than reconnect.
         await client.close()
         // The stream ends (nil) rather than reconnecting and delivering the owner's next change.
         #expect(try await ended.value == nil)
@@ -113,13 +116,19 @@ import Wire
         mute.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         mute.arguments = [
             "python3", "-c",
-            "import socket, sys, time\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\ns.listen(16)\nprint('ready', flush=True)\ntime.sleep(60)",
+            "import socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\ns.listen(16)\nprint('ready', flush=True)\nsys.stdin.read()",
             path,
         ]
         let ready = Pipe()
         mute.standardOutput = ready
+        // It listens until its standard input closes: when the test ends (no timer of its own).
+        let lifetime = Pipe()
+        mute.standardInput = lifetime
         try mute.run()
-        defer { mute.terminate() }
+        defer {
+            mute.terminate()
+            try? lifetime.fileHandleForWriting.close()
+        }
         _ = ready.fileHandleForReading.availableData  // "ready"
         let client = HomeClient(endpoint: .unix(path: path), token: "hrt_x", retryPolicy: .never)
         let started = ContinuousClock.now
