@@ -11,6 +11,10 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// The dependencies only the server, the tools and their tests use. A package that wants the SDK alone
+/// depends on this one with `traits: []`: SwiftPM then does not fetch them (README, "The Swift SDK").
+let serverOnly = TargetDependencyCondition.when(traits: ["Server"])
+
 let package = Package(
     name: "HomeRPC",
     products: [
@@ -27,6 +31,14 @@ let package = Package(
         .library(name: "HomeClient", targets: ["HomeClient"]),
         // The decoder's invariant checks, for the fuzzer in fuzz/.
         .library(name: "WireTesting", targets: ["WireTesting"]),
+    ],
+    traits: [
+        .trait(
+            name: "Server",
+            description:
+                "The server, the CLI, the load generator and the tests (swift-crypto, ArgumentParser, HdrHistogram)"
+        ),
+        .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
@@ -62,7 +74,7 @@ let package = Package(
         // The home domain: model, HomeKit rules and error codes, the store and its persistence.
         .target(
             name: "HomeService",
-            dependencies: ["SQLite", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SQLite", .product(name: "Crypto", package: "swift-crypto", condition: serverOnly)],
             swiftSettings: strictSettings
         ),
         // The binary framing: pure, standard library only.
@@ -90,7 +102,7 @@ let package = Package(
             dependencies: [
                 "HomeService", "HomeProto", "RPCServer", "RPCServices", "UV", "Wire",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto", condition: serverOnly),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -100,6 +112,7 @@ let package = Package(
             name: "HomeClient",
             dependencies: [
                 "RPCClient", "HomeProto", "UV", "Wire", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -108,21 +121,25 @@ let package = Package(
             name: "HomedCommand",
             dependencies: [
                 "RPCServer", "RPCServices", "UV", "Wire", "HomeService", "HomeAPI", "HomeProto",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: serverOnly),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "homed",
-            dependencies: ["HomedCommand", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "HomedCommand",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: serverOnly),
+            ],
             swiftSettings: strictSettings
         ),
         // The end-to-end tests' server for cases that depend on the date: homed on a shifted clock.
         .executableTarget(
             name: "clocked-homed",
             dependencies: [
-                "HomedCommand", "HomeService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HomedCommand", "HomeService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: serverOnly),
             ],
             path: "Tests/ClockedHomed",
             swiftSettings: strictSettings
@@ -133,8 +150,8 @@ let package = Package(
             dependencies: [
                 "RPCClient", "UV", "Wire", "HomeProto",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: serverOnly),
+                .product(name: "Histogram", package: "hdrhistogram-swift", condition: serverOnly),
             ],
             swiftSettings: strictSettings
         ),
@@ -145,7 +162,7 @@ let package = Package(
                 // HomeService for the standard catalog only (the simulator's service types).
                 "RPCClient", "HomeClient", "HomeProto", "HomeService", "UV", "Wire",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: serverOnly),
             ],
             swiftSettings: strictSettings
         ),
@@ -195,7 +212,8 @@ let package = Package(
                 "rpc-client",
                 "LoadGen", "TestSupport",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto", condition: serverOnly),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

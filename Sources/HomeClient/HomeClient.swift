@@ -1,5 +1,6 @@
 import Foundation
 import HomeProto
+public import Logging
 public import RPCClient
 public import SwiftProtobuf
 public import UV
@@ -32,6 +33,11 @@ public actor HomeClient {
     public let retryPolicy: RetryPolicy
     /// The connection's settings: its frame size, handshake timeout and keepalive.
     public let connectionConfiguration: ClientConnection.Configuration
+    /// Where the client tells of its connections (connecting, connected, dropped), its retries and
+    /// its change streams' reconnects.
+    public nonisolated let logger: Logger
+    /// Sees every call when it finishes (``CallObserver``).
+    public nonisolated let observer: (any CallObserver)?
     private var client: RPCClient?
     /// The connection on which a call with the token was answered: later calls there go without it.
     private var authenticated: RPCClient?
@@ -56,18 +62,27 @@ public actor HomeClient {
     ///   - retryPolicy: how a mutation is retried, with the same idempotency key, after the
     ///     connection failed or the server drained.
     ///   - connection: the connection's settings (the handshake timeout and the keepalive among them).
+    ///   - logger: where the client logs: connections made and dropped at `info`, retries and
+    ///     resends at `debug`, a change stream's reconnects at `info`. By default, nowhere.
+    ///   - observer: told of every call when it finishes, for metrics (``CallObserver``).
     public init(
         endpoint: Endpoint,
         token: String,
         timeout: Duration? = .seconds(30),
         retryPolicy: RetryPolicy = .standard,
-        connection: ClientConnection.Configuration = ClientConnection.Configuration()
+        connection: ClientConnection.Configuration = ClientConnection.Configuration(),
+        logger: Logger = Logger(label: "homerpc.client", factory: { _ in SwiftLogNoOpLogHandler() }),
+        observer: (any CallObserver)? = nil
     ) {
         self.endpoint = endpoint
         self.token = token
         self.timeout = timeout
         self.retryPolicy = retryPolicy
         connectionConfiguration = connection
+        var logger = logger
+        logger[metadataKey: "homerpc.endpoint"] = "\(endpoint)"
+        self.logger = logger
+        self.observer = observer
     }
 
     /// How many times ``close()`` was called: a change stream begun before a close ends (returns
@@ -77,6 +92,12 @@ public actor HomeClient {
     private var state = ConnectionState.idle {
         didSet {
             guard state != oldValue else { return }
+            switch state {
+            case .connected: logger.info("connected")
+            case .disconnected(let reason): logger.info("disconnected", metadata: ["homerpc.reason": "\(reason)"])
+            case .connecting: logger.debug("connecting")
+            case .idle: logger.debug("closed")
+            }
             for watcher in stateWatchers.values { watcher.yield(state) }
         }
     }
@@ -125,7 +146,43 @@ public actor HomeClient {
         returning: Response.Type = Response.self,
         idempotencyKey: String? = nil
     ) async throws(HomeClientError) -> Response {
-        try await call(method, request, idempotencyKey: idempotencyKey, before: deadline())
+        let started = ContinuousClock.now
+        var attempts = 0
+        do {
+            let response: Response = try await call(
+                method,
+                request,
+                idempotencyKey: idempotencyKey,
+                before: deadline(),
+                attempts: &attempts
+            )
+            observe(method, since: started, attempts: attempts, key: idempotencyKey, error: nil)
+            return response
+        } catch {
+            observe(method, since: started, attempts: attempts, key: idempotencyKey, error: error)
+            throw error
+        }
+    }
+
+    /// Tells the ``observer`` of a finished call.
+    private func observe(
+        _ method: String,
+        since started: ContinuousClock.Instant,
+        attempts: Int,
+        key: String?,
+        error: HomeClientError?
+    ) {
+        guard let observer else { return }
+        observer.callFinished(
+            CallRecord(
+                method: method,
+                status: error?.status ?? .ok,
+                error: error,
+                duration: .now - started,
+                attempts: attempts,
+                idempotencyKey: key
+            )
+        )
     }
 
     /// How often a call that provably was not sent goes again on a new connection.
@@ -150,7 +207,8 @@ public actor HomeClient {
         _ method: String,
         _ request: Request,
         idempotencyKey: String?,
-        before deadline: ContinuousClock.Instant?
+        before deadline: ContinuousClock.Instant?,
+        attempts: inout Int
     ) async throws(HomeClientError) -> Response {
         var metadata = traceMetadata
         if let idempotencyKey {
@@ -159,6 +217,7 @@ public actor HomeClient {
         var resends = 0
         while true {
             let rpc = try await connection(before: deadline)
+            attempts += 1
             // The token goes with the calls made until the connection has authenticated: the server
             // keeps the connection's principal (docs/PROTOCOL.md, "Authentication").
             let sendsToken = authenticated !== rpc
@@ -192,6 +251,10 @@ public actor HomeClient {
                 // times: on a loaded machine the new connection can idle out before the call goes.
                 guard error.wasNotSent, resends < Self.maxResends else { throw error }
                 resends += 1
+                logger.debug(
+                    "sending the call again: it never left its connection",
+                    metadata: ["homerpc.method": "\(method)", "homerpc.error": "\(error)"]
+                )
             }
         }
     }
@@ -206,18 +269,37 @@ public actor HomeClient {
         returning: Response.Type = Response.self
     ) async throws(HomeClientError) -> Response {
         let key = Self.callOptions.idempotencyKey ?? UUID.random().uuidString
+        let started = ContinuousClock.now
         let deadline = deadline()
-        var attempt = 1
+        var attempts = 0
+        var retry = 0
         while true {
             do {
-                return try await call(method, request, idempotencyKey: key, before: deadline)
+                let response: Response = try await call(
+                    method,
+                    request,
+                    idempotencyKey: key,
+                    before: deadline,
+                    attempts: &attempts
+                )
+                observe(method, since: started, attempts: attempts, key: key, error: nil)
+                return response
             } catch {
-                guard error.status == .unavailable, error.homeKitCode == nil, attempt < retryPolicy.maxAttempts else {
+                retry += 1
+                let wait = retryPolicy.backoff(beforeRetry: retry)
+                guard error.status == .unavailable, error.homeKitCode == nil, retry < retryPolicy.maxAttempts,
+                    deadline.map({ .now + wait < $0 }) ?? true
+                else {
+                    observe(method, since: started, attempts: attempts, key: key, error: error)
                     throw error
                 }
-                let wait = retryPolicy.backoff(beforeRetry: attempt)
-                if let deadline, .now + wait >= deadline { throw error }
-                attempt += 1
+                logger.debug(
+                    "retrying a mutation under its idempotency key",
+                    metadata: [
+                        "homerpc.method": "\(method)", "homerpc.idempotency_key": "\(key)",
+                        "homerpc.retry": "\(retry)", "homerpc.wait": "\(wait)", "homerpc.error": "\(error)",
+                    ]
+                )
                 try? await Task.sleep(for: wait)
             }
         }

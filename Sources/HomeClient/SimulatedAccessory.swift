@@ -1,6 +1,8 @@
 public import Foundation
 public import HomeProto
+public import RPCClient
 import Synchronization
+public import UV
 import Wire
 
 /// A simulated accessory (HomeKit's Accessory Simulator): it advertises itself or attaches with its
@@ -8,9 +10,12 @@ import Wire
 /// identify requests, and can change values on its own. `rpc-client accessory simulate` runs these;
 /// tests use them as real accessories.
 ///
-/// Many simulated accessories may share one ``AccessoryLinkClient`` (each link is one stream of the
-/// connection). Commands are answered on the connection's loop thread as they arrive; the rest of
-/// the link's messages come to the actor.
+/// Made with an endpoint, it keeps its own connection and, as a device does, links again when the
+/// link ends or the server restarts: after 1 s, then twice as long each time up to 10 s, attaching
+/// with its credential (advertising again if the pairing is gone), until ``stop()``. Many simulated
+/// accessories may instead share one ``AccessoryLinkClient`` (each link is one stream of the
+/// connection); then the link's owner starts them again on a new client. Commands are answered on
+/// the connection's loop thread as they arrive; the rest of the link's messages come to the actor.
 public actor SimulatedAccessory {
     /// What the accessory does with a write.
     public enum WriteBehaviour: Sendable, Equatable {
@@ -67,11 +72,26 @@ public actor SimulatedAccessory {
         case ended(HomeClientError)
     }
 
+    /// Where it connects, when it keeps its own connection (and reconnects).
+    private struct OwnConnection {
+        let endpoint: Endpoint
+        let configuration: ClientConnection.Configuration
+        let timeout: Duration?
+    }
+
     private nonisolated let commandState: Mutex<CommandState>
-    private let link: AccessoryLinkClient
+    private let ownConnection: OwnConnection?
+    /// The connection its link is on: given, or its own (`nil` while it has none).
+    private var link: AccessoryLinkClient?
     private var linkCall: LinkCall?
     private var serving: Task<Void, Never>?
     private var startWaiter: CheckedContinuation<Void, any Error>?
+    /// Links again after the link ended, for an accessory with its own connection.
+    private var relinking: Task<Void, Never>?
+    /// Set by ``stop()``: the link's end is not a reason to link again.
+    private var isStopped = false
+    /// How many times it linked again after its link ended.
+    public private(set) var relinkCount = 0
     private var pairedWaiters: [CheckedContinuation<String, Never>] = []
     /// Called with the credential and the description (ids filled in) when a controller pairs the
     /// accessory: what it must keep to attach again.
@@ -89,6 +109,29 @@ public actor SimulatedAccessory {
         self.setupCode = setupCode
         self.credential = credential
         self.link = link
+        ownConnection = nil
+        commandState = Mutex(CommandState(values: Self.initialValues(of: description)))
+    }
+
+    /// An accessory with a connection of its own, which links again whenever its link ends (the
+    /// server restarted, the connection dropped) until ``stop()``.
+    /// - Parameters:
+    ///   - credential: the credential from an earlier pairing: ``start()`` attaches instead of
+    ///     advertising.
+    ///   - timeout: each unary call's deadline (its reports and answers).
+    public init(
+        _ description: AccessoryDescription,
+        setupCode: String,
+        credential: String? = nil,
+        endpoint: Endpoint,
+        timeout: Duration? = .seconds(30),
+        connection: ClientConnection.Configuration = ClientConnection.Configuration()
+    ) {
+        self.description = description
+        self.setupCode = setupCode
+        self.credential = credential
+        link = nil
+        ownConnection = OwnConnection(endpoint: endpoint, configuration: connection, timeout: timeout)
         commandState = Mutex(CommandState(values: Self.initialValues(of: description)))
     }
 
@@ -107,9 +150,30 @@ public actor SimulatedAccessory {
     }
 
     /// Opens the link (advertising, or attaching with the credential) and serves it in the
-    /// background; returns once the server accepted it.
-    /// - Throws: the server's refusal (a bad description, an id already paired, a wrong credential).
-    public func start() async throws {
+    /// background; returns once the server accepted it. An accessory with its own connection
+    /// connects first, and from then on links again by itself whenever the link ends.
+    /// - Throws: the server's refusal (a bad description, an id already paired, a wrong credential),
+    ///   or UNAVAILABLE when it cannot connect.
+    public func start() async throws(HomeClientError) {
+        isStopped = false
+        try await openLink()
+    }
+
+    /// Connects if it keeps its own connection and has none, then opens the link.
+    private func openLink() async throws(HomeClientError) {
+        let link: AccessoryLinkClient
+        if let current = self.link {
+            link = current
+        } else if let own = ownConnection {
+            link = try await AccessoryLinkClient.connect(
+                to: own.endpoint,
+                timeout: own.timeout,
+                connection: own.configuration
+            )
+            self.link = link
+        } else {
+            preconditionFailure("an accessory without its own connection always has its link")
+        }
         let (events, continuation) = AsyncStream.makeStream(of: LinkEvent.self)
         // On the link's loop thread: commands are answered there, everything else goes to the actor
         // in order. The advertised description's values are taken here too, so that no command
@@ -117,7 +181,7 @@ public actor SimulatedAccessory {
         let onMessage: @Sendable (LinkMessage) -> Void = { message in
             switch message.kind {
             case .command(let command)?:
-                self.perform(command)
+                self.perform(command, on: link)
                 self.commandState.withLock { $0.onMessage }?(message)
             case .advertised(let advertised)?:
                 let initial = Self.initialValues(of: advertised.accessory)
@@ -151,17 +215,31 @@ public actor SimulatedAccessory {
                 }
             }
         }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            startWaiter = continuation
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                startWaiter = continuation
+            }
+        } catch {
+            // linkEnded(_:) resumes it with the link's failure, a HomeClientError.
+            throw error as? HomeClientError ?? HomeClientError(status: .unknown, message: "\(error)")
         }
     }
 
-    /// Closes the link (the accessory becomes unreachable, or leaves the browser).
+    /// Closes the link (the accessory becomes unreachable, or leaves the browser); one with its own
+    /// connection closes that too and stops linking again.
     public func stop() async {
+        isStopped = true
+        relinking?.cancel()
+        await relinking?.value
+        relinking = nil
         linkCall?.cancel()
         linkCall = nil
         await serving?.value
         serving = nil
+        if ownConnection != nil {
+            await link?.close()
+            link = nil
+        }
     }
 
     /// Waits until a controller has paired the accessory; returns its credential.
@@ -173,9 +251,18 @@ public actor SimulatedAccessory {
     /// Changes a value on the accessory's own account (a switch pressed, a new reading) and reports it.
     /// - Parameter report: `false` changes it on the accessory only, as one that sends no events
     ///   would: the controller learns of it on its next fresh read.
-    public func change(_ characteristic: UUID, to value: CharacteristicValue, report: Bool = true) async throws {
+    /// - Throws: UNAVAILABLE while it has no link (the value is changed on the accessory anyway).
+    public func change(
+        _ characteristic: UUID,
+        to value: CharacteristicValue,
+        report: Bool = true
+    ) async throws(HomeClientError) {
         commandState.withLock { $0.values[characteristic] = value }
-        if report { try await link.report([(characteristic, value)]) }
+        guard report else { return }
+        guard let link, isLinked else {
+            throw HomeClientError(status: .unavailable, message: "the accessory is not linked")
+        }
+        try await link.report([(characteristic, value)])
     }
 
     /// The characteristic of `type` (uppercase UUID) on the accessory with `accessory`'s id (the
@@ -224,7 +311,7 @@ public actor SimulatedAccessory {
     }
 
     /// Answers a command on the link's loop thread.
-    private nonisolated func perform(_ command: AccessoryCommand) {
+    private nonisolated func perform(_ command: AccessoryCommand, on link: AccessoryLinkClient) {
         let answer = commandState.withLock { state -> (hapStatus: Int32, value: CharacteristicValue?)? in
             guard state.isResponsive else { return nil }
             switch command.action {
@@ -254,10 +341,41 @@ public actor SimulatedAccessory {
         link.answerWithoutWaiting(command.commandID, hapStatus: answer.hapStatus, value: answer.value)
     }
 
-    private func linkEnded(_ error: any Error) {
+    private func linkEnded(_ error: HomeClientError) {
         isLinked = false
-        startWaiter?.resume(throwing: error)
-        startWaiter = nil
+        if let waiter = startWaiter {
+            startWaiter = nil
+            waiter.resume(throwing: error)
+            return  // the opening fails: its caller decides what next
+        }
+        guard ownConnection != nil, !isStopped, relinking == nil else { return }
+        relinking = Task { await self.relink() }
+    }
+
+    /// Links again after the link ended, as a device does: after 1 s, then twice as long each time
+    /// up to 10 s, on a new connection, attaching with the credential, or advertising again once the
+    /// server says the pairing is gone; until it links or is stopped.
+    private func relink() async {
+        var delay = Duration.seconds(1)
+        while !isStopped {
+            linkCall = nil
+            await link?.close()
+            link = nil
+            try? await Task.sleep(for: delay)
+            if Task.isCancelled || isStopped { break }
+            do {
+                try await openLink()
+                relinkCount += 1
+                if isLinked { break }  // else it ended again while it opened: once more
+                delay = .seconds(1)
+            } catch  where error.status == .unauthenticated && credential != nil {
+                credential = nil  // unpaired meanwhile: advertise again, at once
+                delay = .zero
+            } catch {
+                delay = delay == .zero ? .seconds(1) : min(delay * 2, .seconds(10))
+            }
+        }
+        relinking = nil
     }
 
     /// The initial values a description declares (with its bridged accessories'), by id.

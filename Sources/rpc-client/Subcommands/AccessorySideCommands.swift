@@ -144,17 +144,16 @@ struct Simulate: AsyncParsableCommand {
             }
             let simulator = SimulatedAccessory(description, setupCode: code, credential: credential, link: link)
             await configure(simulator)
-            do {
-                try await simulator.start()
-            } catch let error as HomeClientError where error.status == .unauthenticated && credential != nil {
-                print("the pairing is gone (\(error.message)): advertising again")
-                credential = nil
-                SimulatorState(description: description, setupCode: code, credential: nil).save(to: state)
+            if let error = await Self.start(simulator) {
                 await link.close()
-                continue
-            } catch let error as HomeClientError where error.status == .unavailable {
+                if error.status == .unauthenticated && credential != nil {
+                    print("the pairing is gone (\(error.message)): advertising again")
+                    credential = nil
+                    SimulatorState(description: description, setupCode: code, credential: nil).save(to: state)
+                    continue
+                }
+                guard error.status == .unavailable else { throw error }
                 print("the server is unavailable (\(error.message))")
-                await link.close()
                 retryDelay = await Self.waitToRetry(delay: retryDelay)
                 continue
             }
@@ -187,6 +186,16 @@ struct Simulate: AsyncParsableCommand {
             print("the link ended; reconnecting in 1 s")
             Output.flush()
             try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Starts the simulator; its failure, if it failed.
+    private static func start(_ simulator: SimulatedAccessory) async -> HomeClientError? {
+        do {
+            try await simulator.start()
+            return nil
+        } catch {
+            return error
         }
     }
 
