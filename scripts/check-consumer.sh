@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Checks that another package can depend on HomeRPC by URL and version, as a new user's would, and
 # call a live homed with the Swift SDK: clones this repository's HEAD into a temporary folder, tags
-# the clone with homed's version, builds a small consumer package against that tag (SwiftPM refuses a
-# dependency whose products carry unsafe flags), and runs it against a homed of its own.
+# the clone with homed's version, builds a consumer package against that tag with `traits: []`
+# (SwiftPM refuses a dependency whose products carry unsafe flags; the SDK must fetch only
+# swift-protobuf and swift-log), runs Tests/Consumer/main.swift (a service checking the SDK's
+# promises against a homed it runs and kills -9), then the getting-started article's program
+# (Sources/HomeClient/HomeClient.docc/GettingStarted.md) against another homed.
 #
 #   scripts/check-consumer.sh [HOMED]   # HOMED: the server binary (default: the debug build's)
 set -euo pipefail
@@ -14,7 +17,9 @@ root="$PWD"
 version="$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/HomedCommand/Homed.swift)"
 work="$(mktemp -d)"
 homed_pid=""
+mute_pid=""
 cleanup() {
+    [ -z "$mute_pid" ] || kill "$mute_pid" 2>/dev/null || true
     if [ -n "$homed_pid" ]; then
         kill "$homed_pid" 2>/dev/null || true
         wait "$homed_pid" 2>/dev/null || true  # SIGTERM's status: not a failure of the check
@@ -25,7 +30,8 @@ trap cleanup EXIT
 
 git clone -q "$root" "$work/HomeRPC"
 git -C "$work/HomeRPC" tag "$version"
-mkdir -p "$work/consumer/Sources/consumer"
+mkdir -p "$work/consumer/Sources/consumer" "$work/consumer/Sources/getting-started"
+# traits: [] leaves out the server's and tools' dependencies: SwiftPM must not even fetch them.
 cat >"$work/consumer/Package.swift" <<EOF
 // swift-tools-version: 6.1
 import PackageDescription
@@ -33,34 +39,40 @@ import PackageDescription
 let package = Package(
     name: "consumer",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(url: "file://$work/HomeRPC", from: "$version")],
+    dependencies: [.package(url: "file://$work/HomeRPC", from: "$version", traits: [])],
     targets: [
-        .executableTarget(name: "consumer", dependencies: [.product(name: "HomeClient", package: "HomeRPC")])
+        .executableTarget(name: "consumer", dependencies: [.product(name: "HomeClient", package: "HomeRPC")]),
+        .executableTarget(name: "getting-started", dependencies: [.product(name: "HomeClient", package: "HomeRPC")]),
     ]
 )
 EOF
-cat >"$work/consumer/Sources/consumer/main.swift" <<'EOF'
-import Foundation
-import HomeClient
+cp Tests/Consumer/main.swift "$work/consumer/Sources/consumer/main.swift"
+# The getting-started article's program (its second Swift listing), as the article shows it.
+awk '/^```swift$/ { n++; if (n == 2) { inside = 1; next } } /^```$/ { inside = 0 } inside' \
+    Sources/HomeClient/HomeClient.docc/GettingStarted.md >"$work/consumer/Sources/getting-started/main.swift"
+grep -q "HomeClient(" "$work/consumer/Sources/getting-started/main.swift" || { echo "no program in the article" >&2; exit 1; }
 
-// consumer ENDPOINT TOKEN-FILE: adds a home with a room, then lists the homes.
-let arguments = CommandLine.arguments
-guard arguments.count == 3, let endpoint = Endpoint(parsing: arguments[1]) else {
-    print("usage: consumer ENDPOINT TOKEN-FILE")
-    exit(2)
-}
-let token = try String(contentsOfFile: arguments[2], encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-let client = HomeClient(endpoint: endpoint, token: token)
-let home = try await client.addHome(named: "Consumer Home")
-let room = try await client.home(home.id.uuid).addRoom(named: "Study")
-let homes = try await client.listHomes().map(\.name)
-print("homes: \(homes.joined(separator: ", ")); added \(room.name) to \(home.name)")
-await client.close()
-EOF
-
-echo "== a package depending on HomeRPC $version by URL resolves and builds"
+echo "== a package depending on HomeRPC $version by URL (traits: []) resolves and builds"
 swift build --package-path "$work/consumer" 2>&1 | tail -3
-echo "== it calls a live homed"
+fetched="$(ls "$work/consumer/.build/checkouts" | sort | tr '\n' ' ')"
+echo "fetched: $fetched"
+[ "$fetched" = "HomeRPC swift-log swift-protobuf " ] || { echo "the SDK pulled in more than it uses" >&2; exit 1; }
+
+echo "== its service checks the SDK's promises against a homed it runs and kills"
+# A server that accepts and never answers: for the connect-time deadline.
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
+held = []
+while True: held.append(s.accept()[0])
+' "$work/mute.sock" &
+mute_pid=$!
+for _ in $(seq 100); do [ -S "$work/mute.sock" ] && break; sleep 0.05; done
+mkdir "$work/service"
+"$work/consumer/.build/debug/consumer" "$homed" "$work/service" "$work/mute.sock"
+kill "$mute_pid" 2>/dev/null || true
+
+echo "== the getting-started article's program runs"
 (cd "$work" && exec "$homed" --port 0 --unix-socket "$work/homed.sock" --store "$work/store.sqlite" \
     --owner-token-file "$work/owner.token" --log-level warning) &
 homed_pid=$!
@@ -69,6 +81,5 @@ for _ in $(seq 300); do
     kill -0 "$homed_pid" 2>/dev/null || { echo "homed exited before it listened" >&2; exit 1; }
     sleep 0.1
 done
-output="$("$work/consumer/.build/debug/consumer" "unix:$work/homed.sock" "$work/owner.token")"
-echo "$output"
-[ "$output" = "homes: Consumer Home; added Study to Consumer Home" ] || { echo "unexpected output" >&2; exit 1; }
+HOMED_ENDPOINT="unix:$work/homed.sock" HOMED_TOKEN="$(cat "$work/owner.token")" \
+    "$work/consumer/.build/debug/getting-started"

@@ -47,6 +47,7 @@ protoc --proto_path=proto --proto_path="$DESCRIPTOR_PROTOS" --include_imports --
     echo "/// Every file of proto/ (and google/protobuf/descriptor.proto, which home/v1/options.proto imports)"
     echo "/// as a serialized google.protobuf.FileDescriptorSet, base64: what server reflection answers with."
     echo "public enum ProtoDescriptors {"
+    echo "    /// The descriptor set's bytes in base64 (decoded once, when first asked for)."
     echo "    public static let fileDescriptorSetBase64 = \"$(base64 -w0 "$descriptors")\""
     echo "}"
 } >"$OUT/ProtoDescriptors.swift"

@@ -44,6 +44,7 @@ public final class AccessoryLinkClient: Sendable {
 
     /// Connects to homed's accessory face.
     /// - Parameters:
+    ///   - endpoint: where homed listens.
     ///   - timeout: each unary call's deadline (`nil`: none).
     ///   - connection: the connection's settings. Its `initialStreamCredit` is how many commands the
     ///     server may send on the link before the accessory has read any (the protocol's default, 64):

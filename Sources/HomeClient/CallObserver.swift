@@ -29,5 +29,6 @@ public struct CallRecord: Sendable {
 /// let client = HomeClient(endpoint: endpoint, token: token, observer: CallCounter(metrics: metrics))
 /// ```
 public protocol CallObserver: Sendable {
+    /// Called once for every call, when it has answered or failed for good.
     func callFinished(_ call: CallRecord)
 }

@@ -23,6 +23,7 @@ public struct CallOptions: Sendable {
     /// `idempotency-key`).
     public var metadata: [(key: String, value: String)]
 
+    /// Options as the properties above describe them; by default, the client's.
     public init(timeout: Duration? = nil, idempotencyKey: String? = nil, metadata: [(key: String, value: String)] = [])
     {
         self.timeout = timeout
@@ -36,15 +37,17 @@ public struct CallOptions: Sendable {
 public struct RetryPolicy: Sendable {
     /// Attempts in all, the first included (1: never retried).
     public var maxAttempts: Int
-    /// The wait before the first retry; each next one is `multiplier` times longer, up to
-    /// `maxBackoff`.
+    /// The wait before the first retry.
     public var initialBackoff: Duration
+    /// The longest wait between two attempts.
     public var maxBackoff: Duration
+    /// How much longer each wait is than the one before.
     public var multiplier: Double
     /// Whether each wait is drawn at random between half the backoff and the whole (so that
     /// clients that failed together do not retry together).
     public var jitter: Bool
 
+    /// A policy as the properties above describe it (`maxAttempts` below 1 counts as 1).
     public init(
         maxAttempts: Int,
         initialBackoff: Duration = .milliseconds(100),

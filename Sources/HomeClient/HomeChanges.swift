@@ -99,6 +99,7 @@ public struct HomeChanges: AsyncSequence, Sendable {
         HomeChangesIncludingReconnects(client: client, options: options)
     }
 
+    /// Delivers the stream's events, one per iteration of the sequence.
     public struct Iterator: AsyncIteratorProtocol {
         var follower: ChangeFollower
 
@@ -126,6 +127,7 @@ public struct HomeChangesIncludingReconnects: AsyncSequence, Sendable {
         Iterator(follower: ChangeFollower(client: client, options: options))
     }
 
+    /// Delivers the stream's events and reconnects, one per iteration of the sequence.
     public struct Iterator: AsyncIteratorProtocol {
         var follower: ChangeFollower
 

@@ -53,10 +53,12 @@ public actor HomeClient {
     @TaskLocal public static var traceID: String?
 
     /// The options of the calls made inside `HomeClient.$callOptions.withValue(options) { ... }`:
-    /// a deadline, an idempotency key, metadata (``CallOptions``).
+    /// a deadline, an idempotency key, metadata (``HomeClient/CallOptions``).
     @TaskLocal public static var callOptions = CallOptions()
 
+    /// A client of the homed at `endpoint`; it connects on its first call.
     /// - Parameters:
+    ///   - endpoint: where homed listens: `.tcp(host:port:)` or `.unix(path:)`.
     ///   - token: the bearer token (`hrt_...`): the owner's token file, or one issued to the account.
     ///   - timeout: each call's time, connecting and retries included (`nil`: none).
     ///   - retryPolicy: how a mutation is retried, with the same idempotency key, after the
@@ -198,7 +200,10 @@ public actor HomeClient {
         guard let deadline else { return nil }
         let left = deadline - .now
         guard left > .zero else {
-            throw HomeClientError(status: .deadlineExceeded, message: "the call's deadline passed")
+            // Asked before the call goes out (to connect, or to send): nothing was sent.
+            var failure = HomeClientError(status: .deadlineExceeded, message: "the call's deadline passed")
+            failure.wasNotSent = true
+            throw failure
         }
         return left
     }

@@ -18,7 +18,7 @@ public typealias Accessory = Home_V1_Accessory
 public typealias Service = Home_V1_Service
 /// A characteristic: type, properties, metadata and cached value.
 public typealias Characteristic = Home_V1_Characteristic
-/// A characteristic's value, one of its formats (``bool(_:)``, ``int(_:)``, ...).
+/// A characteristic's value, one of its formats (`.bool(_:)`, `.int(_:)`, ...).
 public typealias CharacteristicValue = Home_V1_CharacteristicValue
 /// A service group and its services.
 public typealias ServiceGroup = Home_V1_ServiceGroup

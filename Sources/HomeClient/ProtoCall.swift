@@ -58,6 +58,7 @@ public struct MessageStream<Message: SwiftProtobuf.Message & Sendable>: AsyncSeq
         Iterator(inner: stream.makeAsyncIterator())
     }
 
+    /// Delivers the stream's messages, one per iteration of the sequence.
     public struct Iterator: AsyncIteratorProtocol {
         var inner: ResponseStream.AsyncIterator
 

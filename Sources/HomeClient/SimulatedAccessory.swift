@@ -29,6 +29,7 @@ public actor SimulatedAccessory {
 
     /// The description as advertised; its ids are filled in once the server has answered.
     public private(set) var description: AccessoryDescription
+    /// The code a controller gives to pair it.
     public nonisolated let setupCode: String
     /// Set once paired (or given, to attach).
     public private(set) var credential: String?
@@ -97,8 +98,15 @@ public actor SimulatedAccessory {
     /// accessory: what it must keep to attach again.
     private var onPaired: (@Sendable (String, AccessoryDescription) -> Void)?
 
-    /// - Parameter credential: the credential from an earlier pairing: ``start()`` attaches instead
-    ///   of advertising.
+    /// An accessory linked on a connection it may share with others (its owner links it again
+    /// when the connection drops).
+    /// - Parameters:
+    ///   - description: what it advertises: its services and characteristics (ids filled in once
+    ///     advertised or, for a paired one, the ids it was paired with).
+    ///   - setupCode: the code a controller must give to pair it (`XXX-XX-XXX`).
+    ///   - credential: the credential from an earlier pairing: ``start()`` attaches instead of
+    ///     advertising.
+    ///   - link: the connection to homed's accessory face.
     public init(
         _ description: AccessoryDescription,
         setupCode: String,
@@ -116,9 +124,13 @@ public actor SimulatedAccessory {
     /// An accessory with a connection of its own, which links again whenever its link ends (the
     /// server restarted, the connection dropped) until ``stop()``.
     /// - Parameters:
+    ///   - description: what it advertises, as for ``init(_:setupCode:credential:link:)``.
+    ///   - setupCode: the code a controller must give to pair it (`XXX-XX-XXX`).
     ///   - credential: the credential from an earlier pairing: ``start()`` attaches instead of
     ///     advertising.
+    ///   - endpoint: where homed listens.
     ///   - timeout: each unary call's deadline (its reports and answers).
+    ///   - connection: the connection's settings.
     public init(
         _ description: AccessoryDescription,
         setupCode: String,
@@ -249,8 +261,11 @@ public actor SimulatedAccessory {
     }
 
     /// Changes a value on the accessory's own account (a switch pressed, a new reading) and reports it.
-    /// - Parameter report: `false` changes it on the accessory only, as one that sends no events
-    ///   would: the controller learns of it on its next fresh read.
+    /// - Parameters:
+    ///   - characteristic: the characteristic's id.
+    ///   - value: its new value.
+    ///   - report: `false` changes it on the accessory only, as one that sends no events would: the
+    ///     controller learns of it on its next fresh read.
     /// - Throws: UNAVAILABLE while it has no link (the value is changed on the accessory anyway).
     public func change(
         _ characteristic: UUID,

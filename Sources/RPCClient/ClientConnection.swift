@@ -2,7 +2,7 @@ public import UV
 public import Wire
 
 /// The client side of one HomeRPC connection, on the loop thread, with callbacks: the allocation-lean
-/// layer the load generator drives directly and ``RPCClient`` wraps in async/await.
+/// layer the load generator drives directly and `RPCClient` wraps in async/await.
 ///
 /// Calls may be pipelined freely: each gets the next stream id. Frames are written when the event
 /// that produced them ends: calls started while handling a read (a completion starting the next
@@ -302,6 +302,7 @@ public final class ClientConnection: ConnectionDelegate {
 
     // MARK: ConnectionDelegate
 
+    /// Decodes the frames read and hands each to its call.
     public func connection(_ connection: Connection, didRead bytes: Span<UInt8>) {
         lastReceivedAt = loop.now
         decoder.append(bytes)
@@ -323,6 +324,7 @@ public final class ClientConnection: ConnectionDelegate {
         decoder.releaseConsumedBytes()
     }
 
+    /// Fails every call still open: UNAVAILABLE with the connection's error, or why the client closed it.
     public func connectionDidClose(_ connection: Connection, error: UVError?) {
         keepaliveTimer?.close()
         keepaliveTimer = nil

@@ -13,7 +13,9 @@ public protocol ConnectionDelegate: AnyObject {
 }
 
 extension ConnectionDelegate {
+    /// Closes the connection.
     public func connectionDidReachEndOfInput(_ connection: Connection) { connection.close() }
+    /// Does nothing.
     public func connectionDidFlushWrites(_ connection: Connection) {}
 }
 
@@ -230,7 +232,7 @@ public final class Connection {
 
     /// Closes once every queued write has reached the peer's side: the delegate gets no more input,
     /// and the written bytes are followed by end of input (a half-close). Then the connection waits
-    /// for the peer's own end of input, at most ``lingerLimit``, reading and dropping what the peer
+    /// for the peer's own end of input, at most `lingerLimit`, reading and dropping what the peer
     /// still sends: closing a socket with unread input makes the kernel reset the connection, and a
     /// reset can discard the last bytes written (a GOAWAY saying why) before the peer reads them.
     public func closeWhenWritesFlushed() {

@@ -2,7 +2,7 @@ import CLibUV
 
 /// A failure reported by libuv, with its error code (a negated errno on Unix).
 ///
-/// Created only inside this module, through ``uvCheck(_:)``; the name and message come from libuv.
+/// Created only inside this module, through `uvCheck(_:)`; the name and message come from libuv.
 public struct UVError: Error, Hashable, Sendable, CustomStringConvertible {
     /// libuv's error code, e.g. `UV_ECONNREFUSED`.
     public let code: Int32

@@ -42,7 +42,7 @@ public struct CallStart: Hashable, Sendable {
     public var timeoutMilliseconds: UInt32
     /// Key/value pairs in the order sent; keys may repeat. Well-known keys are in docs/PROTOCOL.md.
     public var metadata: [MetadataEntry]
-    /// Received only: as ``CallOptions/exceedsMetadataLimit``.
+    /// Received only: as ``CallStartOptions/exceedsMetadataLimit``.
     public var exceedsMetadataLimit = false
 
     public init(method: String, timeoutMilliseconds: UInt32 = 0, metadata: [MetadataEntry] = []) {
@@ -52,14 +52,14 @@ public struct CallStart: Hashable, Sendable {
     }
 
     /// A CALL_START of `method` with `options`.
-    public init(method: String, _ options: CallOptions) {
+    public init(method: String, _ options: CallStartOptions) {
         self.init(method: method, timeoutMilliseconds: options.timeoutMilliseconds, metadata: options.metadata)
         exceedsMetadataLimit = options.exceedsMetadataLimit
     }
 
     /// Everything but the method.
-    public var options: CallOptions {
-        CallOptions(
+    public var options: CallStartOptions {
+        CallStartOptions(
             timeoutMilliseconds: timeoutMilliseconds,
             metadata: metadata,
             exceedsMetadataLimit: exceedsMetadataLimit
@@ -69,7 +69,7 @@ public struct CallStart: Hashable, Sendable {
 
 /// What a CALL_START carries besides its method, for a server that takes the method from the
 /// decoder (``FrameDecoder/takeCallOptions(_:)``) and so copies no name for a call that repeats it.
-public struct CallOptions: Hashable, Sendable {
+public struct CallStartOptions: Hashable, Sendable {
     /// Relative deadline in milliseconds, counted from when the server reads the frame; 0 means none.
     public var timeoutMilliseconds: UInt32
     /// Key/value pairs in the order sent; keys may repeat.

@@ -109,7 +109,7 @@ public struct FrameDecoder: Sendable {
 
     /// Takes the CALL_START frame whose header ``nextCompleteHeader()`` just returned, except for
     /// its method, which is then ``lastMethod`` (a name that repeats is neither copied nor retained).
-    public mutating func takeCallOptions(_ header: FrameHeader) throws(WireError) -> CallOptions {
+    public mutating func takeCallOptions(_ header: FrameHeader) throws(WireError) -> CallStartOptions {
         precondition(header.type == .callStart, "takeCallOptions(_:) given a \(header.type.name) header")
         var reader = PayloadReader(range: payloadRange(of: header), type: .callStart)
         do throws(WireError) {
@@ -294,7 +294,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Decodes a CALL_START's payload: its method into ``lastMethod``, the rest returned.
-    private mutating func decodeCallStart(_ reader: inout PayloadReader) throws(WireError) -> CallOptions {
+    private mutating func decodeCallStart(_ reader: inout PayloadReader) throws(WireError) -> CallStartOptions {
         let methodLength = Int(try reader.readUInt16(in: buffer))
         if !(try reader.skip(methodLength, in: buffer, ifEqualTo: lastMethod)) {
             lastMethod = try reader.readString(methodLength, in: buffer)
@@ -315,7 +315,7 @@ public struct FrameDecoder: Sendable {
             let keyLength = Int(try reader.readUInt8(in: buffer))
             let key = try reader.readString(keyLength, in: buffer)
             let valueLength = Int(try reader.readUInt16(in: buffer))
-            size += CallOptions.metadataSize(keyLength: keyLength, valueLength: valueLength)
+            size += CallStartOptions.metadataSize(keyLength: keyLength, valueLength: valueLength)
             guard size <= WireLimits.maxMetadataSize else {
                 try reader.skip(valueLength)
                 continue
@@ -323,7 +323,7 @@ public struct FrameDecoder: Sendable {
             metadata.append(MetadataEntry(key: key, value: try reader.readBytes(valueLength, in: buffer)))
         }
         try reader.expectEnd()
-        return CallOptions(
+        return CallStartOptions(
             timeoutMilliseconds: timeout,
             metadata: metadata,
             exceedsMetadataLimit: size > WireLimits.maxMetadataSize

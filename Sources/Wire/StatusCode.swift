@@ -44,6 +44,7 @@ public struct StatusCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// Every code defined above, in numeric order.
     public static let allDefined: [StatusCode] = (0...16).map { StatusCode(rawValue: $0) }
 
+    /// gRPC's name for the code, e.g. `UNAVAILABLE`; `CODE_n` for a number gRPC does not define.
     public var name: String {
         switch rawValue {
         case 0: "OK"

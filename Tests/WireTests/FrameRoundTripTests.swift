@@ -63,7 +63,7 @@ import WireTesting
             let header = try #require(try decoder.nextCompleteHeader())
             #expect(
                 try decoder.takeCallOptions(header)
-                    == CallOptions(timeoutMilliseconds: UInt32(index), metadata: metadata)
+                    == CallStartOptions(timeoutMilliseconds: UInt32(index), metadata: metadata)
             )
             #expect(decoder.lastMethod == method)
             #expect(decoder.methodChanges == changes)

@@ -8,6 +8,7 @@ public struct ProtoFieldReader {
     /// Whether a key, a varint or a length ran past the end, or a wire type is unknown.
     public private(set) var isMalformed = false
 
+    /// A reader at the start of a message's bytes.
     public init(_ bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
         index = bytes.startIndex
@@ -26,6 +27,7 @@ public struct ProtoFieldReader {
         return (key >> 3, key & 7)
     }
 
+    /// The varint at the current position; `nil` (and ``isMalformed``) when it runs past the end.
     public mutating func varint() -> UInt64? {
         var value: UInt64 = 0
         var shift: UInt64 = 0

@@ -47,7 +47,7 @@ extension ServerConnection {
     /// and uncounted metadata is at most this much per open call.
     private static let countedMetadataSize = 1 << 10
 
-    /// Counts an opening call's metadata of `size` bytes (``CallOptions/metadataSize``), held as
+    /// Counts an opening call's metadata of `size` bytes (``CallStartOptions/metadataSize``), held as
     /// long as the call is open: a call may wait for its request, or run for hours (a subscription),
     /// with up to 16 KiB of it.
     func countMetadata(_ size: Int, of call: ServerCall) {

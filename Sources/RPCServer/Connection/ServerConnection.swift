@@ -186,7 +186,7 @@ final class ServerConnection: ServedConnection, ConnectionDelegate {
         }
     }
 
-    private func callStartReceived(_ streamID: StreamID, _ options: CallOptions, now: UInt64) {
+    private func callStartReceived(_ streamID: StreamID, _ options: CallStartOptions, now: UInt64) {
         switch machine.callStartReceived(streamID, now: now) {
         case .admitted: startCall(streamID, lookUpDecodedMethod(), named: nil, options)
         case .refused(let status): perform(.refuseCall(streamID, status))
@@ -213,7 +213,7 @@ final class ServerConnection: ServedConnection, ConnectionDelegate {
         _ streamID: StreamID,
         _ method: MethodRegistry.Method?,
         named name: String?,
-        _ options: CallOptions
+        _ options: CallStartOptions
     ) {
         // Tested, not bound: `guard let` copied (retained) the method for the rest of the call.
         guard method != nil else {
