@@ -1,5 +1,6 @@
 public import Foundation
 public import HomeProto
+import Logging
 import RPCClient
 import SwiftProtobuf
 import Wire
