@@ -91,133 +91,142 @@ final class LogCapture: Sendable {
     }
 }
 
-let homed = Homed()
-try await homed.start()
-let log = LogCapture()
-// Retries patient enough to span a restart of homed (about 4 s in all).
-let client = HomeClient(
-    endpoint: homed.endpoint,
-    token: homed.token,
-    retryPolicy: RetryPolicy(maxAttempts: 8, maxBackoff: .seconds(1)),
-    logger: log.logger
-)
-let home = try await client.addHome(named: "Consumer Home")
-let handle = client.home(home.id.uuid)
-
-// A domain failure is typed, with HomeKit's code and the field.
-do {
-    _ = try await handle.addRoom(named: "")
-    check(false, "an empty room name is refused")
-} catch {
-    check(error.status == .invalidArgument && error.field == "name", "an empty name fails with its field")
-}
-
-// The connection's states, and a change stream with its reconnect marker, across a kill -9.
-var states = await client.connectionStates().makeAsyncIterator()
-check(await states.next() == .connected, "the state is connected")
-var changes = client.changes(ChangeOptions(homes: [home.id.uuid], snapshot: true)).includingReconnects()
-    .makeAsyncIterator()
-guard case .event(let snapshot)? = try await changes.next(), snapshot.snapshot.home.name == "Consumer Home" else {
-    check(false, "the stream begins with the home's snapshot")
-    exit(1)
-}
-
-// The service's own request, with its own key: applied, then homed is killed, then the service
-// retries it with the same key: the same room comes back, and the home has it once.
-let key = "consumer-request-\(UUID().uuidString)"
-let study = try await HomeClient.$callOptions.withValue(CallOptions(idempotencyKey: key)) {
-    try await handle.addRoom(named: "Study")
-}
-homed.kill9()
-// The SDK's own retries span the restart: the call is made while homed is down.
-async let restarted: Void = {
-    try await Task.sleep(for: .milliseconds(300))
+// The checks, in a function of no actor as a service's request handler is (top-level code runs on
+// the main actor).
+func run() async throws {
+    let homed = Homed()
     try await homed.start()
-}()
-let again = try await HomeClient.$callOptions.withValue(CallOptions(timeout: .seconds(20), idempotencyKey: key)) {
-    try await handle.addRoom(named: "Study")
-}
-try await restarted
-check(again.id == study.id, "a retry across kill -9 under one key answers with the first outcome")
-let rooms = try await handle.get().rooms.filter { $0.name == "Study" }
-check(rooms.count == 1, "and the room was added once")
+    let log = LogCapture()
+    // Retries patient enough to span a restart of homed (about 4 s in all).
+    let client = HomeClient(
+        endpoint: homed.endpoint,
+        token: homed.token,
+        retryPolicy: RetryPolicy(maxAttempts: 8, maxBackoff: .seconds(1)),
+        logger: log.logger
+    )
+    let home = try await client.addHome(named: "Consumer Home")
+    let handle = client.home(home.id.uuid)
 
-// The stream saw the drop, marked where it resumed, and goes on with the missed change.
-var sawReconnect = false
-var sawStudy = false
-while !sawStudy, let change = try await changes.next() {
-    switch change {
-    case .reconnected: sawReconnect = true
-    case .event(let event):
-        if case .roomAdded(let added)? = event.payload, added.room.name == "Study" { sawStudy = true }
+    // A domain failure is typed, with HomeKit's code and the field.
+    do {
+        _ = try await handle.addRoom(named: "")
+        check(false, "an empty room name is refused")
+    } catch {
+        check(error.status == .invalidArgument && error.field == "name", "an empty name fails with its field")
     }
-}
-check(sawStudy, "the change stream delivered the room")
-_ = sawReconnect  // the room may have come before the kill; the marker is checked below
-var seen: [ConnectionState] = []
-while let state = await states.next() {
-    seen.append(state)
-    if state == .connected { break }
-}
-let disconnected = seen.firstIndex { if case .disconnected = $0 { true } else { false } }
-check(disconnected != nil && seen.last == .connected, "the states show disconnected, then connected: \(seen)")
-let other = HomeClient(endpoint: homed.endpoint, token: homed.token)
-_ = try await other.home(home.id.uuid).addRoom(named: "Hall")
-while let change = try await changes.next() {
-    if case .reconnected = change { sawReconnect = true }
-    if case .event(let event) = change, case .roomAdded? = event.payload { break }
-}
-check(sawReconnect, "the change stream marked its reconnect")
-check(
-    log.messages.withLock { $0.contains("change stream reconnected") && $0.contains("disconnected") },
-    "the Logger received the disconnect and the reconnect"
-)
 
-// close() ends a live change stream.
-let closing = HomeClient(endpoint: homed.endpoint, token: homed.token)
-var closed = closing.changes(ChangeOptions(homes: [home.id.uuid], snapshot: true)).makeAsyncIterator()
-_ = try await closed.next()
-let ending = Task { [closed] in
-    var closed = closed
-    return try await closed.next()
-}
-await closing.close()
-check(try await ending.value == nil, "close() ends a change stream")
+    // The connection's states, and a change stream with its reconnect marker, across a kill -9.
+    var states = await client.connectionStates().makeAsyncIterator()
+    check(await states.next() == .connected, "the state is connected")
+    var changes = client.changes(ChangeOptions(homes: [home.id.uuid], snapshot: true)).includingReconnects()
+        .makeAsyncIterator()
+    guard case .event(let snapshot)? = try await changes.next(), snapshot.snapshot.home.name == "Consumer Home" else {
+        check(false, "the stream begins with the home's snapshot")
+        return
+    }
 
-// Cancelling the task that iterates a stream throws CancellationError.
-let (opened, signal) = AsyncStream.makeStream(of: Void.self)
-let following = Task {
-    var stream = client.changes(ChangeOptions(homes: [home.id.uuid], snapshot: true)).makeAsyncIterator()
-    _ = try await stream.next()
-    signal.finish()
-    _ = try await stream.next()
-}
-for await _ in opened {}
-following.cancel()
-do {
-    try await following.value
-    check(false, "a cancelled stream throws")
-} catch {
-    check(error is CancellationError, "a cancelled stream throws CancellationError")
+    // The service's own request, with its own key: applied, then homed is killed, then the service
+    // retries it with the same key: the same room comes back, and the home has it once.
+    let key = "consumer-request-\(UUID().uuidString)"
+    let study = try await HomeClient.$callOptions.withValue(CallOptions(idempotencyKey: key)) {
+        try await handle.addRoom(named: "Study")
+    }
+    homed.kill9()
+    // The SDK's own retries span the restart: the call is made while homed is down.
+    async let restarted: Void = {
+        try await Task.sleep(for: .milliseconds(300))
+        try await homed.start()
+    }()
+    let again = try await HomeClient.$callOptions.withValue(CallOptions(timeout: .seconds(20), idempotencyKey: key)) {
+        try await handle.addRoom(named: "Study")
+    }
+    try await restarted
+    check(again.id == study.id, "a retry across kill -9 under one key answers with the first outcome")
+    let rooms = try await handle.get().rooms.filter { $0.name == "Study" }
+    check(rooms.count == 1, "and the room was added once")
+
+    // The stream saw the drop, marked where it resumed, and goes on with the missed change.
+    var sawReconnect = false
+    var sawStudy = false
+    while !sawStudy, let change = try await changes.next() {
+        switch change {
+        case .reconnected: sawReconnect = true
+        case .event(let event):
+            if case .roomAdded(let added)? = event.payload, added.room.name == "Study" { sawStudy = true }
+        }
+    }
+    check(sawStudy, "the change stream delivered the room")
+    _ = sawReconnect  // the room may have come before the kill; the marker is checked below
+    var seen: [ConnectionState] = []
+    while let state = await states.next() {
+        seen.append(state)
+        if state == .connected { break }
+    }
+    let disconnected = seen.firstIndex { if case .disconnected = $0 { true } else { false } }
+    check(disconnected != nil && seen.last == .connected, "the states show disconnected, then connected: \(seen)")
+    let other = HomeClient(endpoint: homed.endpoint, token: homed.token)
+    _ = try await other.home(home.id.uuid).addRoom(named: "Hall")
+    while let change = try await changes.next() {
+        if case .reconnected = change { sawReconnect = true }
+        if case .event(let event) = change, case .roomAdded? = event.payload { break }
+    }
+    check(sawReconnect, "the change stream marked its reconnect")
+    check(
+        log.messages.withLock { $0.contains("change stream reconnected") && $0.contains("disconnected") },
+        "the Logger received the disconnect and the reconnect"
+    )
+
+    // close() ends a live change stream.
+    let closing = HomeClient(endpoint: homed.endpoint, token: homed.token)
+    var closed = closing.changes(ChangeOptions(homes: [home.id.uuid], snapshot: true)).makeAsyncIterator()
+    _ = try await closed.next()
+    let ending = Task { [closed] in
+        var closed = closed
+        return try await closed.next()
+    }
+    await closing.close()
+    check(try await ending.value == nil, "close() ends a change stream")
+
+    // Cancelling the task that iterates a stream throws CancellationError.
+    let (opened, signal) = AsyncStream.makeStream(of: Void.self)
+    let following = Task {
+        var stream = client.changes(ChangeOptions(homes: [home.id.uuid], snapshot: true)).makeAsyncIterator()
+        _ = try await stream.next()
+        signal.finish()
+        _ = try await stream.next()
+    }
+    for await _ in opened {}
+    following.cancel()
+    do {
+        try await following.value
+        check(false, "a cancelled stream throws")
+    } catch {
+        check(error is CancellationError, "a cancelled stream throws CancellationError")
+    }
+
+    // A call's deadline covers connecting: a server that accepts and never answers the handshake.
+    let mute = HomeClient(endpoint: .unix(path: muteSocket), token: "hrt_none")
+    let started = ContinuousClock.now
+    do {
+        _ = try await HomeClient.$callOptions.withValue(CallOptions(timeout: .seconds(1))) {
+            try await mute.listHomes()
+        }
+        check(false, "a mute server fails the call")
+    } catch {
+        let took = ContinuousClock.now - started
+        let unsent = (error as? HomeClientError)?.wasSent == false
+        check(took < .seconds(3) && unsent, "the 1 s deadline is met while connecting (\(took), \(error))")
+    }
+
+    // Standard type constants name HAP's UUIDs.
+    check(ServiceTypes.lightbulb == "00000043-0000-1000-8000-0026BB765291", "ServiceTypes.lightbulb is HAP's")
+
+    try await client.home(home.id.uuid).remove()
+    await other.close()
+    await mute.close()
+    await client.close()
+    homed.kill9()
+    print("consumer: every check passed")
 }
 
-// A call's deadline covers connecting: a server that accepts and never answers the handshake.
-let mute = HomeClient(endpoint: .unix(path: muteSocket), token: "hrt_none")
-let started = ContinuousClock.now
-do {
-    _ = try await HomeClient.$callOptions.withValue(CallOptions(timeout: .seconds(1))) { try await mute.listHomes() }
-    check(false, "a mute server fails the call")
-} catch {
-    let took = ContinuousClock.now - started
-    check(took < .seconds(3) && !error.wasSent, "the 1 s deadline is met while connecting (\(took), \(error))")
-}
-
-// Standard type constants name HAP's UUIDs.
-check(ServiceTypes.lightbulb == "00000043-0000-1000-8000-0026BB765291", "ServiceTypes.lightbulb is HAP's")
-
-try await client.home(home.id.uuid).remove()
-await other.close()
-await mute.close()
-await client.close()
-homed.kill9()
-print("consumer: every check passed")
+try await run()
