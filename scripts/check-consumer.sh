@@ -9,7 +9,7 @@
 #
 #   scripts/check-consumer.sh [HOMED]   # HOMED: the server binary (default: the debug build's)
 set -euo pipefail
-homed="$(realpath -m "${1:-}")"  # before the cd: a path relative to the caller's folder
+homed="${1:+$(realpath -m "$1")}"  # before the cd: a path relative to the caller's folder
 cd "$(dirname "$0")/.."
 root="$PWD"
 [ -n "${1:-}" ] || homed="$(swift build --show-bin-path)/homed"

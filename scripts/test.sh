@@ -3,7 +3,7 @@
 # compiler warning fails), lints formatting (any finding fails), then runs the tests: the Swift
 # package's, a client written only from docs/ checking a homed against them, then the C client SDK's
 # against a homed of its own, then grpcio stubs generated from proto/ on homed's gRPC door, then a
-# package depending on this one by URL and version calling a homed.
+# package depending on this one by URL and version calling a homed, then the SDK's DocC.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,3 +42,6 @@ clients/python/test.sh
 
 echo "== the Swift SDK as another package's dependency"
 scripts/check-consumer.sh "$(swift build --show-bin-path)/homed"
+
+echo "== the Swift SDK's documentation (DocC, warnings are errors)"
+scripts/build-docs.sh
