@@ -11,7 +11,7 @@ import Wire
 /// ```swift
 /// let client = HomeClient(endpoint: .tcp(host: "127.0.0.1", port: 7420), token: token)
 /// let home = try await client.addHome(named: "My Home")
-/// let bedroom = try await client.home(home.id.uuid).addRoom(named: "卧室")
+/// let bedroom = try await client.home(home.uniqueIdentifier).addRoom(named: "卧室")
 /// ```
 ///
 /// It connects on the first call and again after the connection drops (the call that was in

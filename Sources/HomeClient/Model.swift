@@ -1,3 +1,4 @@
+public import Foundation
 public import HomeProto
 public import UV
 
@@ -77,3 +78,32 @@ extension Recurrence {
         self.unit = unit
     }
 }
+
+/// A model value the server names with a 16-byte id: homes, rooms, zones, accessories, services,
+/// characteristics, service groups, action sets and their writes, triggers, users, accounts, tokens
+/// (not an `AccessoryDescription`: it has no id until advertised).
+public protocol ModelObject {
+    /// The id as the protocol carries it: 16 bytes.
+    var id: Data { get }
+}
+
+extension ModelObject {
+    /// The object's id as a `UUID`, HomeKit's `uniqueIdentifier`: what ``HomeHandle``'s calls take.
+    /// An id of any other length than 16 bytes (never one the server sent) stops the program, as
+    /// `Data.uuid` does.
+    public var uniqueIdentifier: UUID { id.uuid }
+}
+
+extension Home: ModelObject {}
+extension Room: ModelObject {}
+extension Zone: ModelObject {}
+extension Accessory: ModelObject {}
+extension Service: ModelObject {}
+extension Characteristic: ModelObject {}
+extension ServiceGroup: ModelObject {}
+extension ActionSet: ModelObject {}
+extension CharacteristicWriteAction: ModelObject {}
+extension TimerTrigger: ModelObject {}
+extension User: ModelObject {}
+extension Account: ModelObject {}
+extension TokenInfo: ModelObject {}

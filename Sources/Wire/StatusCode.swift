@@ -1,4 +1,4 @@
-/// The outcome of a call, carried by every ``FrameType/callEnd`` frame and by ``FrameType/goAway``.
+/// The outcome of a call, carried by every `FrameType.callEnd` frame and by `FrameType.goAway`.
 ///
 /// The numbers are gRPC's and are part of the protocol. An unknown number received from a peer is kept
 /// as is (``description`` shows it); treat it like ``unknown``.

@@ -1,6 +1,7 @@
 import Foundation
 import HomeProto
 import HomeService
+import SwiftProtobuf
 import Testing
 import Wire
 
@@ -65,6 +66,17 @@ import Wire
         #expect(id.data.count == 16)
         #expect(id.data.uuid == id)
         #expect(UUID(data: Data([1, 2, 3])) == nil)
+    }
+
+    @Test func aModelObjectsUniqueIdentifierIsItsID() {
+        let id = UUID()
+        let room = Room.with { $0.id = id.data }
+        let objects: [any ModelObject] = [room, Home.with { $0.id = id.data }, Account.with { $0.id = id.data }]
+        #expect(objects.map(\.uniqueIdentifier) == [id, id, id])
+    }
+
+    @Test func aModelObjectWithoutAnIDStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) { _ = Room().uniqueIdentifier }
     }
 
     @Test func anIDOfAnotherLengthStopsTheProgram() async {
