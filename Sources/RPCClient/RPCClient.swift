@@ -337,7 +337,11 @@ extension RPCError {
     static let cancelledByCaller = RPCError(code: .cancelled, message: "cancelled by the caller")
     /// The call was not sent: the client's connection had closed (or the client was closed). It had
     /// no effect, so it may go again on a new connection.
-    public static let clientClosed = RPCError(code: .unavailable, message: "the client is closed", isRetryable: true)
+    public static let clientClosed = RPCError(
+        code: .unavailable,
+        message: "not sent: the connection had closed",
+        isRetryable: true
+    )
     /// The call was not sent: its connection had used every stream id (2^32 − 1 calls; ids never
     /// repeat on a connection). It may go again on a new connection.
     public static let streamIDsExhausted = RPCError(
