@@ -48,13 +48,23 @@ final class Homed: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: homedPath)
         process.arguments = [
             "--port", "0", "--unix-socket", socket, "--store", work.appendingPathComponent("store.sqlite").path,
-            "--owner-token-file", tokenFile, "--log-level", "warning",
+            "--owner-token-file", tokenFile, "--log-level", "info",
         ]
+        // Started once its log says it listens (the token file is written before); the rest of its
+        // log is read and dropped so that the pipe never fills.
+        let log = Pipe()
+        process.standardError = log
+        let (lines, arrived) = AsyncStream.makeStream(of: String.self)
+        log.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { arrived.finish() } else { arrived.yield(String(decoding: data, as: UTF8.self)) }
+        }
         try process.run()
         self.process = process
-        for _ in 0..<300 {
-            if FileManager.default.fileExists(atPath: socket), !token.isEmpty { return }
-            try await Task.sleep(for: .milliseconds(50))
+        var seen = ""
+        for await text in lines {
+            seen += text
+            if seen.contains("listening") { return }
         }
         check(false, "homed listens")
     }
@@ -132,9 +142,13 @@ func run() async throws {
         try await handle.addRoom(named: "Study")
     }
     homed.kill9()
-    // The SDK's own retries span the restart: the call is made while homed is down.
+    // The SDK's own retries span the restart: the call is made while homed is down, and homed
+    // starts again once an attempt has met it down.
+    let refusals = await client.connectionStates()
     async let restarted: Void = {
-        try await Task.sleep(for: .milliseconds(300))
+        for await state in refusals {
+            if case .disconnected(let reason) = state, reason.contains("refused") { break }
+        }
         try await homed.start()
     }()
     let again = try await HomeClient.$callOptions.withValue(CallOptions(timeout: .seconds(20), idempotencyKey: key)) {
