@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "rpc-client", targets: ["rpc-client"]),
         .library(name: "Wire", targets: ["Wire"]),
         .library(name: "UV", targets: ["UV"]),
+        .library(name: "TLS", targets: ["TLS"]),
         .library(name: "RPCServer", targets: ["RPCServer"]),
         .library(name: "RPCClient", targets: ["RPCClient"]),
         .library(name: "HomeProto", targets: ["HomeProto"]),
@@ -60,6 +61,11 @@ let package = Package(
             providers: [.apt(["libnghttp2-dev"])]
         ),
         .systemLibrary(
+            name: "CLibSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -67,6 +73,9 @@ let package = Package(
 
         // The only Swift that touches libuv.
         .target(name: "UV", dependencies: ["CLibUV"], swiftSettings: strictSettings),
+        // The only Swift that touches OpenSSL: TLS contexts and sessions whose records pass through
+        // memory, for UV's connections to put between their socket and their delegate.
+        .target(name: "TLS", dependencies: ["CLibSSL", "UV"], swiftSettings: strictSettings),
         // The only Swift that touches nghttp2: an HTTP/2 server session that does no I/O of its own.
         .target(name: "HTTP2", dependencies: ["CNGHTTP2"], swiftSettings: strictSettings),
         // The only Swift that touches sqlite3: connections, statements, transactions, result codes.
@@ -196,6 +205,7 @@ let package = Package(
         ),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strictSettings),
         .testTarget(name: "UVTests", dependencies: ["UV", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "TLSTests", dependencies: ["TLS", "UV", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "RPCServerTests",
             dependencies: [

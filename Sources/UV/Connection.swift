@@ -64,6 +64,11 @@ public final class Connection {
     /// first write: bytes queued earlier would later be taken out of a count they were never in.
     public var pendingWriteTally: ByteTally?
     public private(set) var isReading = false
+    /// TLS between the socket and the delegate, once ``secure(with:)`` installed it.
+    public private(set) var security: (any ConnectionSecurity)?
+    /// Why the security layer failed (a TLS handshake's or record's error), when it closed the
+    /// connection; the delegate's close error is then ``UVError/securityFailed``.
+    public private(set) var securityFailure: String?
     private var closeError: UVError?
     private var closesWhenFlushed = false
     /// Set by ``closeWhenWritesFlushed()``: from then on input is read and dropped, never delivered.
@@ -155,7 +160,18 @@ public final class Connection {
         loop.assertOnLoopThread()
         guard state == .open, !closesWhenFlushed else { throw .notConnected }
         guard !bytes.isEmpty else { return }
+        // Plaintext counts against the cap: a sealed write must not be refused once sealed, or the
+        // session's record sequence would skip it.
         guard pendingWriteByteCount + bytes.count <= maxPendingWriteBytes else { throw .noBufferSpace }
+        guard let security else { return try send(bytes) }
+        var sealed: [UInt8] = []
+        security.seal(bytes, output: &sealed)
+        try send(sealed)
+    }
+
+    /// Puts `bytes` on the socket after everything before them, past the cap.
+    private func send(_ bytes: [UInt8]) throws(UVError) {
+        guard !bytes.isEmpty else { return }
         var written = 0
         if pendingWriteByteCount == 0 {
             // Nothing queued, so order allows writing now; usually the kernel takes everything.
@@ -216,6 +232,9 @@ public final class Connection {
             return
         }
         if count > 0, let buffer {
+            if let security {
+                return readSecured(UnsafeRawBufferPointer(start: buffer, count: count), through: security)
+            }
             let bytes = UnsafeBufferPointer(
                 start: UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self),
                 count: count
@@ -230,6 +249,49 @@ public final class Connection {
         // count == 0 is EAGAIN: nothing to do.
     }
 
+    /// Puts `security` between the socket and the delegate, and starts its handshake. Call it before
+    /// the first write, on an open connection.
+    public func secure(with security: any ConnectionSecurity) throws(UVError) {
+        loop.assertOnLoopThread()
+        guard state == .open else { throw .notConnected }
+        precondition(self.security == nil && pendingWriteByteCount == 0, "secure a connection before writing to it")
+        self.security = security
+        var output: [UInt8] = []
+        security.start(output: &output)
+        try send(output)
+    }
+
+    /// Opens what the socket read, answers the handshake, and gives the delegate the plaintext.
+    private func readSecured(_ bytes: UnsafeRawBufferPointer, through security: any ConnectionSecurity) {
+        let plaintext = loop.plaintextBuffer(atLeast: security.plaintextCapacity(forReading: bytes.count))
+        var output: [UInt8] = []
+        let opening = security.open(bytes, into: plaintext, output: &output)
+        do throws(UVError) {
+            try send(output)
+        } catch {
+            return  // the socket failed: closing
+        }
+        if opening.plaintextCount > 0 {
+            let opened = UnsafeBufferPointer(
+                start: plaintext.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                count: opening.plaintextCount
+            )
+            delegate?.connection(self, didRead: opened.span)
+        }
+        guard state == .open, !discardsInput else { return }
+        if let failure = opening.failure {
+            securityFailure = failure
+            closeError = .securityFailed
+            // The alert in `output` goes out first; nothing more is read.
+            discardsInput = true
+            closesWhenFlushed = true
+            if pendingWriteByteCount == 0 { finishAfterFlush() }
+        } else if opening.endOfInput {
+            stopReading()
+            delegate?.connectionDidReachEndOfInput(self)
+        }
+    }
+
     /// Closes once every queued write has reached the peer's side: the delegate gets no more input,
     /// and the written bytes are followed by end of input (a half-close). Then the connection waits
     /// for the peer's own end of input, at most `lingerLimit`, reading and dropping what the peer
@@ -238,6 +300,11 @@ public final class Connection {
     public func closeWhenWritesFlushed() {
         loop.assertOnLoopThread()
         guard state == .open, !closesWhenFlushed else { return }
+        if let security {
+            var notice: [UInt8] = []
+            security.closeNotify(output: &notice)
+            guard (try? send(notice)) != nil else { return }  // the socket failed: closing
+        }
         closesWhenFlushed = true
         discardsInput = true
         if !isReading {
@@ -315,7 +382,7 @@ public final class Connection {
         loop.assertOnLoopThread()
         state = .closing
         isReading = false
-        closeError = error
+        closeError = closeError ?? error
         lingerTimer?.close()
         lingerTimer = nil
         uv_close(stream.asHandle, Trampolines.closed)

@@ -20,6 +20,9 @@ public final class EventLoop {
     /// libuv reads into this one buffer for every connection: alloc_cb, read() and read_cb run back to
     /// back for one stream, and the bytes are lent to the delegate only during read_cb.
     let readBuffer: UnsafeMutableRawPointer
+    /// Where a secured connection's read is opened into (allocated on the first): lent to the
+    /// delegate the same way as ``readBuffer``.
+    private var plaintextBuffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     private var ownerThread: pthread_t
     private var isClosed = false
 
@@ -48,6 +51,16 @@ public final class EventLoop {
             loop.deallocate()
         }
         readBuffer.deallocate()
+        plaintextBuffer.deallocate()
+    }
+
+    /// The loop's plaintext buffer, grown to at least `byteCount` bytes.
+    func plaintextBuffer(atLeast byteCount: Int) -> UnsafeMutableRawBufferPointer {
+        if plaintextBuffer.count < byteCount {
+            plaintextBuffer.deallocate()
+            plaintextBuffer = .allocate(byteCount: byteCount, alignment: 16)
+        }
+        return plaintextBuffer
     }
 
     /// Runs the loop on the calling thread until ``stop()`` is called or no handle is active.

@@ -33,6 +33,8 @@ public struct UVError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let invalidArgument = UVError(code: UV_EINVAL.rawValue)
     /// The operation was cancelled because its handle closed.
     public static let cancelled = UVError(code: UV_ECANCELED.rawValue)
+    /// The connection's security layer failed (``Connection/securityFailure`` says how).
+    public static let securityFailed = UVError(code: UV_EPROTO.rawValue)
     /// The connection was aborted locally.
     public static let connectionAborted = UVError(code: UV_ECONNABORTED.rawValue)
 }
