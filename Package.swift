@@ -91,11 +91,11 @@ let package = Package(
         // The generic RPC runtime: connections, dispatch, calls, limits. Knows nothing of homes.
         .target(
             name: "RPCServer",
-            dependencies: ["UV", "Wire", "HTTP2", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["UV", "TLS", "Wire", "HTTP2", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         // The client runtime: callbacks on a loop for the load generator, async/await for everyone else.
-        .target(name: "RPCClient", dependencies: ["UV", "Wire"], swiftSettings: strictSettings),
+        .target(name: "RPCClient", dependencies: ["UV", "TLS", "Wire"], swiftSettings: strictSettings),
         // Protobuf-typed handlers and the built-in services (health, server info).
         .target(
             name: "RPCServices",
@@ -120,7 +120,8 @@ let package = Package(
         .target(
             name: "HomeClient",
             dependencies: [
-                "RPCClient", "HomeProto", "UV", "Wire", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                "RPCClient", "HomeProto", "TLS", "UV", "Wire",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -129,7 +130,7 @@ let package = Package(
         .target(
             name: "HomedCommand",
             dependencies: [
-                "RPCServer", "RPCServices", "UV", "Wire", "HomeService", "HomeAPI", "HomeProto",
+                "RPCServer", "RPCServices", "TLS", "UV", "Wire", "HomeService", "HomeAPI", "HomeProto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: serverOnly),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -63,6 +63,8 @@ public actor HomeClient {
     ///   - timeout: each call's time, connecting and retries included (`nil`: none).
     ///   - retryPolicy: how a mutation is retried, with the same idempotency key, after the
     ///     connection failed or the server drained.
+    ///   - tls: TLS to homed (``TLSContext/init(client:)``: the CA to trust, a certificate for
+    ///     mutual TLS); `nil` connects in plain TCP, as to a loopback address or a Unix socket.
     ///   - connection: the connection's settings (the handshake timeout and the keepalive among them).
     ///   - logger: where the client logs: connections made and dropped at `info`, retries and
     ///     resends at `debug`, a change stream's reconnects at `info`. By default, nowhere.
@@ -72,6 +74,7 @@ public actor HomeClient {
         token: String,
         timeout: Duration? = .seconds(30),
         retryPolicy: RetryPolicy = .standard,
+        tls: TLSContext? = nil,
         connection: ClientConnection.Configuration = ClientConnection.Configuration(),
         logger: Logger = Logger(label: "homerpc.client", factory: { _ in SwiftLogNoOpLogHandler() }),
         observer: (any CallObserver)? = nil
@@ -80,6 +83,8 @@ public actor HomeClient {
         self.token = token
         self.timeout = timeout
         self.retryPolicy = retryPolicy
+        var connection = connection
+        if let tls { connection.tls = tls }
         connectionConfiguration = connection
         var logger = logger
         logger[metadataKey: "homerpc.endpoint"] = "\(endpoint)"
@@ -369,12 +374,14 @@ public actor HomeClient {
         } catch {
             if connecting == task { connecting = nil }
             // Nothing was sent: the call may go again as it is, whatever it is.
+            let rpcError = error as? RPCError
             var failure =
-                if let error = error as? RPCError { HomeClientError(error) } else {
+                if let rpcError { HomeClientError(rpcError) } else {
                     HomeClientError(status: .unavailable, message: "\(error)")
                 }
             failure.wasNotSent = true
-            failure.isRetryable = true
+            // A server not answering may answer later; a certificate not trusted will not be.
+            failure.isRetryable = rpcError?.isSecurityFailure != true
             state = .disconnected(reason: failure.message)
             throw failure
         }

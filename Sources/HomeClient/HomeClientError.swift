@@ -28,6 +28,10 @@ public struct HomeClientError: Error, Sendable, CustomStringConvertible {
     /// connection could be made, or its connection had already closed or had no stream id left
     /// (then ``isRetryable`` is `true`: sending it again, whatever it is, cannot apply it twice).
     public var wasSent: Bool { !wasNotSent }
+    /// The connection's TLS failed: the server's certificate is not trusted (or not for this
+    /// name), it refused ours, or it does not speak HomeRPC over TLS. Connecting again fails the same
+    /// way; ``message`` says why.
+    public var isSecurityFailure = false
     /// The call never left: no connection could be made, its connection had already closed, or it
     /// had no stream id left for it.
     var wasNotSent = false
@@ -39,6 +43,7 @@ public struct HomeClientError: Error, Sendable, CustomStringConvertible {
         status = error.code
         message = error.message
         isRetryable = error.isRetryable
+        isSecurityFailure = error.isSecurityFailure
         usedUpStreamIDs = error == .streamIDsExhausted
         wasNotSent = error == .clientClosed || usedUpStreamIDs
         itemResults = []

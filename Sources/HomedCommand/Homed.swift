@@ -6,11 +6,13 @@ import HomeService
 import Logging
 import RPCServer
 import RPCServices
+import TLS
 import UV
 import Wire
 
 /// The HomeRPC server: serves the built-in services on TCP (and optionally a Unix socket) until
-/// SIGTERM or SIGINT, then drains gracefully. A second signal stops at once.
+/// SIGTERM or SIGINT, then drains gracefully. A second signal stops at once. SIGHUP reloads the TLS
+/// certificate and key.
 ///
 /// A library, so that the `homed` executable runs it on the system's clock and the tests' server
 /// (Tests/ClockedHomed) on a clock set to the date a test needs, with no test-only option in the
@@ -148,6 +150,9 @@ public struct Homed: ParsableCommand {
             """
     )
     var stallWarningMs = 0
+
+    @OptionGroup(title: "TLS")
+    var tls: TLSOptions
 
     @OptionGroup(title: "Object limits")
     var limits: LimitOptions
@@ -350,16 +355,33 @@ public struct Homed: ParsableCommand {
         storeHolder.commitPacer = commitPacer
         homeStore.onCommitWaiting = commitPacer.commitWaiting
 
-        try Self.listen(server, on: .tcp(host: host, port: port), named: "\(host):\(port)")
+        let tlsContexts: [RPCServer.Door: TLSContext]?
+        do {
+            tlsContexts = try tls.contexts()
+        } catch {
+            throw StartError("cannot start TLS: \(error)")
+        }
+        tls.warnIfExposed(host: host, logger: logger)
+        try Self.listen(server, on: .tcp(host: host, port: port), named: "\(host):\(port)", tls: tlsContexts?[.homeRPC])
         if let unixSocket {
+            // Only this machine's processes reach a Unix socket, through its file's permissions: plain.
             try Self.removeStaleSocket(at: unixSocket)
             try Self.listen(server, on: .unix(path: unixSocket), named: unixSocket)
         }
         if let grpcPort {
-            try Self.listen(server, on: .tcp(host: host, port: grpcPort), named: "\(host):\(grpcPort)", door: .grpc)
+            try Self.listen(
+                server,
+                on: .tcp(host: host, port: grpcPort),
+                named: "\(host):\(grpcPort)",
+                door: .grpc,
+                tls: tlsContexts?[.grpc]
+            )
         }
 
         var watchers: [SignalWatcher] = []
+        if tls.isEnabled {
+            watchers.append(try SignalWatcher(signal: SIGHUP, loop: loop) { tls.reload(into: server, logger: logger) })
+        }
         for signal in [SIGTERM, SIGINT] {
             watchers.append(
                 try SignalWatcher(signal: signal, loop: loop) {
@@ -414,10 +436,11 @@ public struct Homed: ParsableCommand {
         _ server: RPCServer,
         on endpoint: Endpoint,
         named name: String,
-        door: RPCServer.Door = .homeRPC
+        door: RPCServer.Door = .homeRPC,
+        tls: TLSContext? = nil
     ) throws {
         do {
-            try server.listen(on: endpoint, door: door)
+            try server.listen(on: endpoint, door: door, tls: tls)
         } catch {
             throw StartError("cannot listen on \(name): \(error.message)")
         }

@@ -1,3 +1,4 @@
+public import TLS
 public import UV
 public import Wire
 
@@ -30,6 +31,11 @@ public final class ClientConnection: ConnectionDelegate {
         /// without closing it, a broken path) and its calls end UNAVAILABLE instead of waiting for
         /// ever. The server's own keepalive uses the same defaults.
         public var keepaliveTimeout: Duration = .seconds(10)
+        /// TLS to the server (a client context: whom to trust, and a certificate for mutual TLS);
+        /// `nil` speaks plain TCP, as on loopback and Unix sockets.
+        public var tls: TLSContext?
+        /// The name the server's certificate must carry; `nil` takes the endpoint's host.
+        public var serverName: String?
         /// The first call's stream id. Tests start near the end of the id space to reach it.
         var firstStreamID: UInt32 = 1
 
@@ -133,6 +139,15 @@ public final class ClientConnection: ConnectionDelegate {
                     guard !finished else { return connection.close() }
                     let made = ClientConnection(connection: connection, configuration: configuration)
                     client = made
+                    if let tls = configuration.tls {
+                        let serverName: String? =
+                            switch endpoint {
+                            case .tcp(let host, _): configuration.serverName ?? host
+                            case .unix: configuration.serverName
+                            }
+                        // Fails only for a socket closed already: start() then reports it.
+                        try? connection.secure(with: tls.makeSession(serverName: serverName))
+                    }
                     made.start(finish)
                 }
             }
@@ -329,12 +344,16 @@ public final class ClientConnection: ConnectionDelegate {
         keepaliveTimer?.close()
         keepaliveTimer = nil
         let endedCleanly = closeError == nil && error == nil && goAway?.code == .ok
-        let reason =
+        var reason =
             closeError
             ?? RPCError(
                 code: .unavailable,
                 message: error.map { "connection failed: \($0)" } ?? "server closed the connection"
             )
+        if closeError == nil, let failure = connection.securityFailure {
+            reason.message = failure
+            reason.isSecurityFailure = true
+        }
         // Calls started from now on fail at once with the same reason (without it, one started
         // after the server hung up was written to nowhere and never ended).
         closeError = reason

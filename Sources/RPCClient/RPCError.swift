@@ -11,6 +11,9 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public var details: [UInt8]
     /// The call had no effect and may be retried.
     public var isRetryable: Bool
+    /// The connection's TLS failed (a certificate not trusted, a protocol the server does not speak):
+    /// connecting again the same way fails the same way.
+    public var isSecurityFailure = false
 
     /// An error with these parts.
     public init(code: StatusCode, message: String, details: [UInt8] = [], isRetryable: Bool = false) {

@@ -1,4 +1,5 @@
 public import Logging
+public import TLS
 public import UV
 import Wire
 
@@ -146,7 +147,7 @@ public final class RPCServer {
     }
 
     /// What a listener's clients speak.
-    public enum Door: Sendable, CustomStringConvertible {
+    public enum Door: Sendable, Hashable, CustomStringConvertible {
         /// Our protocol (docs/PROTOCOL.md).
         case homeRPC
         /// gRPC over cleartext HTTP/2 (prior knowledge), onto the same methods.
@@ -160,20 +161,42 @@ public final class RPCServer {
         }
     }
 
-    /// The listeners that speak gRPC.
-    private var grpcListeners: Set<ObjectIdentifier> = []
+    /// What each listener's clients speak, and the TLS they speak it over (`nil`: plain).
+    private var setups: [ObjectIdentifier: (door: Door, tls: TLSContext?)] = [:]
 
-    /// Starts accepting on `endpoint`, for clients that speak `door`'s protocol.
+    /// Starts accepting on `endpoint`, for clients that speak `door`'s protocol, over TLS when `tls`
+    /// is given (a server context whose ALPN names suit the door).
     /// - Returns: the bound endpoint (with the real port when `endpoint` asked for port 0).
     @discardableResult
-    public func listen(on endpoint: Endpoint, door: Door = .homeRPC) throws(UVError) -> Endpoint {
+    public func listen(
+        on endpoint: Endpoint,
+        door: Door = .homeRPC,
+        tls: TLSContext? = nil
+    ) throws(UVError)
+        -> Endpoint
+    {
         precondition(!isShuttingDown, "listen after shutdown began")
         let listener = try Listener.listen(on: endpoint, loop: loop, delegate: self)
         listeners.append(listener)
-        if case .grpc = door { grpcListeners.insert(ObjectIdentifier(listener)) }
+        setups[ObjectIdentifier(listener)] = (door, tls)
         startTimersIfNeeded()
-        logger.info("listening", metadata: ["endpoint": "\(listener.endpoint)", "protocol": "\(door)"])
+        logger.info(
+            "listening",
+            metadata: ["endpoint": "\(listener.endpoint)", "protocol": "\(door)", "tls": "\(tls != nil)"]
+        )
         return listener.endpoint
+    }
+
+    /// Makes new connections to `door`'s TLS listeners use `context` (a reloaded certificate);
+    /// connections already open keep the session they have. Returns how many listeners took it.
+    @discardableResult
+    public func replaceTLSContext(_ context: TLSContext, on door: Door) -> Int {
+        var replaced = 0
+        for (listener, setup) in setups where setup.door == door && setup.tls != nil {
+            setups[listener] = (door, context)
+            replaced += 1
+        }
+        return replaced
     }
 
     private func startTimersIfNeeded() {
@@ -229,6 +252,17 @@ public final class RPCServer {
     func connectionDidClose(_ connection: any ServedConnection, reason: CloseReason, error: UVError?) {
         connections.removeValue(forKey: connection.id)
         metrics.connectionClosed(reason)
+        if let failure = connection.connection.securityFailure {
+            metrics.tlsFailed()
+            logger.notice(
+                "TLS failed",
+                metadata: [
+                    "id": "\(connection.id)", "reason": "\(failure)",
+                    "peer": "\((connection.connection.security as? TLSSession)?.peer ?? "unknown")",
+                ]
+            )
+            return finishShutdownIfDrained()
+        }
         switch reason {
         case .peerClosed, .drained, .idleTimeout:
             logger.debug("connection closed", metadata: ["id": "\(connection.id)", "reason": "\(reason)"])
@@ -255,7 +289,9 @@ public final class RPCServer {
 
 extension RPCServer: ListenerDelegate {
     public func listener(_ listener: Listener, didAccept connection: Connection) {
-        let speaksGRPC = grpcListeners.contains(ObjectIdentifier(listener))
+        guard let setup = setups[ObjectIdentifier(listener)] else { return connection.close() }
+        let speaksGRPC = setup.door == .grpc
+        if let tls = setup.tls { secure(connection, with: tls) }
         guard connections.count < configuration.maxConnections, !isShuttingDown else {
             if speaksGRPC { GRPCConnection.reject(connection) } else { reject(connection) }
             metrics.connectionRejected()
@@ -273,6 +309,19 @@ extension RPCServer: ListenerDelegate {
             connections[nextConnectionID] = serverConnection
             connection.delegate = serverConnection
             admissions.add(serverConnection)
+        }
+    }
+
+    /// Puts a TLS session on an accepted connection: its handshake runs as its first bytes arrive,
+    /// before any decoder sees them.
+    private func secure(_ connection: Connection, with context: TLSContext) {
+        let session = context.makeSession()
+        session.peer = (try? connection.remoteEndpoint()).map { "\($0)" }
+        session.onHandshakeComplete = { [metrics] _ in metrics.tlsHandshakeCompleted() }
+        do {
+            try connection.secure(with: session)
+        } catch {
+            connection.close()  // the peer went away already
         }
     }
 

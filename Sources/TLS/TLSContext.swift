@@ -34,14 +34,14 @@ public struct TLSClientConfiguration: Sendable, Hashable {
     public var certificateChainPath: String?
     /// PEM: the key of the client's certificate.
     public var privateKeyPath: String?
-    /// The ALPN names offered; the server must pick one.
+    /// The ALPN names offered; the server must pick one. By default HomeRPC's own protocol.
     public var applicationProtocols: [String]
 
     public init(
         trustedCAPath: String? = nil,
         certificateChainPath: String? = nil,
         privateKeyPath: String? = nil,
-        applicationProtocols: [String]
+        applicationProtocols: [String] = [ApplicationProtocol.homeRPC]
     ) {
         self.trustedCAPath = trustedCAPath
         self.certificateChainPath = certificateChainPath

@@ -17,6 +17,8 @@ public final class TLSSession: ConnectionSecurity {
     private var hasFailed = false
     /// The client's ALPN names when none was one the listener speaks (for the failure's reason).
     var refusedProtocols: [String]?
+    /// Who the session is with (an address), for logs.
+    public var peer: String?
     /// Runs once, when the handshake completes (a server counts handshakes with it).
     public var onHandshakeComplete: ((TLSSession) -> Void)?
 

@@ -20,6 +20,28 @@ extension ConnectionOptions {
 
     var timeoutDuration: Duration { .milliseconds(Int(timeout * 1000)) }
 
+    /// The connection's settings: TLS when asked for (`--tls`, or any of its files).
+    var connectionConfiguration: ClientConnection.Configuration {
+        get throws {
+            var configuration = ClientConnection.Configuration()
+            guard tls || caFile != nil || cert != nil || key != nil else { return configuration }
+            guard (cert == nil) == (key == nil) else { throw ValidationError("--cert and --key go together") }
+            do {
+                configuration.tls = try TLSContext(
+                    client: TLSClientConfiguration(
+                        trustedCAPath: caFile,
+                        certificateChainPath: cert,
+                        privateKeyPath: key
+                    )
+                )
+            } catch {
+                throw ValidationError("cannot set up TLS: \(error)")
+            }
+            configuration.serverName = serverName
+            return configuration
+        }
+    }
+
     /// The bearer token: --token-file, else $HOMERPC_TOKEN, else ./homed-owner.token.
     var token: String {
         get throws {
@@ -45,7 +67,12 @@ extension ConnectionOptions {
 
     /// A typed client; runs `body` and closes it. Call failures print their status and exit 1.
     func withHomeClient<Result>(_ body: (HomeClient) async throws -> Result) async throws -> Result {
-        let client = HomeClient(endpoint: try parsedEndpoint, token: try token, timeout: timeoutDuration)
+        let client = HomeClient(
+            endpoint: try parsedEndpoint,
+            token: try token,
+            timeout: timeoutDuration,
+            connection: try connectionConfiguration
+        )
         do {
             let result = try await HomeClient.$traceID.withValue(traceId) { try await body(client) }
             await client.close()
@@ -60,7 +87,7 @@ extension ConnectionOptions {
     func withClient<Result>(_ body: (RPCClient) async throws -> Result) async throws -> Result {
         let client: RPCClient
         do {
-            client = try await RPCClient.connect(to: try parsedEndpoint)
+            client = try await RPCClient.connect(to: try parsedEndpoint, configuration: try connectionConfiguration)
         } catch let error as RPCError {
             throw CallFailed(message: "\(error.code.name): \(error.message)")
         }

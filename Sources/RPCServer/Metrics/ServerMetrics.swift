@@ -124,6 +124,13 @@ public final class ServerMetrics {
         refusedByStatus[code.rawValue, default: 0] += 1
     }
 
+    /// TLS handshakes completed, and TLS sessions that failed (a refused handshake, a bad record).
+    public private(set) var tlsHandshakes: UInt64 = 0
+    public private(set) var tlsFailures: UInt64 = 0
+
+    func tlsHandshakeCompleted() { tlsHandshakes += 1 }
+    func tlsFailed() { tlsFailures += 1 }
+
     func connectionAccepted() { connectionsAccepted += 1 }
     func connectionRejected() { connectionsRejected += 1 }
 

@@ -134,11 +134,12 @@ struct Simulate: AsyncParsableCommand {
         let code = stored?.setupCode ?? setupCode ?? SimulatorState.randomSetupCode()
         var credential = stored?.credential
         let endpoint = try connection.parsedEndpoint
+        let configuration = try connection.connectionConfiguration
         // A server that is away (restarting, draining) is waited for, as a device would: 1 s, then
         // twice as long each time, up to 10 s.
         var retryDelay = 1.0
         while true {
-            guard let link = try await Self.connect(to: endpoint) else {
+            guard let link = try await Self.connect(to: endpoint, configuration: configuration) else {
                 retryDelay = await Self.waitToRetry(delay: retryDelay)
                 continue
             }
@@ -225,11 +226,14 @@ struct Simulate: AsyncParsableCommand {
     }
 
     /// A link to the server, or `nil` when it is unavailable (it says why).
-    private static func connect(to endpoint: Endpoint) async throws -> AccessoryLinkClient? {
+    private static func connect(
+        to endpoint: Endpoint,
+        configuration: ClientConnection.Configuration
+    ) async throws -> AccessoryLinkClient? {
         do {
-            return try await AccessoryLinkClient.connect(to: endpoint)
+            return try await AccessoryLinkClient.connect(to: endpoint, connection: configuration)
         } catch {
-            guard error.status == .unavailable else { throw error }
+            guard error.status == .unavailable, !error.isSecurityFailure else { throw error }
             print("the server is unavailable (\(error.message))")
             return nil
         }
