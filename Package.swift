@@ -158,7 +158,7 @@ let package = Package(
         .executableTarget(
             name: "LoadGen",
             dependencies: [
-                "RPCClient", "UV", "Wire", "HomeProto",
+                "RPCClient", "TLS", "UV", "Wire", "HomeProto",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: serverOnly),
                 .product(name: "Histogram", package: "hdrhistogram-swift", condition: serverOnly),

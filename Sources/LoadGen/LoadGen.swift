@@ -6,6 +6,6 @@ struct LoadGen: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "loadgen",
         abstract: "Generate load against a HomeRPC server.",
-        subcommands: [UnaryLoad.self, FanoutLoad.self, FleetLoad.self]
+        subcommands: [UnaryLoad.self, ConnectLoad.self, FanoutLoad.self, FleetLoad.self]
     )
 }

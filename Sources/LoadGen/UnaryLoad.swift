@@ -68,6 +68,9 @@ struct UnaryLoad: ParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
+    @OptionGroup(title: "TLS")
+    var tls: LoadTLSOptions
+
     func validate() throws {
         guard connections > 0, depth > 0, duration > 0, warmup >= 0, (calls ?? 1) > 0, (rate ?? 1) > 0 else {
             throw ValidationError("--connections, --depth and --duration must be positive")
@@ -174,8 +177,9 @@ struct UnaryLoad: ParsableCommand {
         }
         var drivers: [any PipelinedDriver] = []
         var failures: [RPCError] = []
+        let configuration = try tls.homeRPCConfiguration()
         for _ in 0..<connections {
-            try ClientConnection.connect(to: try parsedEndpoint(), on: loop) { result in
+            try ClientConnection.connect(to: try parsedEndpoint(), on: loop, configuration: configuration) { result in
                 switch result {
                 case .success(let connection):
                     drivers.append(
@@ -212,8 +216,9 @@ struct UnaryLoad: ParsableCommand {
         }
         var drivers: [any PipelinedDriver] = []
         var failures: [UVError] = []
+        let context = try tls.context(offering: [])
         for _ in 0..<connections {
-            try Connection.connect(to: try parsedEndpoint(), on: loop) { result in
+            try LoadTLSOptions.connect(to: try parsedEndpoint(), on: loop, tls: context) { result in
                 switch result {
                 case .success(let connection):
                     drivers.append(RedisDriver(connection: connection, command: command, depth: depth, meter: meter))

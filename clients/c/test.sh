@@ -47,6 +47,17 @@ for _ in $(seq 100); do (: >"/dev/tcp/127.0.0.1/$IDLE_PORT") 2>/dev/null && brea
 build/sdk-test --idle "127.0.0.1:$IDLE_PORT" 1 || { cat "$WORK/idle.log" >&2; exit 1; }
 kill "$IDLE_PID" && wait "$IDLE_PID" || { echo "the idle-timeout homed did not stop cleanly" >&2; exit 1; }
 
+# A third that requires mutual TLS, with the certificates of scripts/make-test-certificates.sh.
+TLS_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+mkdir -p "$WORK/tls"
+"$ROOT/scripts/make-test-certificates.sh" "$WORK/certs"
+(cd "$WORK/tls" && exec "$HOMED" --port "$TLS_PORT" --log-level notice --tls-cert "$WORK/certs/server.pem" \
+    --tls-key "$WORK/certs/server.key" --tls-client-ca "$WORK/certs/ca.pem") >"$WORK/tls.log" 2>&1 &
+TLS_PID=$!
+for _ in $(seq 100); do [ -s "$WORK/tls/homed-owner.token" ] && (: >"/dev/tcp/127.0.0.1/$TLS_PORT") 2>/dev/null && break; sleep 0.1; done
+build/sdk-test --tls "127.0.0.1:$TLS_PORT" "$WORK/tls/homed-owner.token" "$WORK/certs" || { cat "$WORK/tls.log" >&2; exit 1; }
+kill "$TLS_PID" && wait "$TLS_PID" || { echo "the TLS homed did not stop cleanly" >&2; exit 1; }
+
 # Last, as it stops the server: SIGTERM with a subscription open.
 build/sdk-test --drain "127.0.0.1:$PORT" "$WORK/homed-owner.token" "$HOMED_PID" || { cat "$WORK/homed.log" >&2; exit 1; }
 wait "$HOMED_PID" || { echo "homed exited with $? after the drain" >&2; exit 1; }

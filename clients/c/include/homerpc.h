@@ -84,6 +84,27 @@ typedef struct homerpc_client homerpc_client;
  */
 homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc_status *status);
 
+/* TLS settings for homerpc_connect_tls(). Every field may be NULL. */
+typedef struct homerpc_tls_options {
+    const char *ca_file;     /* PEM CAs the server's certificate must chain to; NULL: the system's */
+    const char *cert_file;   /* PEM client certificate chain, for a server requiring mutual TLS */
+    const char *key_file;    /* PEM private key of cert_file */
+    const char *server_name; /* the name the server's certificate must carry; NULL: the endpoint's host */
+} homerpc_tls_options;
+
+/*
+ * As homerpc_connect(), over TLS 1.2 or 1.3 (OpenSSL; ALPN "hrpc/1"): the server's certificate is
+ * checked against the CAs and the name. A refused handshake fails with UNAVAILABLE, not retryable,
+ * and OpenSSL's reason in status->message ("TLS handshake failed: certificate verify failed ...").
+ * A reconnect after the connection is lost makes a new TLS session with the same settings.
+ */
+homerpc_client *homerpc_connect_tls(
+    const char *endpoint,
+    const char *token,
+    const homerpc_tls_options *tls,
+    homerpc_status *status
+);
+
 /* Cancels the client's open calls, closes the connection and frees the client and its streams'
  * queued messages (streams not yet closed with homerpc_stream_close() must not be used after). */
 void homerpc_close(homerpc_client *client);

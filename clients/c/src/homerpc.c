@@ -10,6 +10,10 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <arpa/inet.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,6 +88,9 @@ struct homerpc_stream {
 
 struct homerpc_client {
     int fd;
+    SSL_CTX *tls;    /* set for a TLS client: every connection makes a session from it */
+    SSL *session;    /* the connection's TLS session, or NULL (plain, or not connected) */
+    char *server_name; /* the name the certificate must carry (the endpoint's host by default) */
     int broken;
     char broken_reason[512];
     char *endpoint;
@@ -259,6 +266,108 @@ static void break_connection(homerpc_client *client, const char *format, ...) {
     if (client->fd >= 0) shutdown(client->fd, SHUT_RDWR);
 }
 
+/* OpenSSL's queued reasons for this thread, "reason; reason" in `buffer` (emptying the queue). */
+static const char *tls_reasons(char *buffer, size_t size) {
+    buffer[0] = '\0';
+    unsigned long code;
+    while ((code = ERR_get_error()) != 0) {
+        const char *reason = ERR_reason_error_string(code);
+        size_t used = strlen(buffer);
+        snprintf(buffer + used, size - used, "%s%s", used ? "; " : "", reason ? reason : "unknown");
+    }
+    return buffer[0] ? buffer : "the peer broke off the session";
+}
+
+/* read_available() for a TLS session: decrypts every whole record there is; -1 once broken. */
+static int read_tls(homerpc_client *client) {
+    for (;;) {
+        size_t room = client->in_capacity - client->in_used;
+        if (room == 0) return 0;
+        ERR_clear_error();
+        int n = SSL_read(client->session, client->in + client->in_used, room > INT32_MAX ? INT32_MAX : (int)room);
+        if (n > 0) {
+            client->in_used += (size_t)n;
+            client->last_read_ms = now_ms();
+            continue;
+        }
+        int error = SSL_get_error(client->session, n);
+        if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) return 0;
+        if (error == SSL_ERROR_SYSCALL && (errno == EINTR || errno == EAGAIN)) return 0;
+        char reasons[400];
+        if (error == SSL_ERROR_ZERO_RETURN)
+            break_connection(client, "the server closed the connection");
+        else
+            break_connection(client, "TLS record failed: %s", tls_reasons(reasons, sizeof reasons));
+        return -1;
+    }
+}
+
+/* send() for a TLS session: bytes taken (a partial write is allowed), or -1 with errno EAGAIN when
+ * the session must wait for the socket (either way), or another errno once failed. */
+static ssize_t write_tls(homerpc_client *client, const unsigned char *bytes, size_t length) {
+    ERR_clear_error();
+    int n = SSL_write(client->session, bytes, length > INT32_MAX ? INT32_MAX : (int)length);
+    if (n > 0) return n;
+    int error = SSL_get_error(client->session, n);
+    if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
+        errno = EAGAIN;
+        return -1;
+    }
+    char reasons[400];
+    break_connection(client, "TLS write failed: %s", tls_reasons(reasons, sizeof reasons));
+    errno = EPIPE;
+    return -1;
+}
+
+/* Runs the TLS handshake on the client's connected socket by `deadline`: 0, or -1 with the reason
+ * in status (not retryable: the same settings fail the same way). */
+static int start_tls(homerpc_client *client, const char *host, long long deadline, homerpc_status *status) {
+    client->session = SSL_new(client->tls);
+    if (!client->session || SSL_set_fd(client->session, client->fd) != 1) {
+        set_status(status, HOMERPC_RESOURCE_EXHAUSTED, 0, "cannot make a TLS session");
+        return -1;
+    }
+    const char *name = client->server_name ? client->server_name : host;
+    unsigned char address[16];
+    if (inet_pton(AF_INET, name, address) == 1 || inet_pton(AF_INET6, name, address) == 1) {
+        X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(client->session), name);
+    } else {
+        SSL_set1_host(client->session, name);
+        SSL_set_tlsext_host_name(client->session, name);
+    }
+    for (;;) {
+        ERR_clear_error();
+        int result = SSL_connect(client->session);
+        if (result == 1) return 0;
+        int error = SSL_get_error(client->session, result);
+        short events = error == SSL_ERROR_WANT_READ ? POLLIN : error == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+        if (!events) {
+            char reasons[400];
+            tls_reasons(reasons, sizeof reasons);
+            long verdict = SSL_get_verify_result(client->session);
+            set_status(status, HOMERPC_UNAVAILABLE, 0, "TLS handshake failed: %s%s%s", reasons,
+                       verdict != X509_V_OK ? ": " : "", verdict != X509_V_OK ? X509_verify_cert_error_string(verdict) : "");
+            return -1;
+        }
+        struct pollfd p = {.fd = client->fd, .events = events};
+        if (poll(&p, 1, remaining_ms(deadline)) <= 0) {
+            set_status(status, HOMERPC_UNAVAILABLE, 0, "%s did not finish the TLS handshake", client->endpoint);
+            return -1;
+        }
+    }
+}
+
+/* Ends the connection's TLS session, if any, and closes its socket. */
+static void close_socket(homerpc_client *client) {
+    if (client->session) {
+        if (!client->broken) SSL_shutdown(client->session); /* close_notify, best effort */
+        SSL_free(client->session);
+        client->session = NULL;
+    }
+    if (client->fd >= 0) close(client->fd);
+    client->fd = -1;
+}
+
 /* Reads what is there into the input buffer; -1 once the connection is broken. */
 static int read_available(homerpc_client *client) {
     if (client->in_capacity - client->in_used < 65536) {
@@ -275,6 +384,7 @@ static int read_available(homerpc_client *client) {
         client->in = in;
         client->in_capacity = capacity;
     }
+    if (client->session) return read_tls(client);
     ssize_t n = recv(client->fd, client->in + client->in_used, client->in_capacity - client->in_used, 0);
     if (n > 0) {
         client->in_used += (size_t)n;
@@ -291,7 +401,8 @@ static int read_available(homerpc_client *client) {
 static int send_all(homerpc_client *client, const unsigned char *bytes, size_t length) {
     long long stalled_until = -1;
     while (length > 0 && !client->broken) {
-        ssize_t n = send(client->fd, bytes, length, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = client->session ? write_tls(client, bytes, length)
+                                    : send(client->fd, bytes, length, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             bytes += n;
             length -= (size_t)n;
@@ -585,6 +696,18 @@ static int open_connection(homerpc_client *client, homerpc_status *status) {
     const char *endpoint = client->endpoint;
     client->fd = open_socket(endpoint, status);
     if (client->fd < 0) return -1;
+    if (client->tls) {
+        char host[256];
+        const char *colon = strrchr(endpoint, ':');
+        size_t length = colon ? (size_t)(colon - endpoint) : 0;
+        if (length >= sizeof host) length = sizeof host - 1;
+        memcpy(host, endpoint + (endpoint[0] == '['), length - (endpoint[0] == '[' ? 2 : 0));
+        host[length - (endpoint[0] == '[' ? 2 : 0)] = '\0';
+        if (start_tls(client, host, now_ms() + HANDSHAKE_TIMEOUT_MS, status) < 0) {
+            close_socket(client);
+            return -1;
+        }
+    }
     client->last_read_ms = now_ms();
     client->ping_sent_ms = 0;
     /* Our preface and SETTINGS at once (PROTOCOL.md, "Preface"). */
@@ -636,17 +759,64 @@ static int open_connection(homerpc_client *client, homerpc_status *status) {
 broken:
     set_status(status, HOMERPC_UNAVAILABLE, 0, "%s", client->broken_reason);
 failed:
-    close(client->fd);
-    client->fd = -1;
+    close_socket(client);
     return -1;
 }
 
 homerpc_client *homerpc_connect(const char *endpoint, const char *token, homerpc_status *status) {
+    return homerpc_connect_tls(endpoint, token, NULL, status);
+}
+
+/* A client context for `tls`: the trusted CAs, the client certificate, ALPN hrpc/1; NULL with the
+ * reason in status. */
+static SSL_CTX *make_tls_context(const homerpc_tls_options *tls, homerpc_status *status) {
+    static const unsigned char alpn[] = {6, 'h', 'r', 'p', 'c', '/', '1'};
+    char reasons[400];
+    ERR_clear_error();
+    SSL_CTX *context = SSL_CTX_new(TLS_client_method());
+    if (!context) {
+        set_status(status, HOMERPC_RESOURCE_EXHAUSTED, 0, "cannot make a TLS context");
+        return NULL;
+    }
+    SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+    SSL_CTX_set_verify(context, SSL_VERIFY_PEER, NULL);
+    SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    const char *problem = NULL;
+    if (tls->ca_file ? SSL_CTX_load_verify_locations(context, tls->ca_file, NULL) != 1
+                     : SSL_CTX_set_default_verify_paths(context) != 1)
+        problem = "cannot load the trusted CAs";
+    else if ((tls->cert_file == NULL) != (tls->key_file == NULL))
+        problem = "a client certificate needs both cert_file and key_file";
+    else if (tls->cert_file && (SSL_CTX_use_certificate_chain_file(context, tls->cert_file) != 1 ||
+                                SSL_CTX_use_PrivateKey_file(context, tls->key_file, SSL_FILETYPE_PEM) != 1 ||
+                                SSL_CTX_check_private_key(context) != 1))
+        problem = "cannot load the client certificate and key";
+    else if (SSL_CTX_set_alpn_protos(context, alpn, sizeof alpn) != 0)
+        problem = "cannot set ALPN";
+    if (problem) {
+        set_status(status, HOMERPC_INVALID_ARGUMENT, 0, "%s: %s", problem, tls_reasons(reasons, sizeof reasons));
+        SSL_CTX_free(context);
+        return NULL;
+    }
+    return context;
+}
+
+homerpc_client *homerpc_connect_tls(
+    const char *endpoint,
+    const char *token,
+    const homerpc_tls_options *tls,
+    homerpc_status *status
+) {
     homerpc_status_reset(status);
     homerpc_client *client = calloc(1, sizeof *client);
     if (client) client->fd = -1;
-    if (!client || !(client->endpoint = strdup(endpoint)) || (token && !(client->token = strdup(token)))) {
+    if (!client || !(client->endpoint = strdup(endpoint)) || (token && !(client->token = strdup(token))) ||
+        (tls && tls->server_name && !(client->server_name = strdup(tls->server_name)))) {
         set_status(status, HOMERPC_RESOURCE_EXHAUSTED, 0, "out of memory");
+        homerpc_close(client);
+        return NULL;
+    }
+    if (tls && !(client->tls = make_tls_context(tls, status))) {
         homerpc_close(client);
         return NULL;
     }
@@ -677,8 +847,7 @@ static int reconnect_if_gone(homerpc_client *client, homerpc_status *status) {
         }
     }
     while (client->calls) unlink_call(client, client->calls);
-    if (client->fd >= 0) close(client->fd);
-    client->fd = -1;
+    close_socket(client);
     client->broken = client->going_away = 0;
     client->in_used = 0;
     client->next_stream_id = 1;
@@ -699,7 +868,9 @@ void homerpc_close(homerpc_client *client) {
         /* A stream stays with its owner, who frees it with homerpc_stream_close(). */
         else if (!call->ended) end_call(call, HOMERPC_CANCELLED, 0, "the client was closed", NULL, 0);
     }
-    if (client->fd >= 0) close(client->fd);
+    close_socket(client);
+    SSL_CTX_free(client->tls);
+    free(client->server_name);
     free(client->in);
     free(client->endpoint);
     free(client->token);
