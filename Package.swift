@@ -218,7 +218,8 @@ let package = Package(
         .testTarget(
             name: "HomeAPITests",
             dependencies: [
-                "HomeClient", "HomeAPI", "HomeProto", "HomeService", "RPCClient", "SQLite", "UV", "Wire", "homed",
+                "HomeClient", "HomeAPI", "HomeProto", "HomeService", "RPCClient", "SQLite", "TLS", "UV", "Wire",
+                "homed",
                 "clocked-homed",
                 "rpc-client",
                 "LoadGen", "TestSupport",

@@ -130,13 +130,17 @@ class GoAway(Exception):
 class Connection:
     """One connection: the preface and SETTINGS exchange, then calls on odd, growing stream ids."""
 
-    def __init__(self, address, initial_stream_credit=64, max_frame_size=16 * 1024 * 1024, handshake=True):
-        """address: (host, port) for TCP, or a path for a Unix-domain socket."""
+    def __init__(self, address, initial_stream_credit=64, max_frame_size=16 * 1024 * 1024, handshake=True,
+                 tls=None, server_name="localhost"):
+        """address: (host, port) for TCP, or a path for a Unix-domain socket. tls: an ssl.SSLContext
+        for a server started with a certificate (PROTOCOL.md, "TLS"): everything goes inside it."""
         if isinstance(address, str):
             self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             self.socket.connect(address)
         else:
             self.socket = socket.create_connection(address)
+        if tls is not None:
+            self.socket = tls.wrap_socket(self.socket, server_hostname=server_name)
         self.socket.settimeout(10)
         self.buffer = b""
         self.set_aside = []

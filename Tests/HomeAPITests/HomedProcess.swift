@@ -12,6 +12,8 @@ final class HomedProcess: @unchecked Sendable {
     private(set) var ownerToken = ""
     /// Flags added to every start (a test may change them between restarts).
     var extraArguments: [String]
+    /// The server's log level (`info` logs the listening ports, which ``tcpPort()`` reads).
+    var logLevel = "error"
 
     var socketPath: String { directory.appendingPathComponent("homed.sock").path }
     var storePath: String { directory.appendingPathComponent("homed.sqlite").path }
@@ -48,10 +50,12 @@ final class HomedProcess: @unchecked Sendable {
     static func launch(
         arguments: [String] = [],
         capturingLog: Bool = false,
+        logLevel: String = "error",
         clockOffset: Int64? = nil
     ) async throws -> HomedProcess {
         let server = try HomedProcess(arguments: arguments)
         server.capturesLog = capturingLog
+        server.logLevel = logLevel
         server.clockOffsetMilliseconds = clockOffset
         try await server.start()
         return server
@@ -72,7 +76,7 @@ final class HomedProcess: @unchecked Sendable {
         var arguments =
             [
                 "--port", "0", "--unix-socket", socketPath, "--store", storePath,
-                "--owner-token-file", directory.appendingPathComponent("owner.token").path, "--log-level", "error",
+                "--owner-token-file", directory.appendingPathComponent("owner.token").path, "--log-level", logLevel,
                 "--drain-grace-period", "5",
             ] + extraArguments
         var executable = Self.executablePath
@@ -154,6 +158,25 @@ final class HomedProcess: @unchecked Sendable {
     func restart() async throws {
         stop()
         try await start()
+    }
+
+    /// The TCP port of the listener for our protocol, read from the log: needs `capturingLog` and
+    /// ``logLevel`` `info`.
+    func tcpPort() throws -> Int {
+        let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        for line in log.split(separator: "\n") where line.contains("listening") && line.contains("protocol=homerpc") {
+            guard let range = line.range(of: #"endpoint=127\.0\.0\.1:([0-9]+)"#, options: .regularExpression),
+                let port = Int(line[range].split(separator: ":").last ?? "")
+            else { continue }
+            return port
+        }
+        throw HomedFailure(message: "no listening line for our TCP port in the log: \(log.suffix(1_000))")
+    }
+
+    /// Sends `signal` to the server.
+    func send(_ signal: Int32) {
+        guard let process else { return }
+        kill(process.processIdentifier, signal)
     }
 
     /// A client as the owner (or with another token).
