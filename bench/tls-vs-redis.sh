@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # homed over TLS against Redis over TLS (redis-server --tls-port), side by side in one run, on
-# loopback, one client for both (loadgen: the same loop, pipelining, timing and OpenSSL sessions for
-# our protocol and RESP): a cached read (home.v1.HomeService/ReadCharacteristic, with the SDK's
-# deadline) against GET at 1 and 50 connections, depth 1 and 16; new TLS connections per second,
-# each making one call (the read with its token, against GET); and the memory an idle TLS
-# connection costs each server at 10,000 connections (bench/idle-tls-connections.py).
+# loopback, one client for both: a cached read (home.v1.HomeService/ReadCharacteristic, with the
+# SDK's deadline and token) against GET at 1 and 50 connections, depth 1 and 16, from cload
+# (bench/cload: one C code path and one OpenSSL session per connection for both protocols, cheap
+# enough that the servers saturate first), then from loadgen (Swift, its TLS through our own
+# memory-BIO sessions); new TLS connections per second, each making one call (the read with its
+# token, against GET; loadgen connect); and the memory an idle TLS connection costs each server at
+# 10,000 connections (bench/idle-tls-connections.py).
 # Servers on CPU 0, the client on CPU 1; runs alternate, homed then Redis, PAIRS times (default 5).
 # Both servers use the same P-256 certificate (scripts/make-test-certificates.sh) and OpenSSL 3.
 # Run from the repository root:  bench/tls-vs-redis.sh > /tmp/tls.md
@@ -24,6 +26,7 @@ scripts/install-packages.sh
 command -v redis-server >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 for product in homed rpc-client loadgen; do scripts/build-release.sh --product "$product" >&2; done
 BIN="$(swift build -c release --show-bin-path)"
+build_cload
 WORK="$(mktemp -d)"
 cleanup() {
     stop_simulator "$WORK"
@@ -34,16 +37,16 @@ cleanup() {
 trap cleanup EXIT
 scripts/make-test-certificates.sh "$WORK/certs" >/dev/null
 CERTS="$WORK/certs"
-ulimit -n 65536
+ulimit -n "$(ulimit -Hn)"
 
 # homed: TLS on TCP; its Unix socket (plain, local) sets the bench home up.
 (cd "$WORK" && exec taskset -c 0 "$BIN/homed" --port "$HOMED_PORT" --unix-socket "$WORK/homed.sock" \
-    --log-level warning --max-connections 20000 --tls-cert "$CERTS/server.pem" --tls-key "$CERTS/server.key") &
+    --log-level warning --max-connections 15000 --tls-cert "$CERTS/server.pem" --tls-key "$CERTS/server.key") &
 HOMED_PID=$!
 mkdir -p "$WORK/redis"
 taskset -c 0 redis-server --port 0 --tls-port "$REDIS_PORT" --tls-cert-file "$CERTS/server.pem" \
     --tls-key-file "$CERTS/server.key" --tls-ca-cert-file "$CERTS/ca.pem" --tls-auth-clients no \
-    --dir "$WORK/redis" --save "" --appendonly no --maxclients 20000 --daemonize no --loglevel warning >/dev/null &
+    --dir "$WORK/redis" --save "" --appendonly no --maxclients 15000 --daemonize no --loglevel warning >/dev/null &
 REDIS_PID=$!
 for _ in $(seq 100); do [ -S "$WORK/homed.sock" ] && [ -s "$WORK/homed-owner.token" ] && break; sleep 0.1; done
 READ_HEX=$(bench_lamp "$BIN" "unix:$WORK/homed.sock" "$WORK/homed-owner.token" "$WORK")
@@ -57,8 +60,17 @@ run_rate() {
     sed -E "s/.*\"$2\": ([0-9]+).*/\\1/" <<<"$out"
 }
 
-echo "| workload | shape | homed median | redis median | ratio of medians | ratio of sums | pair ratios | pairs ≥ 1 |"
-echo "|---|---|---:|---:|---:|---:|---|---:|"
+echo "| workload | client | shape | homed median | redis median | ratio of medians | ratio of sums | pair ratios | pairs ≥ 1 |"
+echo "|---|---|---|---:|---:|---:|---:|---|---:|"
+for shape in "1 1" "1 16" "50 1" "50 16"; do
+    read -r connections depth <<<"$shape"
+    CLOAD_FLAGS="--tls $CERTS/ca.pem" cload_pairs_of "$connections" "$depth" \
+        "hrpc $HOMED_PORT home.v1.HomeService/ReadCharacteristic $READ_HEX $WORK/homed-owner.token" \
+        "redis $REDIS_PORT GET key:__rand_int__" | {
+        read -r h r medians sums low high up
+        echo "| cached read over TLS vs GET over TLS (calls/s) | cload | $connections × $depth | $h | $r | $medians | $sums | $low–$high | $up |"
+    }
+done
 for shape in "1 1" "1 16" "50 1" "50 16"; do
     read -r connections depth <<<"$shape"
     for _ in $(seq "$PAIRS"); do
@@ -70,7 +82,7 @@ for shape in "1 1" "1 16" "50 1" "50 16"; do
         echo "$ours $theirs"
     done | pair_summary | {
         read -r h r medians sums low high up
-        echo "| cached read over TLS vs GET over TLS (calls/s) | $connections × $depth | $h | $r | $medians | $sums | $low–$high | $up |"
+        echo "| cached read over TLS vs GET over TLS (calls/s) | loadgen | $connections × $depth | $h | $r | $medians | $sums | $low–$high | $up |"
     }
 done
 for _ in $(seq "$PAIRS"); do
@@ -81,7 +93,7 @@ for _ in $(seq "$PAIRS"); do
     echo "$ours $theirs"
 done | pair_summary | {
     read -r h r medians sums low high up
-    echo "| new TLS connections/s, one call each | 16 at once | $h | $r | $medians | $sums | $low–$high | $up |"
+    echo "| new TLS connections/s, one call each | loadgen connect | 16 at once | $h | $r | $medians | $sums | $low–$high | $up |"
 }
 
 echo

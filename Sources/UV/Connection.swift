@@ -164,24 +164,45 @@ public final class Connection {
         // session's record sequence would skip it.
         guard pendingWriteByteCount + bytes.count <= maxPendingWriteBytes else { throw .noBufferSpace }
         guard let security else { return try send(bytes) }
-        var sealed: [UInt8] = []
-        security.seal(bytes, output: &sealed)
-        try send(sealed)
+        // Records go to the socket as OpenSSL writes them (no array of them is made and copied).
+        var failure: UVError?
+        security.seal(bytes) { record in
+            guard failure == nil else { return }
+            do throws(UVError) {
+                try send(record)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// Puts `bytes` on the socket after everything before them, past the cap.
     private func send(_ bytes: [UInt8]) throws(UVError) {
         guard !bytes.isEmpty else { return }
+        var failure: UVError?
+        bytes.withUnsafeBytes { raw in
+            do throws(UVError) {
+                try send(raw)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Puts `bytes` on the socket after everything before them, past the cap: what the kernel does
+    /// not take at once is copied into a queued write.
+    private func send(_ bytes: UnsafeRawBufferPointer) throws(UVError) {
+        guard !bytes.isEmpty else { return }
         var written = 0
         if pendingWriteByteCount == 0 {
             // Nothing queued, so order allows writing now; usually the kernel takes everything.
-            written = bytes.withUnsafeBytes { raw in
-                var buffer = uv_buf_init(
-                    UnsafeMutableRawPointer(mutating: raw.baseAddress!).assumingMemoryBound(to: CChar.self),
-                    UInt32(raw.count)
-                )
-                return Int(uv_try_write(stream, &buffer, 1))
-            }
+            var buffer = uv_buf_init(
+                UnsafeMutableRawPointer(mutating: bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
+                UInt32(bytes.count)
+            )
+            written = Int(uv_try_write(stream, &buffer, 1))
             if written == Int(UV_EAGAIN.rawValue) {
                 written = 0
             } else if written < 0 {
@@ -191,11 +212,11 @@ public final class Connection {
             }
             if written == bytes.count { return }
         }
-        try enqueueWrite(bytes[written...])
+        try enqueueWrite(UnsafeRawBufferPointer(rebasing: bytes[written...]))
     }
 
     /// Copies `bytes` into a write request that owns them until libuv's write callback.
-    private func enqueueWrite(_ bytes: ArraySlice<UInt8>) throws(UVError) {
+    private func enqueueWrite(_ bytes: UnsafeRawBufferPointer) throws(UVError) {
         let request = WriteRequest.make(copying: bytes)
         var buffer = uv_buf_init(WriteRequest.bytes(of: request), UInt32(bytes.count))
         do {

@@ -16,8 +16,9 @@ public protocol ConnectionSecurity: AnyObject {
     ) -> SecurityOpening
     /// The room ``open(_:into:output:)`` needs for the plaintext of `count` bytes read.
     func plaintextCapacity(forReading count: Int) -> Int
-    /// Appends to `output` what carries `plaintext` to the peer (held until the handshake ends).
-    func seal(_ plaintext: [UInt8], output: inout [UInt8])
+    /// Gives `send` the records that carry `plaintext` to the peer, in order, as they are made
+    /// (held until the handshake ends). The records are lent for the call only.
+    func seal(_ plaintext: [UInt8], into send: (UnsafeRawBufferPointer) -> Void)
     /// Appends to `output` the message that ends the session cleanly (TLS's close_notify).
     func closeNotify(output: inout [UInt8])
 }

@@ -10,12 +10,10 @@ enum WriteRequest {
     private static let countOffset = MemoryLayout<uv_write_t>.stride
     private static let bytesOffset = (countOffset + MemoryLayout<Int>.size + 15) & ~15
 
-    static func make(copying bytes: ArraySlice<UInt8>) -> UnsafeMutablePointer<uv_write_t> {
+    static func make(copying bytes: UnsafeRawBufferPointer) -> UnsafeMutablePointer<uv_write_t> {
         let raw = UnsafeMutableRawPointer.allocate(byteCount: bytesOffset + bytes.count, alignment: 16)
         raw.storeBytes(of: bytes.count, toByteOffset: countOffset, as: Int.self)
-        bytes.withUnsafeBytes { source in
-            (raw + bytesOffset).copyMemory(from: source.baseAddress!, byteCount: source.count)
-        }
+        (raw + bytesOffset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
         return raw.bindMemory(to: uv_write_t.self, capacity: 1)
     }
 

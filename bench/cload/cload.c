@@ -63,6 +63,8 @@
 #include <unistd.h>
 
 #include <nghttp2/nghttp2.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 enum protocol { HRPC, REDIS, GRPC };
 
@@ -83,6 +85,42 @@ struct connection {
 };
 
 static enum protocol protocol;
+
+/* --tls CA-FILE: every connection speaks TLS (OpenSSL, the same library both servers use), trusting
+ * CA-FILE; our protocol offers ALPN hrpc/1, gRPC h2, Redis none. One session per descriptor. */
+static SSL_CTX *tls_context;
+static SSL *tls_sessions[65536];
+
+static ssize_t io_read(int fd, void *into, size_t count) {
+    SSL *session = tls_sessions[fd];
+    if (!session) return read(fd, into, count);
+    int n = SSL_read(session, into, (int)count);
+    if (n > 0) return n;
+    int error = SSL_get_error(session, n);
+    if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
+        errno = EAGAIN;
+        return -1;
+    }
+    if (error == SSL_ERROR_ZERO_RETURN) return 0;
+    ERR_print_errors_fp(stderr);
+    errno = EPROTO;
+    return -1;
+}
+
+static ssize_t io_write(int fd, const void *bytes, size_t count) {
+    SSL *session = tls_sessions[fd];
+    if (!session) return write(fd, bytes, count);
+    int n = SSL_write(session, bytes, (int)count);
+    if (n > 0) return n;
+    int error = SSL_get_error(session, n);
+    if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
+        errno = EAGAIN;
+        return -1;
+    }
+    ERR_print_errors_fp(stderr);
+    errno = EPROTO;
+    return -1;
+}
 static uint32_t server_max_streams = 100; /* the server's MAX_CONCURRENT_STREAMS, from its SETTINGS */
 static struct buffer request_template; /* one request; for HRPC its stream ids are patched */
 static size_t message_offset;          /* HRPC: where the MESSAGE frame starts in the template */
@@ -270,7 +308,7 @@ static void queue_request(struct connection *c) {
 
 static void flush(struct connection *c) {
     while (c->out_sent < c->out.used) {
-        ssize_t n = write(c->fd, c->out.bytes + c->out_sent, c->out.used - c->out_sent);
+        ssize_t n = io_write(c->fd, c->out.bytes + c->out_sent, c->out.used - c->out_sent);
         if (n < 0 && errno == EAGAIN) return;
         if (n < 0) die("write");
         c->out_sent += n;
@@ -406,7 +444,7 @@ static void watch_output(int poll, struct connection *c) {
 /* Blocking read of exactly `count` bytes (set-up only). */
 static void read_exactly(int fd, unsigned char *into, size_t count) {
     for (size_t got = 0; got < count;) {
-        ssize_t n = read(fd, into + got, count - got);
+        ssize_t n = io_read(fd, into + got, count - got);
         if (n <= 0) die("read during set-up");
         got += n;
     }
@@ -420,12 +458,22 @@ static int open_connection(const char *host, int port, const char *method, const
     if (connect(fd, (struct sockaddr *)&address, sizeof address) < 0) die("connect");
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (tls_context) {
+        if (fd >= (int)(sizeof tls_sessions / sizeof *tls_sessions)) die("descriptor");
+        SSL *session = SSL_new(tls_context);
+        if (!session || SSL_set_fd(session, fd) != 1) die("SSL_new");
+        if (SSL_connect(session) != 1) {
+            ERR_print_errors_fp(stderr);
+            die("TLS handshake");
+        }
+        tls_sessions[fd] = session;
+    }
     if (protocol == HRPC) {
         struct buffer hello = {0};
         append(&hello, "HRPC\r\n\x00\x01", 8);
         frame_header(&hello, 0, 0x01, 0, 0); /* SETTINGS: the defaults */
         if (token) hrpc_call(&hello, method, NULL, 0, token, 1, 0, 0); /* authenticates the connection */
-        if (write(fd, hello.bytes, hello.used) != (ssize_t)hello.used) die("write hello");
+        if (io_write(fd, hello.bytes, hello.used) != (ssize_t)hello.used) die("write hello");
         free(hello.bytes);
         unsigned char header[10];
         read_exactly(fd, header, 8); /* preface */
@@ -691,6 +739,12 @@ int main(int argc, char **argv) {
         } else if (argc > 1 && strcmp(argv[1], "--count") == 0) {
             print_count = 1;
             argv += 1, argc -= 1;
+        } else if (argc > 2 && strcmp(argv[1], "--tls") == 0) {
+            tls_context = SSL_CTX_new(TLS_client_method());
+            if (!tls_context || SSL_CTX_load_verify_locations(tls_context, argv[2], NULL) != 1) die("--tls CA-FILE");
+            SSL_CTX_set_verify(tls_context, SSL_VERIFY_PEER, NULL);
+            SSL_CTX_set_mode(tls_context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+            argv += 2, argc -= 2;
         } else {
             break;
         }
@@ -713,7 +767,7 @@ int main(int argc, char **argv) {
         }
     }
     if (argc < 9 || rate < 0 || burst < 1) {
-        fprintf(stderr, "usage: cload [--deadline-ms MS] [--keys] [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc HOST PORT CONNECTIONS "
+        fprintf(stderr, "usage: cload [--deadline-ms MS] [--keys] [--tls CA-FILE] [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] hrpc HOST PORT CONNECTIONS "
                         "DEPTH SECONDS WARMUP METHOD REQUEST-HEX [TOKEN-FILE]\n"
                         "       cload [--rate CALLS-PER-SECOND [--burst BURST] [--histogram FILE]] redis HOST PORT CONNECTIONS "
                         "DEPTH SECONDS WARMUP ARG...\n"
@@ -723,6 +777,11 @@ int main(int argc, char **argv) {
         return 2;
     }
     protocol = strcmp(argv[1], "redis") == 0 ? REDIS : strcmp(argv[1], "grpc") == 0 ? GRPC : HRPC;
+    if (tls_context && protocol != REDIS) {
+        static const unsigned char hrpc_alpn[] = {6, 'h', 'r', 'p', 'c', '/', '1'}, h2_alpn[] = {2, 'h', '2'};
+        if (protocol == HRPC) SSL_CTX_set_alpn_protos(tls_context, hrpc_alpn, sizeof hrpc_alpn);
+        else SSL_CTX_set_alpn_protos(tls_context, h2_alpn, sizeof h2_alpn);
+    }
     if (protocol == GRPC && rate > 0) {
         fprintf(stderr, "cload: gRPC runs the closed loop only\n");
         return 2;
@@ -794,7 +853,8 @@ int main(int argc, char **argv) {
             if (events[e].events & EPOLLOUT) flush(c), watch_output(poll, c);
             if (!(events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) continue;
             reserve(&c->in, 65536);
-            ssize_t n = read(c->fd, c->in.bytes + c->in.used, c->in.capacity - c->in.used);
+            ssize_t n = io_read(c->fd, c->in.bytes + c->in.used, c->in.capacity - c->in.used);
+            if (n < 0 && errno == EAGAIN) continue;
             if (n == 0) {
                 fprintf(stderr, "the server closed a connection\n");
                 return 2;

@@ -33,12 +33,12 @@ redis_benchmark_rate() {  # test connections depth requests-per-second-guess
 # bench/cload/.build.
 build_cload() {
     local package
-    for package in gcc libnghttp2-dev; do
+    for package in gcc libnghttp2-dev libssl-dev; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
             DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package" >/dev/null
     done
     mkdir -p bench/cload/.build
-    gcc -O2 -Wall -Wextra -Werror -o bench/cload/.build/cload bench/cload/cload.c -lnghttp2
+    gcc -O2 -Wall -Wextra -Werror -o bench/cload/.build/cload bench/cload/cload.c -lnghttp2 -lssl -lcrypto
     CLOAD="$PWD/bench/cload/.build/cload"
 }
 
@@ -50,7 +50,7 @@ cload_once() {
     local connections=$1 depth=$2 protocol=$3 port=$4 flags=()
     shift 4
     if [ "$protocol" = hrpc-keyed ]; then protocol=hrpc flags=(--keys); fi
-    taskset -c 1 "$CLOAD" "${flags[@]}" "$protocol" 127.0.0.1 "$port" "$connections" "$depth" "$SECONDS_PER_RUN" 1 "$@" \
+    taskset -c 1 "$CLOAD" "${flags[@]}" ${CLOAD_FLAGS:-} "$protocol" 127.0.0.1 "$port" "$connections" "$depth" "$SECONDS_PER_RUN" 1 "$@" \
         || { echo "cload failed" >&2; exit 1; }
 }
 

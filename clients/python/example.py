@@ -3,6 +3,7 @@
 
     ./generate.sh                       # once: gRPC for Python in .venv, stubs in generated/
     .venv/bin/python example.py 127.0.0.1:7443 homed-owner.token "My Home" Study
+    HOMERPC_CA_FILE=ca.pem .venv/bin/python example.py localhost:7443 ...   # over TLS
 
 The home is created if you have none of that name. The room's addition comes back on the change
 stream (Subscribe), as every change to the home does.
@@ -29,6 +30,29 @@ def homekit_error(error: grpc.RpcError) -> str:
     return f"{error.code().name}: {error.details()}"
 
 
+def open_channel(address: str) -> grpc.Channel:
+    """A channel to the gRPC door: over TLS when HOMERPC_CA_FILE names the CA of homed's certificate
+    (homed --tls-cert), with a client certificate (HOMERPC_CERT_FILE, HOMERPC_KEY_FILE) for a homed
+    that requires mutual TLS (--tls-client-ca); cleartext otherwise."""
+    ca_file = os.environ.get("HOMERPC_CA_FILE")
+    if not ca_file:
+        return grpc.insecure_channel(address)
+
+    def read(variable: str):
+        path = os.environ.get(variable)
+        if not path:
+            return None
+        with open(path, "rb") as file:
+            return file.read()
+
+    credentials = grpc.ssl_channel_credentials(
+        root_certificates=read("HOMERPC_CA_FILE"),
+        private_key=read("HOMERPC_KEY_FILE"),
+        certificate_chain=read("HOMERPC_CERT_FILE"),
+    )
+    return grpc.secure_channel(address, credentials)
+
+
 def main() -> int:
     if len(sys.argv) != 5:
         print(__doc__, file=sys.stderr)
@@ -38,7 +62,7 @@ def main() -> int:
         token = file.read().strip()
     # Every call carries the token, as gRPC call credentials would.
     metadata = [("authorization", f"Bearer {token}")]
-    with grpc.insecure_channel(address) as channel:
+    with open_channel(address) as channel:
         homes = home_service_pb2_grpc.HomeServiceStub(channel)
         listed = homes.ListHomes(home_service_pb2.ListHomesRequest(), metadata=metadata, timeout=10).homes
         print("homes:", ", ".join(home.name for home in listed) or "none")

@@ -18,8 +18,10 @@ GRPC_PORT="$(free_port)"
 (cd "$WORK" && exec "$HOMED" --port "$PORT" --grpc-port "$GRPC_PORT" --log-level notice) >"$WORK/homed.log" 2>&1 &
 HOMED_PID=$!
 SIMULATOR_PID=""
+TLS_PID=""
 cleanup() {
     [ -n "$SIMULATOR_PID" ] && kill "$SIMULATOR_PID" 2>/dev/null
+    [ -z "$TLS_PID" ] || kill "$TLS_PID" 2>/dev/null || true
     kill "$HOMED_PID" 2>/dev/null
     wait 2>/dev/null
     rm -rf "$WORK"
@@ -41,3 +43,24 @@ fail() { echo "$1" >&2; cat "$WORK/homed.log" >&2; exit 1; }
     || fail "the gRPC door check failed"
 "$PYTHON" "$ROOT/Tests/GRPCDoor/hostile_http2.py" 127.0.0.1 "$GRPC_PORT" "$PORT" "$HOMED_PID" \
     || fail "a hostile HTTP/2 peer was not answered as it should be"
+
+# grpcio over TLS and mutual TLS: a homed whose gRPC door requires a client certificate of the test CA.
+"$ROOT/scripts/make-test-certificates.sh" "$WORK/certs"
+TLS_PORT="$(free_port)"
+TLS_GRPC_PORT="$(free_port)"
+mkdir -p "$WORK/tls"
+(cd "$WORK/tls" && exec "$HOMED" --port "$TLS_PORT" --grpc-port "$TLS_GRPC_PORT" --log-level notice \
+    --tls-cert "$WORK/certs/server.pem" --tls-key "$WORK/certs/server.key" --tls-client-ca "$WORK/certs/ca.pem") \
+    >"$WORK/tls.log" 2>&1 &
+TLS_PID=$!
+for _ in $(seq 100); do [ -s "$WORK/tls/homed-owner.token" ] && (: >"/dev/tcp/127.0.0.1/$TLS_GRPC_PORT") 2>/dev/null && break; sleep 0.1; done
+HOMERPC_CA_FILE="$WORK/certs/ca.pem" HOMERPC_CERT_FILE="$WORK/certs/client.pem" HOMERPC_KEY_FILE="$WORK/certs/client.key" \
+    "$PYTHON" example.py "localhost:$TLS_GRPC_PORT" "$WORK/tls/homed-owner.token" "TLS Home" Vault \
+    || { cat "$WORK/tls.log" >&2; fail "the Python example failed over mutual TLS"; }
+if HOMERPC_CA_FILE="$WORK/certs/ca.pem" timeout 60 "$PYTHON" example.py "localhost:$TLS_GRPC_PORT" \
+    "$WORK/tls/homed-owner.token" "TLS Home" Vault >"$WORK/refused.log" 2>&1; then
+    fail "grpcio without a client certificate was served by a homed requiring mutual TLS"
+fi
+grep -q "TLS failed" "$WORK/tls.log" || { cat "$WORK/tls.log" >&2; fail "the refused handshake was not logged"; }
+kill "$TLS_PID" && wait "$TLS_PID" || fail "the TLS homed did not stop cleanly"
+TLS_PID=""
