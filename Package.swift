@@ -158,10 +158,19 @@ let package = Package(
         .executableTarget(
             name: "LoadGen",
             dependencies: [
-                "RPCClient", "TLS", "UV", "Wire", "HomeProto",
+                "RPCClient", "TLS", "TLSOptions", "UV", "Wire", "HomeProto",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: serverOnly),
                 .product(name: "Histogram", package: "hdrhistogram-swift", condition: serverOnly),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The command-line tools' TLS flags (rpc-client's and loadgen's).
+        .target(
+            name: "TLSOptions",
+            dependencies: [
+                "RPCClient", "TLS", "UV",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: serverOnly),
             ],
             swiftSettings: strictSettings
         ),
@@ -170,7 +179,7 @@ let package = Package(
             name: "rpc-client",
             dependencies: [
                 // HomeService for the standard catalog only (the simulator's service types).
-                "RPCClient", "HomeClient", "HomeProto", "HomeService", "UV", "Wire",
+                "RPCClient", "HomeClient", "HomeProto", "HomeService", "TLSOptions", "UV", "Wire",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: serverOnly),
             ],

@@ -3,6 +3,7 @@ import Foundation
 import Histogram
 import RPCClient
 import TLS
+import TLSOptions
 import UV
 import Wire
 
@@ -46,7 +47,7 @@ struct ConnectLoad: ParsableCommand {
     var json = false
 
     @OptionGroup(title: "TLS")
-    var tls: LoadTLSOptions
+    var tls: TLSClientOptions
 
     func validate() throws {
         guard concurrency > 0, duration > 0, warmup >= 0 else {
@@ -80,43 +81,45 @@ struct ConnectLoad: ParsableCommand {
     /// A function that runs one connection's life and starts the next when it ends, telling `failed`
     /// why a connection failed.
     private func makeSlot(loop: EventLoop, meter: CallMeter) throws -> (@escaping (String) -> Void) -> Void {
+        let life = try makeLife(loop: loop)
+        func cycle(_ failed: @escaping (String) -> Void) {
+            let start = ContinuousClock.now
+            do {
+                try life { problem in
+                    if let problem { failed(problem) }
+                    meter.record(since: start, failed: problem != nil)
+                    cycle(failed)
+                }
+            } catch {
+                failed("\(error)")
+            }
+        }
+        return cycle
+    }
+
+    /// One connection's life: connect, one call, close; then `finished` with what went wrong, if
+    /// anything.
+    private func makeLife(loop: EventLoop) throws -> (@escaping (String?) -> Void) throws -> Void {
         let endpoint = Endpoint(parsing: endpoint)!
         switch target {
         case .homerpc:
             let configuration = try tls.homeRPCConfiguration()
             let request = try UnaryLoad.bytes(fromHex: requestHex)
-            var metadata: [MetadataEntry] = []
-            if let tokenFile {
-                guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
-                    throw ValidationError("cannot read --token-file \(tokenFile)")
-                }
-                let bearer = "Bearer " + token.trimmingCharacters(in: .whitespacesAndNewlines)
-                metadata = [MetadataEntry(key: "authorization", value: Array(bearer.utf8))]
-            }
+            let metadata = try UnaryLoad.authorization(tokenFile: tokenFile)
             let method = self.method
-            func cycle(_ failed: @escaping (String) -> Void) {
-                let start = ContinuousClock.now
-                do {
-                    try ClientConnection.connect(to: endpoint, on: loop, configuration: configuration) { result in
-                        switch result {
-                        case .success(let connection):
-                            _ = connection.unary(method, request: request, metadata: metadata) { answer in
-                                if case .failure(let error) = answer { failed("\(error)") }
-                                meter.record(since: start, failed: (try? answer.get()) == nil)
-                                connection.close()
-                                cycle(failed)
-                            }
-                        case .failure(let error):
-                            failed("\(error)")
-                            meter.record(since: start, failed: true)
-                            cycle(failed)
+            return { finished in
+                try ClientConnection.connect(to: endpoint, on: loop, configuration: configuration) { result in
+                    switch result {
+                    case .success(let connection):
+                        _ = connection.unary(method, request: request, metadata: metadata) { answer in
+                            connection.close()
+                            if case .failure(let error) = answer { finished("\(error)") } else { finished(nil) }
                         }
+                    case .failure(let error):
+                        finished("\(error)")
                     }
-                } catch {
-                    failed("\(error)")
                 }
             }
-            return cycle
         case .redis:
             let context = try tls.context(offering: [])
             let command: [UInt8]
@@ -125,35 +128,24 @@ struct ConnectLoad: ParsableCommand {
             case "PING": command = RESPReader.command(["PING"])
             default: throw ValidationError("--redis-command must be GET or PING")
             }
-            func cycle(_ failed: @escaping (String) -> Void) {
-                let start = ContinuousClock.now
-                do {
-                    try LoadTLSOptions.connect(to: endpoint, on: loop, tls: context) { result in
-                        switch result {
-                        case .success(let connection):
-                            let exchange = OneCommand { succeeded in
-                                if !succeeded { failed("no reply from Redis") }
-                                meter.record(since: start, failed: !succeeded)
-                                cycle(failed)
-                            }
-                            connection.delegate = exchange
-                            do {
-                                try connection.startReading()
-                                try connection.write(command)
-                            } catch {
-                                connection.close()
-                            }
-                        case .failure(let error):
-                            failed("\(error)")
-                            meter.record(since: start, failed: true)
-                            cycle(failed)
+            return { finished in
+                try TLSClientOptions.connect(to: endpoint, on: loop, tls: context) { result in
+                    switch result {
+                    case .success(let connection):
+                        connection.delegate = OneCommand { succeeded in
+                            finished(succeeded ? nil : "no reply from Redis")
                         }
+                        do {
+                            try connection.startReading()
+                            try connection.write(command)
+                        } catch {
+                            connection.close()
+                        }
+                    case .failure(let error):
+                        finished("\(error)")
                     }
-                } catch {
-                    failed("\(error)")
                 }
             }
-            return cycle
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Histogram
 import RPCClient
+import TLSOptions
 import UV
 import Wire
 
@@ -69,7 +70,7 @@ struct UnaryLoad: ParsableCommand {
     var json = false
 
     @OptionGroup(title: "TLS")
-    var tls: LoadTLSOptions
+    var tls: TLSClientOptions
 
     func validate() throws {
         guard connections > 0, depth > 0, duration > 0, warmup >= 0, (calls ?? 1) > 0, (rate ?? 1) > 0 else {
@@ -167,14 +168,7 @@ struct UnaryLoad: ParsableCommand {
     /// One ``UnaryDriver`` per connection, each keeping `depth` calls in flight.
     private func connectHomeRPC(loop: EventLoop, meter: CallMeter) throws -> [any PipelinedDriver] {
         let request = try Self.bytes(fromHex: requestHex)
-        var authorization: [MetadataEntry] = []
-        if let tokenFile {
-            guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
-                throw ValidationError("cannot read --token-file \(tokenFile)")
-            }
-            let bearer = "Bearer " + token.trimmingCharacters(in: .whitespacesAndNewlines)
-            authorization = [MetadataEntry(key: "authorization", value: Array(bearer.utf8))]
-        }
+        let authorization = try Self.authorization(tokenFile: tokenFile)
         var drivers: [any PipelinedDriver] = []
         var failures: [RPCError] = []
         let configuration = try tls.homeRPCConfiguration()
@@ -218,7 +212,7 @@ struct UnaryLoad: ParsableCommand {
         var failures: [UVError] = []
         let context = try tls.context(offering: [])
         for _ in 0..<connections {
-            try LoadTLSOptions.connect(to: try parsedEndpoint(), on: loop, tls: context) { result in
+            try TLSClientOptions.connect(to: try parsedEndpoint(), on: loop, tls: context) { result in
                 switch result {
                 case .success(let connection):
                     drivers.append(RedisDriver(connection: connection, command: command, depth: depth, meter: meter))
@@ -256,6 +250,16 @@ struct UnaryLoad: ParsableCommand {
                     + "p99 \(histogram.valueAtPercentile(99))  p99.9 \(histogram.valueAtPercentile(99.9))  max \(histogram.max)"
             )
         }
+    }
+
+    /// The `authorization: Bearer` metadata of the token in `tokenFile`, or none without one.
+    static func authorization(tokenFile: String?) throws -> [MetadataEntry] {
+        guard let tokenFile else { return [] }
+        guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+            throw ValidationError("cannot read --token-file \(tokenFile)")
+        }
+        let bearer = "Bearer " + token.trimmingCharacters(in: .whitespacesAndNewlines)
+        return [MetadataEntry(key: "authorization", value: Array(bearer.utf8))]
     }
 
     static func bytes(fromHex hex: String) throws -> [UInt8] {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HomeClient
 import RPCClient
+import TLSOptions
 import UV
 import Wire
 
@@ -22,24 +23,7 @@ extension ConnectionOptions {
 
     /// The connection's settings: TLS when asked for (`--tls`, or any of its files).
     var connectionConfiguration: ClientConnection.Configuration {
-        get throws {
-            var configuration = ClientConnection.Configuration()
-            guard tls || caFile != nil || cert != nil || key != nil else { return configuration }
-            guard (cert == nil) == (key == nil) else { throw ValidationError("--cert and --key go together") }
-            do {
-                configuration.tls = try TLSContext(
-                    client: TLSClientConfiguration(
-                        trustedCAPath: caFile,
-                        certificateChainPath: cert,
-                        privateKeyPath: key
-                    )
-                )
-            } catch {
-                throw ValidationError("cannot set up TLS: \(error)")
-            }
-            configuration.serverName = serverName
-            return configuration
-        }
+        get throws { try tls.homeRPCConfiguration() }
     }
 
     /// The bearer token: --token-file, else $HOMERPC_TOKEN, else ./homed-owner.token.

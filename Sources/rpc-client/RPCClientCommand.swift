@@ -1,4 +1,5 @@
 import ArgumentParser
+import TLSOptions
 
 /// `rpc-client`: calls a HomeRPC server from the command line.
 @main
@@ -41,18 +42,6 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "A trace id sent with the calls (trace-id); homed logs it with each call at --log-level debug.")
     var traceId: String?
 
-    @Flag(help: "Connect over TLS (implied by --ca-file, --cert and --key).")
-    var tls = false
-
-    @Option(help: "PEM CA certificates to trust for the server's certificate (default: the system's).")
-    var caFile: String?
-
-    @Option(help: "PEM client certificate chain, for a server that requires mutual TLS (with --key).")
-    var cert: String?
-
-    @Option(help: "PEM private key of --cert.")
-    var key: String?
-
-    @Option(help: "The name the server's certificate must carry (default: the endpoint's host).")
-    var serverName: String?
+    @OptionGroup(title: "TLS")
+    var tls: TLSClientOptions
 }

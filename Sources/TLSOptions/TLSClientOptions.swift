@@ -1,30 +1,36 @@
-import ArgumentParser
-import RPCClient
-import TLS
-import UV
+public import ArgumentParser
+public import RPCClient
+public import TLS
+public import UV
 
-/// TLS for the load's connections, to homed or Redis alike, so both are loaded the same way.
-struct LoadTLSOptions: ParsableArguments {
+/// The command-line tools' TLS flags (rpc-client's, loadgen's): whom to trust, and a certificate
+/// for mutual TLS.
+public struct TLSClientOptions: ParsableArguments, Sendable {
     @Flag(help: "Connect over TLS (implied by --ca-file, --cert and --key).")
-    var tls = false
+    public var tls = false
 
     @Option(help: "PEM CA certificates to trust for the server's certificate (default: the system's).")
-    var caFile: String?
+    public var caFile: String?
 
     @Option(help: "PEM client certificate chain, for a server that requires mutual TLS (with --key).")
-    var cert: String?
+    public var cert: String?
 
     @Option(help: "PEM private key of --cert.")
-    var key: String?
+    public var key: String?
 
-    var isEnabled: Bool { tls || caFile != nil || cert != nil || key != nil }
+    @Option(help: "The name the server's certificate must carry (default: the endpoint's host).")
+    public var serverName: String?
 
-    func validate() throws {
+    public init() {}
+
+    public var isEnabled: Bool { tls || caFile != nil || cert != nil || key != nil }
+
+    public func validate() throws {
         guard (cert == nil) == (key == nil) else { throw ValidationError("--cert and --key go together") }
     }
 
     /// A client context offering `protocols` over ALPN (Redis takes none), or `nil` without TLS.
-    func context(offering protocols: [String]) throws -> TLSContext? {
+    public func context(offering protocols: [String]) throws -> TLSContext? {
         guard isEnabled else { return nil }
         do {
             return try TLSContext(
@@ -41,17 +47,18 @@ struct LoadTLSOptions: ParsableArguments {
     }
 
     /// homed's connection settings: `base` over TLS when asked for.
-    func homeRPCConfiguration(
+    public func homeRPCConfiguration(
         _ base: ClientConnection.Configuration = ClientConnection.Configuration()
     ) throws -> ClientConnection.Configuration {
         var configuration = base
         configuration.tls = try context(offering: [ApplicationProtocol.homeRPC])
+        configuration.serverName = serverName
         return configuration
     }
 
     /// Connects a plain ``UV/Connection`` (to Redis) and puts TLS on it when asked for, as
     /// `ClientConnection` does for homed.
-    static func connect(
+    public static func connect(
         to endpoint: Endpoint,
         on loop: EventLoop,
         tls: TLSContext?,
