@@ -3,6 +3,7 @@ import Foundation
 import Histogram
 import HomeProto
 import SwiftProtobuf
+import TLSOptions
 import UV
 
 /// Change fan-out: one characteristic's value changes at an open-loop rate, delivered to N
@@ -68,6 +69,9 @@ struct FanoutLoad: ParsableCommand {
     @Option(help: "homerpc: messages each subscriber lets the server send ahead (its stream credit).")
     var streamCredit: UInt32 = 1024
 
+    @OptionGroup(title: "TLS (homerpc)")
+    var tls: TLSClientOptions
+
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
@@ -115,6 +119,7 @@ struct FanoutLoad: ParsableCommand {
                 home: home,
                 characteristic: characteristic,
                 streamCredit: streamCredit,
+                configuration: try tls.homeRPCConfiguration(),
                 reporter: reporter
             )
         }

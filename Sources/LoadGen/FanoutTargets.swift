@@ -57,6 +57,8 @@ final class HomeRPCFanout: FanoutTarget {
     private var authenticated: Set<Int> = []
     private var nextProducer = 0
     /// When set, the changes are this accessory's reports instead of controller writes.
+    /// The producers' connection settings (TLS among them); subscribers add their stream credit.
+    private let producerConfiguration: ClientConnection.Configuration
     private let reporter: FleetAccessory?
     private var reportsInFlight = 0
 
@@ -68,6 +70,7 @@ final class HomeRPCFanout: FanoutTarget {
         home: Data,
         characteristic: Data,
         streamCredit: UInt32,
+        configuration: ClientConnection.Configuration,
         reporter: FleetAccessory? = nil
     ) {
         self.reporter = reporter
@@ -77,7 +80,8 @@ final class HomeRPCFanout: FanoutTarget {
         self.authorization = [MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))]
         self.home = home
         self.characteristic = characteristic
-        var configuration = ClientConnection.Configuration()
+        producerConfiguration = configuration
+        var configuration = configuration
         configuration.initialStreamCredit = streamCredit
         subscriberConfiguration = configuration
     }
@@ -123,12 +127,15 @@ final class HomeRPCFanout: FanoutTarget {
         if let reporter {
             // An accessory has one link: it is the only producer.
             reporter.onLinkEnded = { [meter] _ in meter.failed() }
-            reporter.link(to: endpoint, on: loop, name: "", setupCode: "") { done($0.failureValue) }
+            reporter.link(to: endpoint, configuration: producerConfiguration, on: loop, name: "", setupCode: "") {
+                done($0.failureValue)
+            }
             return
         }
         let tally = ConnectionTally(count, done: done)
         for _ in 0..<count {
-            try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
+            try ClientConnection.connect(to: endpoint, on: loop, configuration: producerConfiguration) {
+                [self] result in
                 if case .success(let connection) = result {
                     producers.append(connection)
                     inFlight.append(0)

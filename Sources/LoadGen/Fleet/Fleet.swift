@@ -40,6 +40,8 @@ final class Fleet {
 
     let loop: EventLoop
     let endpoint: Endpoint
+    /// Every connection's settings (TLS among them).
+    let configuration: ClientConnection.Configuration
     let plan: Plan
     private let authorization: [MetadataEntry]
     private(set) var homes: [Data] = []
@@ -102,13 +104,21 @@ final class Fleet {
     private var nextWrite: UInt32 = 0
     private var isStopping = false
 
-    init(loop: EventLoop, endpoint: Endpoint, token: String, plan: Plan) {
+    init(loop: EventLoop, endpoint: Endpoint, configuration: ClientConnection.Configuration, token: String, plan: Plan)
+    {
         self.loop = loop
         self.endpoint = endpoint
+        self.configuration = configuration
         self.plan = plan
         authorization = [MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))]
         retries = RetrySchedule(loop: loop)
-        controllers = FleetControllers(loop: loop, endpoint: endpoint, authorization: authorization, retries: retries)
+        controllers = FleetControllers(
+            loop: loop,
+            endpoint: endpoint,
+            configuration: configuration,
+            authorization: authorization,
+            retries: retries
+        )
     }
 
     /// Fresh meters (each step of a rate sweep measures on its own).
@@ -226,7 +236,8 @@ final class Fleet {
             guard let self, let accessory, !isStopping else { return }
             linkEnded(accessory, error)
         }
-        accessory.link(to: endpoint, on: loop, name: name, setupCode: Self.setupCode) { [self] result in
+        accessory.link(to: endpoint, configuration: configuration, on: loop, name: name, setupCode: Self.setupCode) {
+            [self] result in
             if case .failure(let error) = result { return done("\(name): \(error)") }
             guard pairing else { return done(nil) }
             accessory.onPaired = { _ in done(nil) }
@@ -291,6 +302,7 @@ final class Fleet {
                 home: home,
                 characteristics: counters.filter { $0.link.home == index }.map(\.counter.characteristic),
                 endpoint: endpoint,
+                configuration: configuration,
                 loop: loop,
                 authorization: authorization,
                 retries: retries
@@ -355,7 +367,8 @@ final class Fleet {
         retries.retry(attempt: accessory.relinkAttempts) { [weak self, weak accessory] in
             guard let self, let accessory, !isStopping else { return }
             accessory.relinkAttempts += 1
-            accessory.link(to: endpoint, on: loop, name: "", setupCode: Self.setupCode) { [self] result in
+            accessory.link(to: endpoint, configuration: configuration, on: loop, name: "", setupCode: Self.setupCode) {
+                [self] result in
                 guard !isStopping else { return }
                 switch result {
                 case .success:

@@ -106,6 +106,7 @@ final class FleetAccessory {
     /// `setupCode`.
     func link(
         to endpoint: Endpoint,
+        configuration: ClientConnection.Configuration,
         on loop: EventLoop,
         name: String,
         setupCode: String,
@@ -118,7 +119,7 @@ final class FleetAccessory {
         isLinked = false
         onLinked = done
         do {
-            try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
+            try ClientConnection.connect(to: endpoint, on: loop, configuration: configuration) { [self] result in
                 switch result {
                 case .failure(let error): finishLinking(.failure(error))
                 case .success(let connection):

@@ -14,6 +14,7 @@ final class FleetControllers {
 
     private let loop: EventLoop
     private let endpoint: Endpoint
+    private let configuration: ClientConnection.Configuration
     private let authorization: [MetadataEntry]
     private let retries: RetrySchedule
     private var connections: [ClientConnection] = []
@@ -28,7 +29,14 @@ final class FleetControllers {
     private var waitingHead = 0
     private var isStartingWaitingCalls = false
 
-    init(loop: EventLoop, endpoint: Endpoint, authorization: [MetadataEntry], retries: RetrySchedule) {
+    init(
+        loop: EventLoop,
+        endpoint: Endpoint,
+        configuration: ClientConnection.Configuration,
+        authorization: [MetadataEntry],
+        retries: RetrySchedule
+    ) {
+        self.configuration = configuration
         self.loop = loop
         self.endpoint = endpoint
         self.authorization = authorization
@@ -40,7 +48,7 @@ final class FleetControllers {
         let tally = ConnectionTally(count, done: done)
         for _ in 0..<count {
             do {
-                try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
+                try ClientConnection.connect(to: endpoint, on: loop, configuration: configuration) { [self] result in
                     switch result {
                     case .success(let connection):
                         watch(connection, at: connections.count)
@@ -133,7 +141,7 @@ final class FleetControllers {
         retries.retry(attempt: attempt) { [weak self] in
             guard let self, !isClosed else { return }
             do {
-                try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
+                try ClientConnection.connect(to: endpoint, on: loop, configuration: configuration) { [self] result in
                     guard !isClosed else {
                         if case .success(let connection) = result { connection.close() }
                         return

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Histogram
 import HomeProto
+import TLSOptions
 import UV
 
 /// `loadgen fleet`: a population of simulated accessories and the controllers that use them, both
@@ -75,6 +76,9 @@ struct FleetLoad: ParsableCommand {
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
+    @OptionGroup(title: "TLS")
+    var tls: TLSClientOptions
+
     @Flag(help: "No progress line on standard error every second.")
     var noProgress = false
 
@@ -136,6 +140,7 @@ struct FleetLoad: ParsableCommand {
         let fleet = Fleet(
             loop: loop,
             endpoint: Endpoint(parsing: endpoint)!,
+            configuration: try tls.homeRPCConfiguration(),
             token: token.trimmingCharacters(in: .whitespacesAndNewlines),
             plan: Fleet.Plan(scenario: scenario, statePath: state, bridged: bridged)
         )

@@ -13,6 +13,7 @@ final class FleetSubscriber {
     let home: Data
     private let characteristics: [Data]
     private let endpoint: Endpoint
+    private let configuration: ClientConnection.Configuration
     private let loop: EventLoop
     private let authorization: [MetadataEntry]
     private let retries: RetrySchedule
@@ -34,10 +35,12 @@ final class FleetSubscriber {
         home: Data,
         characteristics: [Data],
         endpoint: Endpoint,
+        configuration: ClientConnection.Configuration,
         loop: EventLoop,
         authorization: [MetadataEntry],
         retries: RetrySchedule
     ) {
+        self.configuration = configuration
         self.home = home
         self.characteristics = characteristics
         self.endpoint = endpoint
@@ -67,7 +70,7 @@ final class FleetSubscriber {
         }
         let bytes = (try? request.serializedBytes()) ?? []
         do {
-            try ClientConnection.connect(to: endpoint, on: loop) { [self] result in
+            try ClientConnection.connect(to: endpoint, on: loop, configuration: configuration) { [self] result in
                 guard !isClosed else {
                     if case .success(let client) = result { client.close() }
                     return
