@@ -21,7 +21,7 @@ public enum RequiredRole: String, Sendable, CaseIterable {
 struct Caller {
     let principal: UserPrincipal
     var account: AccountID { principal.account }
-    var token: AccessTokenID { principal.token }
+    var token: AccessTokenID? { principal.token }
     var session: SessionID { principal.session }
 }
 

@@ -21,6 +21,9 @@ public final class HomeAPI {
     private(set) var subscriptions: SubscriptionHub!
     /// The accessories' side: advertisements, links, forwarded commands.
     let links: AccessoryLinks
+    /// Which client certificates stand for whom (mutual TLS): homed fills it from
+    /// `--tls-client-identities` and replaces it on SIGHUP.
+    public let identities = ClientIdentities()
     /// Fires the timer triggers.
     private(set) var scheduler: TriggerScheduler!
     /// The answers waiting for their commits.

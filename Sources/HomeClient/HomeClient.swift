@@ -59,7 +59,9 @@ public actor HomeClient {
     /// A client of the homed at `endpoint`; it connects on its first call.
     /// - Parameters:
     ///   - endpoint: where homed listens: `.tcp(host:port:)` or `.unix(path:)`.
-    ///   - token: the bearer token (`hrt_...`): the owner's token file, or one issued to the account.
+    ///   - token: the bearer token (`hrt_...`): the owner's token file, or one issued to the account;
+    ///     empty under mutual TLS when homed maps the client certificate to an account
+    ///     (`--tls-client-identities`).
     ///   - timeout: each call's time, connecting and retries included (`nil`: none).
     ///   - retryPolicy: how a mutation is retried, with the same idempotency key, after the
     ///     connection failed or the server drained.
@@ -237,7 +239,7 @@ public actor HomeClient {
                     method,
                     request,
                     timeout: try Self.remaining(before: deadline),
-                    metadata: sendsToken ? [authorization] + metadata : metadata
+                    metadata: sendsToken ? authorization + metadata : metadata
                 )
                 if sendsToken { authenticated = rpc }
                 return response
@@ -322,7 +324,7 @@ public actor HomeClient {
     ) async throws(HomeClientError) -> ResponseStream {
         let bytes = try ProtoCall.encode(request)
         let rpc = try await connection()
-        return rpc.serverStream(method, request: bytes, metadata: [authorization] + traceMetadata)
+        return rpc.serverStream(method, request: bytes, metadata: authorization + traceMetadata)
     }
 
     /// The task's trace id, if it set one, and its ``CallOptions/metadata``.
@@ -339,8 +341,10 @@ public actor HomeClient {
         if error.usedUpStreamIDs { retireConnection(client) } else { dropConnection(client, because: error) }
     }
 
-    private var authorization: MetadataEntry {
-        MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))
+    /// The token's metadata; none for an empty token (a client certificate mapped to an account
+    /// authenticates the connection instead).
+    private var authorization: [MetadataEntry] {
+        token.isEmpty ? [] : [MetadataEntry(key: "authorization", value: Array("Bearer \(token)".utf8))]
     }
 
     /// The connection, made if need be. A connect this call starts gives up by `deadline` (its

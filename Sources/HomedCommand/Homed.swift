@@ -342,7 +342,7 @@ public struct Homed: ParsableCommand {
             loop: loop,
             configuration: serverConfiguration,
             registry: registry,
-            authenticator: UserAuthenticator(store: homeStore)
+            authenticator: UserAuthenticator(store: homeStore, identities: api.identities)
         )
         info.server = server
         storeHolder.server = server
@@ -378,9 +378,15 @@ public struct Homed: ParsableCommand {
             )
         }
 
+        try tls.loadIdentities(into: api.identities)
         var watchers: [SignalWatcher] = []
         if tls.isEnabled {
-            watchers.append(try SignalWatcher(signal: SIGHUP, loop: loop) { tls.reload(into: server, logger: logger) })
+            watchers.append(
+                try SignalWatcher(signal: SIGHUP, loop: loop) {
+                    tls.reload(into: server, logger: logger)
+                    tls.reloadIdentities(into: api.identities, logger: logger)
+                }
+            )
         }
         for signal in [SIGTERM, SIGINT] {
             watchers.append(

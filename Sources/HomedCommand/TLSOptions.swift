@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import HomeAPI
 import Logging
 import RPCServer
 import TLS
@@ -27,6 +29,17 @@ struct TLSOptions: ParsableArguments {
     )
     var clientCA: String?
 
+    @Option(
+        name: .customLong("tls-client-identities"),
+        help: """
+            File mapping client certificate subjects (RFC 2253) to accounts and accessories, one a line: \
+            'account UUID SUBJECT' (a connection with that certificate and no token acts as the account) \
+            or 'accessory UUID SUBJECT' (its link may attach only that accessory). Needs \
+            --tls-client-ca. Read again on SIGHUP.
+            """
+    )
+    var clientIdentities: String?
+
     var isEnabled: Bool { certificateChain != nil }
 
     func validate() throws {
@@ -35,6 +48,9 @@ struct TLSOptions: ParsableArguments {
         }
         guard clientCA == nil || isEnabled else {
             throw ValidationError("--tls-client-ca needs --tls-cert and --tls-key")
+        }
+        guard clientIdentities == nil || clientCA != nil else {
+            throw ValidationError("--tls-client-identities needs --tls-client-ca (mutual TLS)")
         }
     }
 
@@ -66,6 +82,27 @@ struct TLSOptions: ParsableArguments {
             logger.info("TLS certificate reloaded", metadata: ["certificate": "\(certificateChain ?? "")"])
         } catch {
             logger.error("TLS reload failed: the previous certificate stays", metadata: ["reason": "\(error)"])
+        }
+    }
+
+    /// Fills `identities` from `--tls-client-identities`, if given.
+    /// - Throws: a ``StartError`` naming the file or line that cannot be used.
+    func loadIdentities(into identities: ClientIdentities) throws {
+        guard let clientIdentities else { return }
+        do {
+            try identities.replace(with: try String(contentsOfFile: clientIdentities, encoding: .utf8))
+        } catch {
+            throw StartError("cannot use --tls-client-identities \(clientIdentities): \(error)")
+        }
+    }
+
+    /// Reads `--tls-client-identities` again: new connections authenticate by the new mappings, and
+    /// a file that cannot be used leaves the old ones (and is logged).
+    func reloadIdentities(into identities: ClientIdentities, logger: Logger) {
+        do {
+            try loadIdentities(into: identities)
+        } catch {
+            logger.error("client identities not reloaded: the previous ones stay", metadata: ["reason": "\(error)"])
         }
     }
 

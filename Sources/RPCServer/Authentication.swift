@@ -1,3 +1,5 @@
+import TLS
+import UV
 import Wire
 
 /// Whoever a connection authenticated as: a user account, an accessory, or a test's fake. Handlers
@@ -15,6 +17,14 @@ public protocol Principal: AnyObject {
 public protocol Authenticator: AnyObject {
     /// The principal `token` belongs to, or `nil` if the token is unknown or revoked.
     func principal(forToken token: String) -> (any Principal)?
+    /// The principal a verified client certificate (mutual TLS) with this subject stands for, or
+    /// `nil`: a connection that sends no token authenticates with it.
+    func principal(forClientCertificate subject: String) -> (any Principal)?
+}
+
+extension Authenticator {
+    /// No certificate stands for anyone.
+    public func principal(forClientCertificate subject: String) -> (any Principal)? { nil }
 }
 
 extension [MetadataEntry] {
@@ -22,7 +32,32 @@ extension [MetadataEntry] {
     var bearerToken: String? {
         guard let entry = first(where: { $0.key == "authorization" }) else { return nil }
         let value = String(decoding: entry.value, as: UTF8.self)
-        guard value.hasPrefix("Bearer ") else { return nil }
+        guard value.hasPrefix("Bearer "), value.utf8.count > "Bearer ".utf8.count else { return nil }
         return String(value.dropFirst("Bearer ".count))
+    }
+}
+
+extension RPCServer {
+    /// A call without a token, before the connection authenticated.
+    static let noTokenMessage = "authenticate first: send authorization: Bearer <token>"
+    /// A token the authenticator does not accept. It says neither whether the token was ever issued
+    /// nor to whom, so that it tells a guesser nothing.
+    static let tokenRefusedMessage = "the bearer token was not accepted: it is unknown or was revoked"
+
+    /// Who a call on `connection` is: its token's principal or, without a token, its verified
+    /// client certificate's (mutual TLS); or the status refusing it.
+    func authenticate(token: String?, on connection: Connection) -> Admission<any Principal> {
+        guard let token else {
+            if let subject = (connection.security as? TLSSession)?.peerSubject,
+                let principal = authenticator?.principal(forClientCertificate: subject)
+            {
+                return .accepted(principal)
+            }
+            return .refused(CallStatus(code: .unauthenticated, message: Self.noTokenMessage))
+        }
+        guard let principal = authenticator?.principal(forToken: token) else {
+            return .refused(CallStatus(code: .unauthenticated, message: Self.tokenRefusedMessage))
+        }
+        return .accepted(principal)
     }
 }

@@ -76,8 +76,11 @@ public final class TLSSession: ConnectionSecurity {
     /// "TLSv1.3" or "TLSv1.2".
     public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
 
-    /// The subject of the peer's verified certificate (RFC 2253, "CN=kitchen,O=Example"), if it sent one.
-    public var peerSubject: String? {
+    /// The subject of the peer's verified certificate (RFC 2253, "CN=kitchen,O=Example"), if it sent
+    /// one: read once, when the handshake completes.
+    public private(set) var peerSubject: String?
+
+    private func readPeerSubject() -> String? {
         guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
         defer { X509_free(certificate) }
         var buffer = [CChar](repeating: 0, count: 1024)
@@ -178,6 +181,7 @@ public final class TLSSession: ConnectionSecurity {
 
     private func finishHandshake() {
         isHandshakeComplete = true
+        peerSubject = readPeerSubject()
         if !heldPlaintext.isEmpty {
             let held = heldPlaintext
             heldPlaintext = []

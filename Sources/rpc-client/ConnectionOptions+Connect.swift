@@ -26,13 +26,15 @@ extension ConnectionOptions {
         get throws { try tls.homeRPCConfiguration() }
     }
 
-    /// The bearer token: --token-file, else $HOMERPC_TOKEN, else ./homed-owner.token.
+    /// The bearer token: --token-file, else $HOMERPC_TOKEN, else ./homed-owner.token; with `--cert`
+    /// and none of these, none (the client certificate authenticates, if homed maps it to an account).
     var token: String {
         get throws {
             if tokenFile == nil, let token = ProcessInfo.processInfo.environment["HOMERPC_TOKEN"], !token.isEmpty {
                 return token
             }
             let path = tokenFile ?? "homed-owner.token"
+            if tokenFile == nil, tls.cert != nil, !FileManager.default.fileExists(atPath: path) { return "" }
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ValidationError("cannot read the token file \(path): pass --token-file or set HOMERPC_TOKEN")
             }

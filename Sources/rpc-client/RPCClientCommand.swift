@@ -31,7 +31,8 @@ struct ConnectionOptions: ParsableArguments {
     @Option(
         help: """
             File holding the bearer token. Default: $HOMERPC_TOKEN if set, else homed-owner.token in \
-            the working directory (the file the server writes on its first start).
+            the working directory (the file the server writes on its first start); with --cert and \
+            neither, none: the client certificate authenticates (homed --tls-client-identities).
             """
     )
     var tokenFile: String?

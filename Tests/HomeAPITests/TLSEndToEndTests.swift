@@ -8,7 +8,10 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct TLSEndToEndTests {
     /// A homed serving TLS with a copy of the test CA's server certificate (so a test may replace
     /// it), and its TCP port.
-    static func launch(mutual: Bool = false) async throws -> (HomedProcess, Endpoint, certificate: String) {
+    static func launch(
+        mutual: Bool = false,
+        identities: String? = nil
+    ) async throws -> (HomedProcess, Endpoint, certificate: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let certificate = "\(folder)/server.pem"
@@ -17,6 +20,7 @@ import Testing
         try FileManager.default.copyItem(atPath: TestCertificates.key("server"), toPath: key)
         var arguments = ["--tls-cert", certificate, "--tls-key", key]
         if mutual { arguments += ["--tls-client-ca", TestCertificates.certificate("ca")] }
+        if let identities { arguments += ["--tls-client-identities", identities] }
         let server = try await HomedProcess.launch(arguments: arguments, capturingLog: true, logLevel: "info")
         return (server, .tcp(host: "127.0.0.1", port: try server.tcpPort()), certificate)
     }
@@ -63,6 +67,58 @@ import Testing
         await stranger.close()
         // The server's unix socket stays plain: local tools need no certificate.
         #expect(try await server.client().listHomes().map(\.name) == ["Mutual"])
+    }
+
+    /// A client certificate mapped to an account (--tls-client-identities, reloaded on SIGHUP)
+    /// authenticates a connection that sends no token; one mapped to no account does not.
+    @Test func clientCertificateMappedToAnAccountStandsForItWithoutAToken() async throws {
+        let identities = FileManager.default.temporaryDirectory.appendingPathComponent("ids-\(UUID().uuidString)").path
+        try "# none yet\n".write(toFile: identities, atomically: true, encoding: .utf8)
+        let (server, endpoint, _) = try await Self.launch(mutual: true, identities: identities)
+        let owner = server.client()
+        let reader = try await owner.createAccount(named: "Reader")
+        await owner.close()
+
+        let before = HomeClient(endpoint: endpoint, token: "", tls: try Self.context(certificate: "client"))
+        let refused = await #expect(throws: HomeClientError.self) { try await before.whoAmI() }
+        #expect(refused?.status == .unauthenticated)
+        await before.close()
+
+        try "account \(reader.uniqueIdentifier.uuidString) CN=reader,O=HomeRPC Tests\n"
+            .write(toFile: identities, atomically: true, encoding: .utf8)
+        server.send(SIGHUP)
+        try await waitForLog(server, containing: "TLS certificate reloaded")
+        let mapped = HomeClient(endpoint: endpoint, token: "", tls: try Self.context(certificate: "client"))
+        #expect(try await mapped.whoAmI().name == "Reader")
+        await mapped.close()
+        // Another certificate the CA signed, mapped to nobody: a token is still needed.
+        let unmapped = HomeClient(endpoint: endpoint, token: "", tls: try Self.context(certificate: "accessory-client"))
+        let error = await #expect(throws: HomeClientError.self) { try await unmapped.whoAmI() }
+        #expect(error?.message.hasPrefix("authenticate first") == true)
+        await unmapped.close()
+    }
+
+    /// A client certificate mapped to an accessory binds the link: attaching another accessory on
+    /// it is refused, whatever credential comes with it.
+    @Test func clientCertificateMappedToAnAccessoryMayAttachOnlyIt() async throws {
+        let identities = FileManager.default.temporaryDirectory.appendingPathComponent("ids-\(UUID().uuidString)").path
+        let lamp = UUID()
+        try "accessory \(lamp.uuidString) CN=kitchen-lamp,O=HomeRPC Tests\n"
+            .write(toFile: identities, atomically: true, encoding: .utf8)
+        let (server, endpoint, _) = try await Self.launch(mutual: true, identities: identities)
+        var connection = ClientConnection.Configuration()
+        connection.tls = try Self.context(certificate: "accessory-client")
+        let link = try await AccessoryLinkClient.connect(to: endpoint, connection: connection)
+        var other = try link.attach(UUID(), credential: "anything").makeAsyncIterator()
+        let error = await #expect(throws: HomeClientError.self) { _ = try await other.next() }
+        #expect(error?.status == .permissionDenied)
+        #expect(error?.message.contains(lamp.uuidString) == true, "\(error?.message ?? "")")
+        // Its own id goes on to the credential check (no such pairing here: UNAUTHENTICATED).
+        var own = try link.attach(lamp, credential: "anything").makeAsyncIterator()
+        let ownError = await #expect(throws: HomeClientError.self) { _ = try await own.next() }
+        #expect(ownError?.status == .unauthenticated)
+        await link.close()
+        withExtendedLifetime(server) {}
     }
 
     @Test func serverCertificateOfAnotherCAIsNotRetried() async throws {

@@ -43,6 +43,17 @@ enum AccessoryLinkMethods {
             let bridged = request.bridgedAccessoryIds.compactMap {
                 try? ProtoDecoding.id($0, "bridged_accessory_ids") as AccessoryID
             }
+            // A client certificate mapped to an accessory binds the link to it: no other may attach here.
+            if let subject = call.clientCertificateSubject, let bound = api.identities.accessories[subject], id != bound
+            {
+                call.fail(
+                    CallStatus(
+                        code: .permissionDenied,
+                        message: "this connection's client certificate belongs to accessory \(bound), not to this one"
+                    )
+                )
+                return
+            }
             guard let id, api.links.attach(id, credential: request.credential, bridging: Set(bridged), on: call) else {
                 call.fail(
                     CallStatus(

@@ -321,7 +321,8 @@ final class SubscriptionHub {
 
     /// Ends the streams whose token was revoked.
     func endRevoked() {
-        for subscription in Array(subscriptions.values) where !store.isTokenLive(subscription.caller.token) {
+        for subscription in Array(subscriptions.values) {
+            guard let token = subscription.caller.token, !store.isTokenLive(token) else { continue }
             end(
                 subscription,
                 CallStatus(code: .unauthenticated, message: "the token this stream authenticated with was revoked")

@@ -1,3 +1,4 @@
+import TLS
 import UV
 public import Wire
 
@@ -27,6 +28,10 @@ public final class ServerCall {
     public private(set) var metadata: [MetadataEntry]
     /// Who the connection authenticated as; `nil` when the server requires no authentication.
     public private(set) var principal: (any Principal)?
+    /// The subject of the client certificate the connection's TLS verified (mutual TLS), if any.
+    public var clientCertificateSubject: String? {
+        (connection?.connection.security as? TLSSession)?.peerSubject
+    }
     /// Whether ``principal`` is set: asking the optional existential itself copies (retains) it.
     private(set) var hasPrincipal: Bool
     /// When the call must have ended, in the loop's milliseconds; `nil` for none.

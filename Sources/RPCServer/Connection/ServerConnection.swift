@@ -42,11 +42,6 @@ final class ServerConnection: ServedConnection, ConnectionDelegate {
     /// and the next read allocated one again).
     private var earlierEndedCalls: [ServerCall] = []
     static let reusableCallLimit = 16
-    /// A call without a token, before the connection authenticated.
-    static let noTokenMessage = "authenticate first: send authorization: Bearer <token>"
-    /// A token the authenticator does not accept. It says neither whether the token was ever issued
-    /// nor to whom, so that it tells a guesser nothing.
-    static let tokenRefusedMessage = "the bearer token was not accepted: it is unknown or was revoked"
     /// The method of the decoder's last CALL_START, looked up when the decoder's count of method
     /// changes moved: clients tend to call one method many times in a row, and comparing a number
     /// costs less than comparing (or even retaining) the name.
@@ -234,15 +229,10 @@ final class ServerConnection: ServedConnection, ConnectionDelegate {
             return
         }
         if server.authenticator != nil, principal == nil, server.requiresAuthentication[method!.index] {
-            guard let token = options.metadata.bearerToken else {
-                refuse(streamID, CallStatus(code: .unauthenticated, message: Self.noTokenMessage))
-                return
+            switch server.authenticate(token: options.metadata.bearerToken, on: connection) {
+            case .accepted(let authenticated): principal = authenticated
+            case .refused(let status): return refuse(streamID, status)
             }
-            guard let authenticated = server.authenticator?.principal(forToken: token) else {
-                refuse(streamID, CallStatus(code: .unauthenticated, message: Self.tokenRefusedMessage))
-                return
-            }
-            principal = authenticated
         }
         let now = connection.loop.now
         let deadline = options.timeoutMilliseconds == 0 ? nil : now + UInt64(options.timeoutMilliseconds)

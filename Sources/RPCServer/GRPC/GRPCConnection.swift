@@ -289,23 +289,18 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
         if isDraining { scheduleFlush() }
     }
 
-    /// The principal of the call's `authorization: Bearer` token, or the status refusing it.
+    /// The principal of the call's `authorization: Bearer` token (or, without one, of the
+    /// connection's client certificate), or the status refusing it.
     private func authenticate(_ authorization: [UInt8]?) -> Admission<any Principal> {
-        guard let authorization else {
-            return .refused(CallStatus(code: .unauthenticated, message: ServerConnection.noTokenMessage))
-        }
-        if let lastAuthorization, lastAuthorization.value == authorization {
+        if let authorization, let lastAuthorization, lastAuthorization.value == authorization {
             return .accepted(lastAuthorization.principal)
         }
-        let entry = MetadataEntry(key: "authorization", value: authorization)
-        guard let token = [entry].bearerToken else {
-            return .refused(CallStatus(code: .unauthenticated, message: ServerConnection.noTokenMessage))
+        let token = authorization.flatMap { [MetadataEntry(key: "authorization", value: $0)].bearerToken }
+        let admission = server.authenticate(token: token, on: connection)
+        if case .accepted(let principal) = admission, let authorization {
+            lastAuthorization = (authorization, principal)
         }
-        guard let principal = server.authenticator?.principal(forToken: token) else {
-            return .refused(CallStatus(code: .unauthenticated, message: ServerConnection.tokenRefusedMessage))
-        }
-        lastAuthorization = (authorization, principal)
-        return .accepted(principal)
+        return admission
     }
 
     /// Answers a request refused before its call started, and counts the refusal.
