@@ -252,7 +252,7 @@ public final class RPCServer {
     func connectionDidClose(_ connection: any ServedConnection, reason: CloseReason, error: UVError?) {
         connections.removeValue(forKey: connection.id)
         metrics.connectionClosed(reason)
-        if let failure = connection.connection.securityFailure {
+        if let failure = Self.tlsFailure(of: connection.connection, closedWith: reason) {
             metrics.tlsFailed()
             logger.notice(
                 "TLS failed",
@@ -270,6 +270,14 @@ public final class RPCServer {
             log(connection: connection, closedWith: reason)
         }
         finishShutdownIfDrained()
+    }
+
+    /// Why a connection's TLS failed, if it did: its session's error, or a close (a timeout, the
+    /// peer hanging up) before its handshake finished.
+    private static func tlsFailure(of connection: Connection, closedWith reason: CloseReason) -> String? {
+        if let failure = connection.securityFailure { return failure }
+        guard let session = connection.security as? TLSSession, !session.isHandshakeComplete else { return nil }
+        return "the TLS handshake did not finish (\(reason))"
     }
 
     func log(connection: any ServedConnection, closedWith reason: CloseReason) {

@@ -43,6 +43,8 @@ public final class ServerInfoService {
         info.connectionsClosedByReason = metrics.connectionsClosedByReason
         info.callsTotal = metrics.callsTotal
         info.callsOpen = UInt64(server.openCallCount)
+        info.tlsHandshakes = metrics.tlsHandshakes
+        info.tlsFailures = metrics.tlsFailures
         info.refusedByStatus = Dictionary(
             uniqueKeysWithValues: metrics.refusedByStatus.map { (UInt32($0.key), $0.value) }
         )

@@ -174,6 +174,19 @@ public nonisolated struct Home_V1_ServerInfoResponse: @unchecked Sendable {
     set {_uniqueStorage()._callsOpen = newValue}
   }
 
+  /// TLS handshakes completed since start, and TLS sessions that failed (a refused handshake: an
+  /// untrusted or missing client certificate, a wrong ALPN, a plaintext client; or a bad record).
+  /// Each failure is logged with its reason (docs/OPERATIONS.md, "Security").
+  public var tlsHandshakes: UInt64 {
+    get {_storage._tlsHandshakes}
+    set {_uniqueStorage()._tlsHandshakes = newValue}
+  }
+
+  public var tlsFailures: UInt64 {
+    get {_storage._tlsFailures}
+    set {_uniqueStorage()._tlsFailures = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -291,7 +304,7 @@ nonisolated extension Home_V1_ServerInfoRequest: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ServerInfoResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0\u{3}buffered_bytes\0\u{3}buffered_bytes_limit\0\u{3}subscription_held_bytes\0\u{3}advertised_bytes\0\u{3}advertised_bytes_limit\0\u{3}store_failure\0\u{3}calls_open\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}uptime_ms\0\u{3}connections_open\0\u{3}connections_accepted\0\u{3}connections_rejected\0\u{3}connections_closed_by_reason\0\u{3}calls_total\0\u{1}methods\0\u{3}refused_by_status\0\u{1}draining\0\u{3}resident_bytes\0\u{3}cpu_user_ms\0\u{3}cpu_system_ms\0\u{1}commits\0\u{3}buffered_bytes\0\u{3}buffered_bytes_limit\0\u{3}subscription_held_bytes\0\u{3}advertised_bytes\0\u{3}advertised_bytes_limit\0\u{3}store_failure\0\u{3}calls_open\0\u{3}tls_handshakes\0\u{3}tls_failures\0")
 
   fileprivate class _StorageClass {
     var _version: String = String()
@@ -315,6 +328,8 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
     var _advertisedBytesLimit: UInt64 = 0
     var _storeFailure: Home_V1_StoreFailure? = nil
     var _callsOpen: UInt64 = 0
+    var _tlsHandshakes: UInt64 = 0
+    var _tlsFailures: UInt64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -346,6 +361,8 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       _advertisedBytesLimit = source._advertisedBytesLimit
       _storeFailure = source._storeFailure
       _callsOpen = source._callsOpen
+      _tlsHandshakes = source._tlsHandshakes
+      _tlsFailures = source._tlsFailures
     }
   }
 
@@ -385,6 +402,8 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
         case 19: try { try decoder.decodeSingularUInt64Field(value: &_storage._advertisedBytesLimit) }()
         case 20: try { try decoder.decodeSingularMessageField(value: &_storage._storeFailure) }()
         case 21: try { try decoder.decodeSingularUInt64Field(value: &_storage._callsOpen) }()
+        case 22: try { try decoder.decodeSingularUInt64Field(value: &_storage._tlsHandshakes) }()
+        case 23: try { try decoder.decodeSingularUInt64Field(value: &_storage._tlsFailures) }()
         default: break
         }
       }
@@ -460,6 +479,12 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
       if _storage._callsOpen != 0 {
         try visitor.visitSingularUInt64Field(value: _storage._callsOpen, fieldNumber: 21)
       }
+      if _storage._tlsHandshakes != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._tlsHandshakes, fieldNumber: 22)
+      }
+      if _storage._tlsFailures != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._tlsFailures, fieldNumber: 23)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -490,6 +515,8 @@ nonisolated extension Home_V1_ServerInfoResponse: SwiftProtobuf.Message, SwiftPr
         if _storage._advertisedBytesLimit != rhs_storage._advertisedBytesLimit {return false}
         if _storage._storeFailure != rhs_storage._storeFailure {return false}
         if _storage._callsOpen != rhs_storage._callsOpen {return false}
+        if _storage._tlsHandshakes != rhs_storage._tlsHandshakes {return false}
+        if _storage._tlsFailures != rhs_storage._tlsFailures {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -370,7 +370,7 @@ const ProtobufCMessageDescriptor home__v1__server_info_response__refused_by_stat
   (ProtobufCMessageInit) home__v1__server_info_response__refused_by_status_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor home__v1__server_info_response__field_descriptors[21] =
+static const ProtobufCFieldDescriptor home__v1__server_info_response__field_descriptors[23] =
 {
   {
     "version",
@@ -624,6 +624,30 @@ static const ProtobufCFieldDescriptor home__v1__server_info_response__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "tls_handshakes",
+    22,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__ServerInfoResponse, tls_handshakes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "tls_failures",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__ServerInfoResponse, tls_failures),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__server_info_response__field_indices_by_name[] = {
   17,   /* field[17] = advertised_bytes */
@@ -645,13 +669,15 @@ static const unsigned home__v1__server_info_response__field_indices_by_name[] = 
   10,   /* field[10] = resident_bytes */
   19,   /* field[19] = store_failure */
   16,   /* field[16] = subscription_held_bytes */
+  22,   /* field[22] = tls_failures */
+  21,   /* field[21] = tls_handshakes */
   1,   /* field[1] = uptime_ms */
   0,   /* field[0] = version */
 };
 static const ProtobufCIntRange home__v1__server_info_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 21 }
+  { 0, 23 }
 };
 const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor =
 {
@@ -661,7 +687,7 @@ const ProtobufCMessageDescriptor home__v1__server_info_response__descriptor =
   "Home__V1__ServerInfoResponse",
   "home.v1",
   sizeof(Home__V1__ServerInfoResponse),
-  21,
+  23,
   home__v1__server_info_response__field_descriptors,
   home__v1__server_info_response__field_indices_by_name,
   1,  home__v1__server_info_response__number_ranges,

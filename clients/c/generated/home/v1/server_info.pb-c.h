@@ -140,10 +140,17 @@ struct  Home__V1__ServerInfoResponse
    * for their commit, writes waiting for their accessory, open change streams.
    */
   uint64_t calls_open;
+  /*
+   * TLS handshakes completed since start, and TLS sessions that failed (a refused handshake: an
+   * untrusted or missing client certificate, a wrong ALPN, a plaintext client; or a bad record).
+   * Each failure is logged with its reason (docs/OPERATIONS.md, "Security").
+   */
+  uint64_t tls_handshakes;
+  uint64_t tls_failures;
 };
 #define HOME__V1__SERVER_INFO_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&home__v1__server_info_response__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, NULL, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0,NULL, 0,NULL, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, NULL, 0, 0, 0 }
 
 
 /*
