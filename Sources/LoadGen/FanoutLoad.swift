@@ -69,7 +69,7 @@ struct FanoutLoad: ParsableCommand {
     @Option(help: "homerpc: messages each subscriber lets the server send ahead (its stream credit).")
     var streamCredit: UInt32 = 1024
 
-    @OptionGroup(title: "TLS (homerpc)")
+    @OptionGroup(title: "TLS")
     var tls: TLSClientOptions
 
     @Flag(help: "Print one JSON object instead of text.")
@@ -105,7 +105,7 @@ struct FanoutLoad: ParsableCommand {
         let fanout: any FanoutTarget
         switch target {
         case .redis:
-            fanout = RedisFanout(loop: loop, endpoint: server, meter: meter)
+            fanout = RedisFanout(loop: loop, endpoint: server, meter: meter, tls: try tls.context(offering: []))
         case .homerpc:
             guard let token = try? String(contentsOfFile: tokenFile!, encoding: .utf8),
                 let home = Data(base64Encoded: homeID!), let characteristic = Data(base64Encoded: characteristicID!)

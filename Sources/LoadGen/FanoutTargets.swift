@@ -2,6 +2,8 @@ import Foundation
 import HomeProto
 import RPCClient
 import SwiftProtobuf
+import TLS
+import TLSOptions
 import UV
 import Wire
 
@@ -195,17 +197,20 @@ final class RedisFanout: FanoutTarget {
     private var subscribers: [RedisSubscriber] = []
     private var producers: [RedisProducer] = []
     private var nextProducer = 0
+    /// TLS for every connection (Redis's `--tls-port`), or `nil`.
+    private let tls: TLSContext?
 
-    init(loop: EventLoop, endpoint: Endpoint, meter: FanoutMeter) {
+    init(loop: EventLoop, endpoint: Endpoint, meter: FanoutMeter, tls: TLSContext?) {
         self.loop = loop
         self.endpoint = endpoint
         self.meter = meter
+        self.tls = tls
     }
 
     func connectSubscribers(count: Int, stalled: Int, then done: @escaping ((any Error)?) -> Void) throws {
         let tally = ConnectionTally(count, done: done)
         for index in 0..<count {
-            try Connection.connect(to: endpoint, on: loop) { [self] result in
+            try TLSClientOptions.connect(to: endpoint, on: loop, tls: tls) { [self] result in
                 switch result {
                 case .failure(let error):
                     tally.finished(error)
@@ -226,7 +231,7 @@ final class RedisFanout: FanoutTarget {
     func connectProducers(count: Int, then done: @escaping ((any Error)?) -> Void) throws {
         let tally = ConnectionTally(count, done: done)
         for _ in 0..<count {
-            try Connection.connect(to: endpoint, on: loop) { [self] result in
+            try TLSClientOptions.connect(to: endpoint, on: loop, tls: tls) { [self] result in
                 switch result {
                 case .failure(let error):
                     tally.finished(error)
