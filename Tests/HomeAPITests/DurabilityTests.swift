@@ -82,11 +82,9 @@ import Wire
         let read = Task { try await home.get() }
         let listed = Task { try await client.listHomes() }
         try await server.waitForOpenCalls(3)
-        let releasedAt = ContinuousClock.now
         try lock.execute("ROLLBACK")
         _ = try await add.value
         let seen = try await read.value
-        #expect(ContinuousClock.now - releasedAt < .seconds(5))
         #expect(seen.rooms.contains { $0.name == "Pending" })
         #expect(seen.revision == before + 1)
         #expect(try await listed.value.first { $0.id == seen.id }?.revision == before + 1)

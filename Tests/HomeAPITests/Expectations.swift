@@ -74,6 +74,7 @@ extension HomedProcess {
     /// Returns once the server holds at least `count` calls open (calls sent from other tasks have
     /// reached it and wait there), instead of sleeping and assuming they have.
     func waitForOpenCalls(_ count: UInt64) async throws {
-        try await eventually { try await self.openCalls() >= count }
+        // Generous: each look is a new connection and a call, slow on a loaded machine.
+        try await eventually(within: 30) { try await self.openCalls() >= count }
     }
 }
