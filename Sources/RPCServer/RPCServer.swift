@@ -188,15 +188,11 @@ public final class RPCServer {
     }
 
     /// Makes new connections to `door`'s TLS listeners use `context` (a reloaded certificate);
-    /// connections already open keep the session they have. Returns how many listeners took it.
-    @discardableResult
-    public func replaceTLSContext(_ context: TLSContext, on door: Door) -> Int {
-        var replaced = 0
+    /// connections already open keep the session they have.
+    public func replaceTLSContext(_ context: TLSContext, on door: Door) {
         for (listener, setup) in setups where setup.door == door && setup.tls != nil {
             setups[listener] = (door, context)
-            replaced += 1
         }
-        return replaced
     }
 
     private func startTimersIfNeeded() {

@@ -1,4 +1,4 @@
-// Why pointers outside the interop layers (UV, SQLite, HTTP2): they are not C interop. swift-protobuf's buffer
+// Why pointers outside the interop layers (UV, SQLite, HTTP2, TLS): they are not C interop. swift-protobuf's buffer
 // protocol requires the two lenders of `EncodedBytes` below, which forward the array's own and keep
 // nothing (see the comment on them); they belong with the protobuf encoding, which the interop layers
 // know nothing of.
@@ -36,7 +36,7 @@ private struct EncodedBytes: SwiftProtobufContiguousBytes {
 
     // The two lenders below are what `SwiftProtobufContiguousBytes` requires of a buffer: they only
     // forward to the array's own, for swift-protobuf's encoder to write into. No pointer is kept or
-    // computed here and nothing reaches C, so this is not interop code for the UV, SQLite or HTTP2 layers.
+    // computed here and nothing reaches C, so this is not interop code for the UV, SQLite, HTTP2 or TLS layers.
 
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try bytes.withUnsafeBytes(body)

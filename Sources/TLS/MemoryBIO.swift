@@ -2,8 +2,8 @@ import CLibSSL
 
 /// The BIO every session reads and writes its records through: nothing but memory. Reads take the
 /// bytes the connection's socket read (lent for the duration of one ``TLSSession/open``) and
-/// writes append to the session's outbound bytes, so OpenSSL never touches a socket and no bytes are
-/// copied into an intermediate BIO buffer (a `BIO_s_mem` pair would copy each record once more and
+/// writes go to the session (straight on to the socket during a seal), so OpenSSL never touches a
+/// socket itself and no bytes are copied into an intermediate BIO buffer (a `BIO_s_mem` pair would copy each record once more and
 /// keep its grown buffer for the life of an idle connection).
 enum MemoryBIO {
     /// The method table, registered once per process.

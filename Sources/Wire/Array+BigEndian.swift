@@ -1,4 +1,4 @@
-// Big-endian integers into and out of byte buffers. Why pointers outside the interop layers (UV, SQLite, HTTP2):
+// Big-endian integers into and out of byte buffers. Why pointers outside the interop layers (UV, SQLite, HTTP2, TLS):
 // they are not C interop but the frame encoder's byte copying, borrowed only for each copy and
 // bounded by the value's size (each function says why), and Wire, which has no dependencies, cannot
 // reach UV; the reads are bounds-checked loads of the array's span.

@@ -152,25 +152,27 @@ import Testing
         let (server, endpoint, certificate) = try await Self.launch()
         let token = server.ownerToken
         let context = try Self.context()
-        let reloaded = ManagedFlag()
+        let reloaded = Tally()
+        let rounds = Tally()
         let load = (0..<4).map { _ in
             Task {
                 var calls = 0
                 var afterReload = 0
                 // Each round on a new client: a new connection, so a new TLS handshake.
                 while afterReload < 20 {
-                    let wasReloaded = reloaded.isSet
+                    let wasReloaded = reloaded.value > 0
                     let client = HomeClient(endpoint: endpoint, token: token, tls: context)
                     for _ in 0..<5 { _ = try await client.listHomes() }
                     await client.close()
                     calls += 5
+                    rounds.add()
                     if wasReloaded { afterReload += 1 }
                 }
                 return calls
             }
         }
-        // Let the load run before and across the reload.
-        try await Task.sleep(for: .milliseconds(300))
+        // The load runs before the reload (each client has made a few rounds), and across it.
+        try await rounds.reach(12)
         let directory = (certificate as NSString).deletingLastPathComponent
         for (from, to) in [("renewed-server.pem", "server.pem"), ("renewed-server.key", "server.key")] {
             let source = "\(TestCertificates.directory)/\(from)"
@@ -179,7 +181,7 @@ import Testing
         }
         server.send(SIGHUP)
         try await waitForLog(server, containing: "TLS certificate reloaded")
-        reloaded.set()
+        reloaded.add()
         var calls = 0
         for task in load { calls += try await task.value }
         #expect(calls >= 400)
@@ -207,18 +209,9 @@ import Testing
     }
 
     func waitForLog(_ server: HomedProcess, containing text: String) async throws {
-        for _ in 0..<2_000 {
-            if (try? String(contentsOfFile: server.logPath, encoding: .utf8))?.contains(text) == true { return }
-            try await Task.sleep(for: .milliseconds(5))
+        let path = server.logPath
+        try await eventually(within: 10) {
+            (try? String(contentsOfFile: path, encoding: .utf8))?.contains(text) == true
         }
-        Issue.record("the log never said \(text)")
     }
-}
-
-/// A flag set once, read from any task.
-private final class ManagedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }

@@ -29,9 +29,10 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     /// call's body, end and answer follow for the same stream, so most lookups end here: hashing
     /// the id took more than reading a field.
     private var lastRequest: (stream: Int32, request: GRPCRequest)?
-    /// The principal of the last token a call carried (the `authorization` value as sent): calls on
-    /// a connection nearly always carry the same one, which is then resolved once.
-    private var lastAuthorization: (value: [UInt8], principal: any Principal)?
+    /// The principal of the last token a call carried (the `authorization` value as sent; `nil`: none,
+    /// the connection's client certificate's): calls on a connection nearly always carry the same
+    /// one, which is then resolved once (and a certificate's calls share one principal and session).
+    private var lastAuthorization: (value: [UInt8]?, principal: any Principal)?
     /// The method of the last call's `:path`: calls on a connection tend to repeat one method, and
     /// comparing bytes costs less than making and hashing the name.
     private var lastPath: (path: [UInt8], method: MethodRegistry.Method?)?
@@ -292,14 +293,12 @@ final class GRPCConnection: ServedConnection, ConnectionDelegate, HTTP2ServerSes
     /// The principal of the call's `authorization: Bearer` token (or, without one, of the
     /// connection's client certificate), or the status refusing it.
     private func authenticate(_ authorization: [UInt8]?) -> Admission<any Principal> {
-        if let authorization, let lastAuthorization, lastAuthorization.value == authorization {
+        if let lastAuthorization, lastAuthorization.value == authorization {
             return .accepted(lastAuthorization.principal)
         }
         let token = authorization.flatMap { [MetadataEntry(key: "authorization", value: $0)].bearerToken }
         let admission = server.authenticate(token: token, on: connection)
-        if case .accepted(let principal) = admission, let authorization {
-            lastAuthorization = (authorization, principal)
-        }
+        if case .accepted(let principal) = admission { lastAuthorization = (authorization, principal) }
         return admission
     }
 
