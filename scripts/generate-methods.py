@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generates the method lists that follow from the services declared in proto/home/v1, so that
 none is kept by hand: the server's declared methods (each with the access it requires and whether
-it mutates, from the `home.v1.access` and `home.v1.mutates` options), the Swift SDK's
+it mutates and the token scope it needs, from the `home.v1.access`, `home.v1.mutates`,
+`home.v1.scope` and `home.v1.every_home` options), the Swift SDK's
 `MethodTypes.all` (every method with its message types), the C SDK's method name constants
 (clients/c/include/homerpc_methods.h) and docs/API.md's method tables (each method's role, its
 leading comment as what it answers, its `home.v1.codes`). A method without an access option, or one
@@ -62,17 +63,17 @@ def varint(data: bytes, position: int):
 
 
 # The method options of proto/home/v1/options.proto (extensions of google.protobuf.MethodOptions).
-ACCESS_OPTION, MUTATES_OPTION, CODES_OPTION = 50001, 50002, 50003
+ACCESS_OPTION, MUTATES_OPTION, CODES_OPTION, SCOPE_OPTION, EVERY_HOME_OPTION = 50001, 50002, 50003, 50004, 50005
 
 
-def access_names(files) -> dict:
-    """home.v1.Access's value numbers to their names (`ACCESS_MEMBER`)."""
+def enum_names(files, enum: str) -> dict:
+    """A home.v1 enum's value numbers to their names (`ACCESS_MEMBER`)."""
     for file in files:
         for n, _, enumeration in fields(file):
             if n != 5:  # FileDescriptorProto.enum_type
                 continue
             values = list(fields(enumeration))
-            if next(value.decode() for m, _, value in values if m == 1) != "Access":
+            if next(value.decode() for m, _, value in values if m == 1) != enum:
                 continue
             names = {}
             for m, _, value in values:
@@ -80,7 +81,7 @@ def access_names(files) -> dict:
                     entry = {k: v for k, _, v in fields(value)}
                     names[entry.get(2, 0)] = entry[1].decode()
             return names
-    raise SystemExit("home.v1.Access is not declared")
+    raise SystemExit(f"home.v1.{enum} is not declared")
 
 
 def packed(value) -> list:
@@ -129,7 +130,8 @@ def methods(descriptor_set: bytes):
         for number, _, file in fields(descriptor_set)
         if number == 1 and next((value.decode() for n, _, value in fields(file) if n == 2), "") == "home.v1"
     ]
-    access = access_names(files)
+    access = enum_names(files, "Access")
+    scopes = enum_names(files, "TokenScope")
     # Whether each message's field 1 is a singular `bytes home_id`: the home a member or
     # administrator method acts in, which the server checks at dispatch.
     names_home = {}
@@ -166,6 +168,14 @@ def methods(descriptor_set: bytes):
                 level = access.get(options.get(ACCESS_OPTION, 0), "ACCESS_UNSPECIFIED")
                 if level == "ACCESS_UNSPECIFIED":
                     raise SystemExit(f"{name} names no access: give it option (home.v1.access)")
+                # Accounts call every method but the accessories' and the health check: each of
+                # those names the least token scope it needs, and the others name none.
+                scope = scopes.get(options.get(SCOPE_OPTION, 0), "TOKEN_SCOPE_UNSPECIFIED")
+                called_by_accounts = level not in ("ACCESS_ANYONE", "ACCESS_ACCESSORY")
+                if called_by_accounts != (scope != "TOKEN_SCOPE_UNSPECIFIED"):
+                    raise SystemExit(
+                        f"{name}: a method accounts call names its option (home.v1.scope), and only such a method"
+                    )
                 leading, detached = notes.get((6, service_index, 2, method_index), ("", []))
                 for comment in detached:
                     if match := re.fullmatch(r"\s*---- (.+) ----\s*", comment):
@@ -180,6 +190,8 @@ def methods(descriptor_set: bytes):
                         "streaming": bool(values.get(6, 0)),
                         "access": level,
                         "mutates": bool(options.get(MUTATES_OPTION, 0)),
+                        "scope": scope,
+                        "every_home": bool(options.get(EVERY_HOME_OPTION, 0)),
                         "names_home": names_home.get(values[2].decode().lstrip("."), False),
                         "codes": options.get(CODES_OPTION, b"").decode(),
                         "answers": prose(leading),
@@ -199,6 +211,13 @@ ROLE_WORDS = {
     "ACCESS_ADMINISTRATOR": "administrator",
     "ACCESS_SERVER_OWNER": "server owner",
 }
+# docs/API.md's words for each token scope.
+SCOPE_WORDS = {
+    "TOKEN_SCOPE_UNSPECIFIED": "—",
+    "TOKEN_SCOPE_READ": "read",
+    "TOKEN_SCOPE_CONTROL": "control",
+    "TOKEN_SCOPE_FULL": "full",
+}
 MARKER = re.compile(r"<!-- methods ((?:\w+ )+)(?:section=\"([^\"]+)\" )?(?:names=(\w+) )?(?:columns=(\w+) )?-->")
 END_MARKER = "<!-- end methods -->"
 
@@ -216,7 +235,7 @@ def method_table(declared, marker) -> list:
     if columns == "kind":
         lines = ["| method | kind | what it does | failures |", "|---|---|---|---|"]
     else:
-        lines = ["| method | role | answers | HomeKit codes |", "|---|---|---|---|"]
+        lines = ["| method | role | token scope | answers | HomeKit codes |", "|---|---|---|---|---|"]
     for entry in rows:
         entry["listed"] = True
         name = {
@@ -226,7 +245,8 @@ def method_table(declared, marker) -> list:
         second = (
             (f"server stream of `{entry['response'].split('.')[-1]}`" if entry["streaming"] else "unary")
             if columns == "kind"
-            else ROLE_WORDS[entry["access"]]
+            else f"{ROLE_WORDS[entry['access']]} | {SCOPE_WORDS[entry['scope']]}"
+            + (", every home" if entry["every_home"] else "")
         )
         lines.append(f"| `{name}` | {second} | {entry['answers'] or '—'} | {entry['codes'] or '—'} |")
     return lines
@@ -258,6 +278,11 @@ def swift_case(access: str) -> str:
     return words[0] + "".join(word.capitalize() for word in words[1:])
 
 
+def scope_case(scope: str) -> str:
+    """`TOKEN_SCOPE_READ` -> `.read`; `nil` for a method no account calls."""
+    return "nil" if scope == "TOKEN_SCOPE_UNSPECIFIED" else "." + scope.removeprefix("TOKEN_SCOPE_").lower()
+
+
 def swift_type(full_name: str) -> str:
     """swift-protobuf's name for a top-level message: `home.v1.AddRoomRequest` -> `Home_V1_AddRoomRequest`."""
     *package, name = full_name.split(".")
@@ -278,6 +303,8 @@ def main() -> None:
         "// DO NOT EDIT. Generated by scripts/generate-methods.py from the services in proto/home/v1.",
         "// swift-format-ignore-file",
         "",
+        "import HomeService",
+        "",
         "extension DeclaredMethod {",
         "    /// Every method proto/home/v1 declares, by full name, with its options.",
         "    static let byName: [String: DeclaredMethod] = [",
@@ -289,6 +316,8 @@ def main() -> None:
             f"mutates: {'true' if entry['mutates'] else 'false'}, "
             f"isStreaming: {'true' if entry['streaming'] else 'false'}, "
             f"namesHomeInFieldOne: {'true' if entry['names_home'] else 'false'}, "
+            f"scope: {scope_case(entry['scope'])}, "
+            f"spansEveryHome: {'true' if entry['every_home'] else 'false'}, "
             f'request: "{entry["request"]}", response: "{entry["response"]}"),'
         )
     server += ["    ]", "}", ""]

@@ -43,7 +43,7 @@ func attempt<T: ~Copyable>(
     do {
         return try body()
     } catch {
-        throw APIFailure(error, object: object, field: field)
+        throw APIFailure(error, object: object, field: error.field ?? field)
     }
 }
 

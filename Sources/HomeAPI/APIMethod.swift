@@ -1,4 +1,4 @@
-import HomeService
+public import HomeService
 import RPCServer
 import RPCServices
 import SwiftProtobuf
@@ -23,6 +23,8 @@ struct Caller {
     var account: AccountID { principal.account }
     var token: AccessTokenID? { principal.token }
     var session: SessionID { principal.session }
+    /// What the caller's token may do (``TokenLimits/unlimited`` for a client certificate).
+    var limits: TokenLimits { principal.limits ?? .unlimited }
 }
 
 /// One method of the API: its name, request type, the role it needs, and how it is registered.
@@ -33,6 +35,10 @@ public struct APIMethod: Sendable {
     /// The response message's full protobuf name.
     public let responseType: String
     public let role: RequiredRole
+    /// The least scope a token needs to call it (`home.v1.scope`).
+    public let scope: TokenScope
+    /// Whether a token limited to homes is refused it (`home.v1.every_home`).
+    public let spansEveryHome: Bool
     /// Whether it changes anything (answered after its commit; accepts an idempotency key).
     public let isMutation: Bool
     /// Whether it answers with a stream of messages (of `responseType`) rather than one.
@@ -137,21 +143,23 @@ public struct APIMethod: Sendable {
             requestType: Request.protoMessageName,
             responseType: Response.protoMessageName,
             role: declared.role,
+            scope: declared.dispatchRule.scope,
+            spansEveryHome: declared.spansEveryHome,
             isMutation: declared.mutates,
             isStreaming: false
         ) { api, registry in
-            // The declared access is checked first (``HomeAPI/admits(_:_:requestBytes:)``), on the
-            // request's bytes, before the shortcut or the decoder: a refused call is not decoded.
-            // Only the check's enum is captured (not the declaration, whose strings would be
-            // retained on every call), and not through `shortcut.map`: a closure made inside a
-            // generic `map` is called through a reabstraction thunk.
-            let bytesShortcut: ((ServerCall, ArraySlice<UInt8>) -> Bool)? =
-                switch (declared.dispatchCheck, shortcut) {
-                case (let check?, let shortcut?):
-                    { call, bytes in !api.admits(call, check, requestBytes: bytes) || shortcut(api, call, bytes) }
-                case (let check?, nil): { call, bytes in !api.admits(call, check, requestBytes: bytes) }
-                case (nil, let shortcut?): { call, bytes in shortcut(api, call, bytes) }
-                case (nil, nil): nil
+            // The declared access and the token's limits are checked first
+            // (``HomeAPI/admits(_:_:requestBytes:)``), on the request's bytes, before the shortcut
+            // or the decoder: a refused call is not decoded. Only the rule's enums are captured
+            // (not the declaration, whose strings would be retained on every call), and not
+            // through `shortcut.map`: a closure made inside a generic `map` is called through a
+            // reabstraction thunk.
+            let rule = declared.dispatchRule
+            let bytesShortcut: (ServerCall, ArraySlice<UInt8>) -> Bool =
+                if let shortcut {
+                    { call, bytes in !api.admits(call, rule, requestBytes: bytes) || shortcut(api, call, bytes) }
+                } else {
+                    { call, bytes in !api.admits(call, rule, requestBytes: bytes) }
                 }
             registry.registerUnary(name, request: Request.self, shortcut: bytesShortcut) { call, request, bytes in
                 answer(api, call, request, bytes)
@@ -208,10 +216,14 @@ public struct APIMethod: Sendable {
             requestType: Request.protoMessageName,
             responseType: Response.protoMessageName,
             role: declared.role,
+            scope: declared.dispatchRule.scope,
+            spansEveryHome: declared.spansEveryHome,
             isMutation: false,
             isStreaming: true
         ) { api, registry in
+            let rule = declared.dispatchRule
             registry.registerServerStreaming(name, request: Request.self) { call, request in
+                guard api.admitsStream(call, rule) else { return }
                 api.answerLater(call, request, body)
             }
         }

@@ -55,11 +55,12 @@ enum AccountMethods {
             request,
             caller throws(APIFailure) in
             let account = request.accountID.isEmpty ? caller.account : try api.accountID(request.accountID)
+            let tokenRequest = try tokenRequest(request, api)
             let (token, secret) = try attempt(object: account.raw, field: "account_id") { () throws(HomeServiceError) in
-                try api.store.issueToken(for: account, by: caller.account)
+                try api.store.issueToken(for: account, by: caller.account, within: caller.limits, tokenRequest)
             }
             var response = Home_V1_IssueTokenResponse()
-            response.token = ProtoEncoding.token(token)
+            response.token = ProtoEncoding.token(token, at: api.store.currentTime)
             response.secret = secret
             return response
         },
@@ -73,10 +74,10 @@ enum AccountMethods {
             caller throws(APIFailure) in
             let token: AccessTokenID = try ProtoDecoding.id(request.tokenID, "token_id")
             try attempt(object: token.raw, field: "token_id") { () throws(HomeServiceError) in
-                try api.store.revokeToken(token, by: caller.account)
+                try api.store.revokeToken(token, by: caller.account, within: caller.limits)
             }
             // Its streams end now, like its next call would fail.
-            api.subscriptions.endRevoked()
+            api.subscriptions.endUnauthorized()
             return Home_V1_RevokeTokenResponse()
         },
         .read(
@@ -89,11 +90,41 @@ enum AccountMethods {
             caller throws(APIFailure) in
             let account = request.accountID.isEmpty ? caller.account : try api.accountID(request.accountID)
             let tokens = try attempt(object: account.raw, field: "account_id") { () throws(HomeServiceError) in
-                try api.store.tokens(of: account, by: caller.account)
+                try api.store.tokens(of: account, by: caller.account, within: caller.limits)
             }
             var response = Home_V1_ListTokensResponse()
-            response.tokens = tokens.map(ProtoEncoding.token)
+            let now = api.store.currentTime
+            response.tokens = tokens.map { ProtoEncoding.token($0, at: now) }
             return response
         },
     ]
+
+    /// What IssueToken asks for; each field left at its default takes the calling token's limit.
+    private static func tokenRequest(
+        _ request: Home_V1_IssueTokenRequest,
+        _ api: HomeAPI
+    ) throws(APIFailure) -> HomeStore.TokenRequest {
+        var result = HomeStore.TokenRequest(name: request.name)
+        switch request.scope {
+        case .unspecified: break
+        case .read: result.scope = .read
+        case .control: result.scope = .control
+        case .full: result.scope = .full
+        case .UNRECOGNIZED(let value): throw .invalid("scope", "scope \(value) is not a token scope")
+        }
+        if !request.homeIds.isEmpty {
+            var homes: [HomeID] = []
+            for (index, data) in request.homeIds.enumerated() {
+                homes.append(try ProtoDecoding.id(data, "home_ids[\(index)]"))
+            }
+            result.homes = homes
+        }
+        if request.expiresInSeconds != 0 {
+            guard request.expiresInSeconds > 0, request.expiresInSeconds <= HomeStore.maxTokenLifetime / 1000 else {
+                throw .invalid("expires_in_seconds", "a token's lifetime is 1 second to 10 years")
+            }
+            result.lifetime = request.expiresInSeconds * 1000
+        }
+        return result
+    }
 }

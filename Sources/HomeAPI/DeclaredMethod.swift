@@ -1,5 +1,7 @@
-/// A method as proto/home/v1 declares it: what its `home.v1.access` and `home.v1.mutates` options
-/// say, and its message types. The table (``byName``) is generated from the IDL
+import HomeService
+
+/// A method as proto/home/v1 declares it: what its `home.v1.access`, `home.v1.mutates`,
+/// `home.v1.scope` and `home.v1.every_home` options say, and its message types. The table (``byName``) is generated from the IDL
 /// (scripts/generate-methods.py); the server's methods take their role and kind from it, so a
 /// method's rights are written once, in the .proto.
 struct DeclaredMethod: Sendable {
@@ -19,6 +21,11 @@ struct DeclaredMethod: Sendable {
     /// Whether the request's field 1 is `bytes home_id`, the home a member or administrator method
     /// acts in (every such method's but Subscribe's, which names many).
     let namesHomeInFieldOne: Bool
+    /// The least scope a token needs to call it; `nil` for the methods no account calls.
+    let scope: TokenScope?
+    /// Whether it acts beyond any one home (adds one, copies the store): a token limited to homes
+    /// may not call it.
+    let spansEveryHome: Bool
     /// The request and response messages' full protobuf names.
     let request: String
     let response: String
@@ -36,6 +43,18 @@ struct DeclaredMethod: Sendable {
         case serverOwner
         case memberOfNamedHome
         case administratorOfNamedHome
+    }
+
+    /// Everything checked when a call arrives: the access, and the token's limits.
+    struct DispatchRule: Sendable {
+        let check: DispatchCheck?
+        let scope: TokenScope
+        let spansEveryHome: Bool
+    }
+
+    var dispatchRule: DispatchRule {
+        guard let scope else { preconditionFailure("an account method is declared without a token scope") }
+        return DispatchRule(check: dispatchCheck, scope: scope, spansEveryHome: spansEveryHome)
     }
 
     var dispatchCheck: DispatchCheck? {

@@ -17,6 +17,8 @@ public import Wire
 /// without changing anything.
 public final class HomeAPI {
     let store: HomeStore
+    /// The store's loop: its clock paces the notes of token use.
+    let loop: EventLoop
     /// The open change streams; the store's change observer feeds them.
     private(set) var subscriptions: SubscriptionHub!
     /// The accessories' side: advertisements, links, forwarded commands.
@@ -26,6 +28,8 @@ public final class HomeAPI {
     public let identities = ClientIdentities()
     /// Fires the timer triggers.
     private(set) var scheduler: TriggerScheduler!
+    /// Expires tokens and records their use.
+    private(set) var tokenUpkeep: TokenUpkeep!
     /// The answers waiting for their commits.
     private let commitAnswers: CommitAnswers
     /// The absolute directory `BackupStore` writes into (``AdminMethods``).
@@ -65,6 +69,7 @@ public final class HomeAPI {
         backupDirectory: String
     ) {
         self.store = store
+        self.loop = loop
         self.backupDirectory = backupDirectory
         commitAnswers = CommitAnswers(store: store, buffers: answerBuffers)
         let links = AccessoryLinks(store: store, loop: loop, configuration: accessories)
@@ -77,6 +82,7 @@ public final class HomeAPI {
         subscriptions = hub
         let scheduler = TriggerScheduler(api: self, loop: loop)
         self.scheduler = scheduler
+        tokenUpkeep = TokenUpkeep(api: self, loop: loop)
         store.changeObserver = { [unowned hub, unowned links, unowned scheduler] change in
             hub.publish(change)
             switch change.event.kind {
@@ -95,6 +101,7 @@ public final class HomeAPI {
         store.markEveryAccessoryUnreachable()
         for _ in 0..<Self.unreachableBatchesInFlight { recordStartUpUnreachability() }
         scheduler.start()
+        tokenUpkeep.start()
     }
 
     /// Records a batch of the start-up's unreachable accessories and, once it is committed, the
@@ -117,6 +124,7 @@ public final class HomeAPI {
         subscriptions.endAll(status)
         links.endAll(status)
         scheduler.close()
+        tokenUpkeep.close()
     }
 
     /// Every controller method, in the order docs/API.md lists them.
@@ -272,12 +280,16 @@ public final class HomeAPI {
         }
     }
 
-    /// The authenticated caller, or `nil` after failing the call (no principal, or a revoked token).
-    private func caller(of call: ServerCall) -> Caller? {
-        guard let principal = call.principal as? UserPrincipal, principal.hasLiveToken(in: store) else {
-            call.fail(
-                CallStatus(code: .unauthenticated, message: "the token this connection authenticated with was revoked")
-            )
+    /// The authenticated caller, or `nil` after failing the call (no principal, or a token revoked
+    /// or expired).
+    func caller(of call: ServerCall) -> Caller? {
+        guard let principal = call.principal as? UserPrincipal else {
+            call.fail(CallStatus(code: .unauthenticated, message: RPCServer.noTokenMessage))
+            return nil
+        }
+        guard principal.hasLiveToken(in: store) else {
+            let message = TokenMessages.refusal(of: principal, at: store.currentTime, onStream: false)
+            call.fail(CallStatus(code: .unauthenticated, message: message))
             return nil
         }
         return Caller(principal: principal)

@@ -20,7 +20,8 @@ enum HomeMethods {
             _,
             caller throws(APIFailure) in
             var response = Home_V1_ListHomesResponse()
-            response.homes = api.store.homes(of: caller.account).map { api.homeSummary($0, caller) }
+            response.homes = api.store.homes(of: caller.account).filter { caller.principal.mayActIn($0.id) }
+                .map { api.homeSummary($0, caller) }
             return response
         },
         .encodedRead(service + "GetHome", Home_V1_GetHomeRequest.self, Home_V1_GetHomeResponse.self) {

@@ -247,11 +247,18 @@ enum ProtoEncoding {
         return message
     }
 
-    static func token(_ token: AccessToken) -> Home_V1_TokenInfo {
+    /// A token's record as ListTokens and IssueToken show it; `now` tells whether it expired.
+    static func token(_ token: AccessToken, at now: Int64) -> Home_V1_TokenInfo {
         var message = Home_V1_TokenInfo()
         message.id = data(token.id)
         message.accountID = data(token.account)
         message.createdMs = token.createdAt
+        message.name = token.name
+        message.scope = Home_V1_TokenScope(rawValue: token.limits.scope.rawValue) ?? .full
+        message.homeIds = (token.limits.homes ?? []).sorted().map(data)
+        message.expiresMs = token.limits.expiresAt ?? 0
+        message.lastUsedMs = token.lastUsedAt
+        message.expired = token.hasExpired(at: now)
         return message
     }
 }

@@ -60,11 +60,18 @@ extension HomeClient {
         .accounts
     }
 
-    /// Issues a token for `account` (the caller's own when `nil`); the secret is shown only here.
-    public func issueToken(for account: UUID? = nil) async throws(HomeClientError) -> (token: TokenInfo, secret: String)
-    {
+    /// Issues a token for `account` (the caller's own when `nil`) with `limits` (by default the
+    /// calling token's own); the secret is shown only here.
+    public func issueToken(
+        for account: UUID? = nil,
+        limits: TokenRequestLimits = TokenRequestLimits()
+    ) async throws(HomeClientError) -> (token: TokenInfo, secret: String) {
         var request = Home_V1_IssueTokenRequest()
         if let account { request.accountID = account.data }
+        request.name = limits.name
+        request.scope = limits.scope
+        request.homeIds = limits.homes.map(\.data)
+        request.expiresInSeconds = limits.lifetime.map { max(1, $0.components.seconds) } ?? 0
         let response = try await mutate(
             accountService + "IssueToken",
             request,

@@ -37,6 +37,29 @@ public typealias User = Home_V1_User
 public typealias Account = Home_V1_Account
 /// A token's id, account and times, never its secret.
 public typealias TokenInfo = Home_V1_TokenInfo
+/// What a token may do: `.read` (reads and subscriptions), `.control` (also writes, identify,
+/// action sets), `.full` (everything its account may).
+public typealias TokenScope = Home_V1_TokenScope
+
+/// What a new token is limited to; each default takes the calling token's limit (none for an
+/// unlimited token).
+public struct TokenRequestLimits: Sendable {
+    /// A label ListTokens shows.
+    public var name: String
+    /// Its cap; `.unspecified`: the calling token's.
+    public var scope: TokenScope
+    /// The homes it may act in; empty: the calling token's (every home of the account).
+    public var homes: [UUID]
+    /// How long it lives (whole seconds); `nil`: as long as the calling token.
+    public var lifetime: Duration?
+
+    public init(name: String = "", scope: TokenScope = .unspecified, homes: [UUID] = [], lifetime: Duration? = nil) {
+        self.name = name
+        self.scope = scope
+        self.homes = homes
+        self.lifetime = lifetime
+    }
+}
 /// What an accessory advertises: identity, services and characteristics, bridged accessories.
 public typealias AccessoryDescription = Home_V1_AccessoryDescription
 

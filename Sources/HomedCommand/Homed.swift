@@ -321,6 +321,7 @@ public struct Homed: ParsableCommand {
         // Last: it lists the services registered before it.
         try ReflectionService(descriptorSet: ProtoDescriptors.fileDescriptorSet).register(in: &registry)
         info.addFigures = { [unowned api] in api.addFigures(to: &$0) }
+        info.admits = { [unowned api] in api.admitsServerCall($0) }
         health.markServing(servicesIn: registry)
         // No change can be made until a restart (and reads that would show the lost one fail): say
         // so where an operator and a probe look.

@@ -15,14 +15,20 @@ public protocol Principal: AnyObject {
 
 /// Resolves a bearer token to a principal. Called on the loop thread, so it must answer from memory.
 public protocol Authenticator: AnyObject {
-    /// The principal `token` belongs to, or `nil` if the token is unknown or revoked.
+    /// The principal `token` belongs to, or `nil` if the token is not accepted.
     func principal(forToken token: String) -> (any Principal)?
+    /// Why `token` was not accepted, for the client: told apart from a missing token, and saying
+    /// nothing a guesser could use (``RPCServer/tokenRefusedMessage`` unless the authenticator knows
+    /// better, e.g. that the token expired).
+    func refusal(forToken token: String) -> String
     /// The principal a verified client certificate (mutual TLS) with this subject stands for, or
     /// `nil`: a connection that sends no token authenticates with it.
     func principal(forClientCertificate subject: String) -> (any Principal)?
 }
 
 extension Authenticator {
+    public func refusal(forToken token: String) -> String { RPCServer.tokenRefusedMessage }
+
     /// No certificate stands for anyone.
     public func principal(forClientCertificate subject: String) -> (any Principal)? { nil }
 }
@@ -39,10 +45,10 @@ extension [MetadataEntry] {
 
 extension RPCServer {
     /// A call without a token, before the connection authenticated.
-    static let noTokenMessage = "authenticate first: send authorization: Bearer <token>"
+    public static let noTokenMessage = "authenticate first: send authorization: Bearer <token>"
     /// A token the authenticator does not accept. It says neither whether the token was ever issued
     /// nor to whom, so that it tells a guesser nothing.
-    static let tokenRefusedMessage = "the bearer token was not accepted: it is unknown or was revoked"
+    public static let tokenRefusedMessage = "the bearer token was not accepted: it is unknown or was revoked"
 
     /// Who a call on `connection` is: its token's principal or, without a token, its verified
     /// client certificate's (mutual TLS); or the status refusing it.
@@ -56,7 +62,8 @@ extension RPCServer {
             return .refused(CallStatus(code: .unauthenticated, message: Self.noTokenMessage))
         }
         guard let principal = authenticator?.principal(forToken: token) else {
-            return .refused(CallStatus(code: .unauthenticated, message: Self.tokenRefusedMessage))
+            let message = authenticator?.refusal(forToken: token) ?? Self.tokenRefusedMessage
+            return .refused(CallStatus(code: .unauthenticated, message: message))
         }
         return .accepted(principal)
     }

@@ -15,6 +15,10 @@ public final class ServerInfoService {
     /// Adds the figures of the services above the runtime (what change streams and the accessory
     /// browser hold).
     public var addFigures: ((inout Home_V1_ServerInfoResponse) -> Void)?
+    /// Whether a call may be answered (its caller's token still live, its limits allowing the
+    /// method), failing it otherwise: for a server whose accounts' rights can change under an open
+    /// connection.
+    public var admits: ((ServerCall) -> Bool)?
 
     public init(version: String) {
         self.version = version
@@ -26,6 +30,7 @@ public final class ServerInfoService {
             Self.getMethod,
             request: Home_V1_ServerInfoRequest.self
         ) { call, _ in
+            guard self.admits?(call) ?? true else { return }
             call.respond(with: self.snapshot())
         }
     }

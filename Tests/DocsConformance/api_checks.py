@@ -110,6 +110,58 @@ def check_accounts_and_homes(server):
     return home_id, room_id
 
 
+def check_token_scopes(server, home_id):
+    """Tokens and their scope: a token issued read-only, for one home, for an hour, as docs/API.md's
+    IssueTokenRequest describes it, and what each kind of call then gets."""
+    owner = server.owner()
+    response, _ = owner.unary(HOME + "AddHome", field_bytes(1, "Elsewhere " + uuid.uuid4().hex[:6]))
+    elsewhere = message_field(response, 1)[1][0]
+    request = (field_bytes(2, "dashboard") + field_varint(3, 1) + field_bytes(4, home_id)
+               + field_varint(5, 3600))
+    response, end = owner.unary(ACCOUNTS + "IssueToken", request)
+    check("IssueToken takes name, scope, home_ids and expires_in_seconds", end.code == OK, end)
+    issued = decode(response)
+    info, secret = decode(issued[1][0]), issued[2][0].decode()
+    now_ms = time.time() * 1000
+    check("TokenInfo shows the name, scope READ (1), the home and an expiry an hour ahead",
+          info[4] == [b"dashboard"] and info[5] == [1] and info[6] == [home_id]
+          and abs(info[7][0] - (now_ms + 3_600_000)) < 60_000, info)
+    reader = Connection(server.address)
+    response, end = reader.unary(HOME + "ListHomes", metadata=bearer(secret))
+    listed = [decode(home)[1][0] for home in decode(response).get(1, [])]
+    check("Tokens and their scope: ListHomes lists only the token's homes", end.code == OK and listed == [home_id],
+          (end, listed))
+    _, end = reader.unary(HOME + "GetHome", field_bytes(1, home_id))
+    check("Tokens and their scope: a read token reads its home", end.code == OK, end)
+    _, end = reader.unary(HOME + "AddRoom", field_bytes(1, home_id) + field_bytes(2, "Pantry"))
+    check("Tokens and their scope: a method above the token's scope: PERMISSION_DENIED, 17, "
+          "\"this token's scope is read: ... needs full\"",
+          (end.code, end.homekit_code) == (PERMISSION_DENIED, 17) and "this token's scope is read" in end.message
+          and "needs full" in end.message, end)
+    _, outside = reader.unary(HOME + "GetHome", field_bytes(1, elsewhere))
+    _, missing = reader.unary(HOME + "GetHome", field_bytes(1, uuid.uuid4().bytes))
+    check("Tokens and their scope: a home outside the token's homes is answered like one the account cannot see",
+          (outside.code, outside.homekit_code, outside.message) == (missing.code, missing.homekit_code, missing.message)
+          == (NOT_FOUND, 2, missing.message), (outside, missing))
+    _, end = reader.unary(HOME + "AddHome", field_bytes(1, "Never"))
+    check("Tokens and their scope: AddHome (every home) from a token limited to homes: 17",
+          (end.code, end.homekit_code) == (PERMISSION_DENIED, 17), end)
+    _, end = reader.unary(ACCOUNTS + "IssueToken", field_varint(3, 3))
+    check("Tokens and their scope: a read token cannot issue tokens: 17",
+          (end.code, end.homekit_code) == (PERMISSION_DENIED, 17), end)
+    response, end = owner.unary(ACCOUNTS + "ListTokens")
+    listed = [decode(token) for token in decode(response).get(1, [])]
+    used = [token for token in listed if token.get(4) == [b"dashboard"]]
+    check("ListTokens shows the token's last use", end.code == OK and len(used) == 1 and used[0].get(8, [0])[0] > 0,
+          used)
+    for body, field in [(field_varint(5, -1), "expires_in_seconds"), (field_bytes(2, "n" * 65), "name")]:
+        _, end = owner.unary(ACCOUNTS + "IssueToken", body)
+        check("IssueToken: a lifetime out of range or a name past 64 bytes: INVALID_ARGUMENT, 3",
+              (end.code, end.homekit_code) == (INVALID_ARGUMENT, 3) and end.field == field, end)
+    reader.close()
+    owner.close()
+
+
 def check_answer_sizes(server):
     """Answer sizes: an answer larger than the client's MAX_FRAME_SIZE ends its call, not the connection."""
     owner = server.owner()

@@ -8,7 +8,7 @@ the second start checks what must survive a restart). Exit status 1 if any check
 from docs_client import decode, field_bytes
 from harness import HOME, message_field, run_checks
 from protocol_checks import check_framing, check_liveness
-from api_checks import (check_accounts_and_homes, check_answer_sizes, check_idempotency, check_subscription,
+from api_checks import (check_accounts_and_homes, check_token_scopes, check_answer_sizes, check_idempotency, check_subscription,
                         check_subscription_options, check_accessory_face, check_bounds, check_drain,
                         check_after_restart)
 
@@ -19,6 +19,7 @@ def check_everything(server):
     server.start()
     check_framing(server)
     home_id, _ = check_accounts_and_homes(server)
+    check_token_scopes(server, home_id)
     check_answer_sizes(server)
     retry = check_idempotency(server, home_id)
     check_subscription(server, home_id)

@@ -21,10 +21,11 @@ struct APIDocument {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: .whitespaces)
             }
-            guard cells.count == 6 else { continue }
+            // | method | role | token scope | answers | codes |: the codes are the last cell.
+            guard cells.count == 7 else { continue }
             let method = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
             guard Self.methods.contains(method) else { continue }
-            let codes = cells[4].replacingOccurrences(of: "name codes", with: "3, 46, 36, 35, 60")
+            let codes = cells[5].replacingOccurrences(of: "name codes", with: "3, 46, 36, 35, 60")
                 .replacingOccurrences(of: "value codes", with: "27, 43, 44, 45, 46, 51, 3")
             for code in Self.numbers(in: codes) { pairs.insert("\(method) \(code)") }
         }

@@ -394,7 +394,19 @@ extension HomeKitCodeTests {
             let newcomer = try await s.limited.newcomer()
             return { _ = try await s.limited.owner.issueToken(for: newcomer.account) }
         },
+        Case("IssueToken", 3, "a name past 64 bytes") { s in
+            { _ = try await s.f.owner.issueToken(limits: TokenRequestLimits(name: String(repeating: "n", count: 65))) }
+        },
         Case("RevokeToken", 2, "no such token") { s in { try await s.f.owner.revokeToken(UUID()) } },
+        Case("RevokeToken", 17, "a wider token than the caller's") { s in
+            let (_, secret) = try await s.f.owner.issueToken(limits: TokenRequestLimits(lifetime: .seconds(600)))
+            let (unlimited, _) = try await s.f.owner.issueToken()
+            return {
+                let client = s.f.server.client(token: secret)
+                defer { Task { await client.close() } }
+                try await client.revokeToken(unlimited.id.uuid)
+            }
+        },
         Case("ListTokens", 2, "no such account") { s in { _ = try await s.f.owner.listTokens(of: UUID()) } },
         Case("ListTokens", 17, "another account's") { s in
             { _ = try await s.f.clients[.guest]!.listTokens(of: s.f.accounts[.administrator]!) }

@@ -92,7 +92,13 @@ import Wire
 
         /// The state a refused call must leave as it was.
         func state() async throws -> (Home, [Account], [TokenInfo]) {
-            (try await home.get(), try await f.owner.listAccounts(), try await f.owner.listTokens())
+            // A refused call still used its token: its last use is noted, which is not a change.
+            let tokens = try await f.owner.listTokens().map { token in
+                var unused = token
+                unused.lastUsedMs = 0
+                return unused
+            }
+            return (try await home.get(), try await f.owner.listAccounts(), tokens)
         }
     }
 

@@ -26,6 +26,10 @@ final class HomedProcess: @unchecked Sendable {
     /// Milliseconds the server's clock is shifted by (negative: back), for cases that depend on the
     /// date: `nil` runs `homed` itself, a number the tests' `clocked-homed` on that shifted clock.
     var clockOffsetMilliseconds: Int64?
+    /// Whether the clock moves while the server runs (``advanceClock(by:)``): `clocked-homed` reads
+    /// ``clockOffsetMilliseconds`` from a file at every reading.
+    private var clockMoves = false
+    private var clockFilePath: String { directory.appendingPathComponent("clock-offset").path }
     var endpoint: Endpoint { .unix(path: socketPath) }
     var pid: Int32 { process?.processIdentifier ?? 0 }
 
@@ -51,12 +55,15 @@ final class HomedProcess: @unchecked Sendable {
         arguments: [String] = [],
         capturingLog: Bool = false,
         logLevel: String = "error",
-        clockOffset: Int64? = nil
+        clockOffset: Int64? = nil,
+        movableClock: Bool = false
     ) async throws -> HomedProcess {
         let server = try HomedProcess(arguments: arguments)
         server.capturesLog = capturingLog
         server.logLevel = logLevel
-        server.clockOffsetMilliseconds = clockOffset
+        server.clockOffsetMilliseconds = movableClock ? clockOffset ?? 0 : clockOffset
+        server.clockMoves = movableClock
+        if movableClock { try server.writeClockOffset() }
         try await server.start()
         return server
     }
@@ -82,7 +89,7 @@ final class HomedProcess: @unchecked Sendable {
         var executable = Self.executablePath
         if let clockOffsetMilliseconds {
             executable = Self.builtExecutable("clocked-homed")
-            arguments.insert(String(clockOffsetMilliseconds), at: 0)
+            arguments.insert(clockMoves ? "@" + clockFilePath : String(clockOffsetMilliseconds), at: 0)
         }
         if let fileSizeLimitKiB {
             // bash's `ulimit -f` counts KiB; an ignored signal stays ignored across exec.
@@ -128,6 +135,27 @@ final class HomedProcess: @unchecked Sendable {
         if ownerToken.isEmpty {
             ownerToken = try String(contentsOf: directory.appendingPathComponent("owner.token"), encoding: .utf8)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// Moves a movable clock (``launch(arguments:capturingLog:logLevel:clockOffset:movableClock:)``)
+    /// forward: the running server reads the new time at once.
+    func advanceClock(by milliseconds: Int64) throws {
+        precondition(clockMoves, "launched without a movable clock")
+        clockOffsetMilliseconds = (clockOffsetMilliseconds ?? 0) + milliseconds
+        try writeClockOffset()
+    }
+
+    private func writeClockOffset() throws {
+        var offset = (clockOffsetMilliseconds ?? 0).littleEndian
+        let bytes = withUnsafeBytes(of: &offset) { Data($0) }
+        if let file = FileHandle(forWritingAtPath: clockFilePath) {
+            // In place: the server maps the file, so it must not be replaced.
+            try file.seek(toOffset: 0)
+            try file.write(contentsOf: bytes)
+            try file.close()
+        } else {
+            try bytes.write(to: URL(fileURLWithPath: clockFilePath))
         }
     }
 

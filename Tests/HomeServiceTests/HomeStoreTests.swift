@@ -22,24 +22,26 @@ import Testing
         let harness = try StoreHarness(kind)
         let store = harness.store
         let anna = try harness.account("Anna")
-        let (record, token) = try store.issueToken(for: anna, by: anna)
+        let (record, token) = try store.issueToken(for: anna, by: anna, within: .unlimited)
         #expect(token.hasPrefix("hrt_") && token.count == 68)
         #expect(store.account(forToken: token)?.id == anna)
         let bob = try harness.account("Bob")
-        #expect(codeThrown { _ = try store.issueToken(for: anna, by: bob) } == .insufficientPrivileges)
-        #expect(codeThrown { try store.revokeToken(record.id, by: bob) } == .notFound)
+        #expect(
+            codeThrown { _ = try store.issueToken(for: anna, by: bob, within: .unlimited) } == .insufficientPrivileges
+        )
+        #expect(codeThrown { try store.revokeToken(record.id, by: bob, within: .unlimited) } == .notFound)
         #expect(codeThrown { _ = try store.createAccount(named: "Eve", by: anna) } == .insufficientPrivileges)
-        try store.revokeToken(record.id, by: anna)
+        try store.revokeToken(record.id, by: anna, within: .unlimited)
         #expect(store.account(forToken: token) == nil)
         try harness.reopen()
         #expect(harness.store.account(forToken: token) == nil)
-        #expect(try harness.store.tokens(of: anna, by: anna).isEmpty)
+        #expect(try harness.store.tokens(of: anna, by: anna, within: .unlimited).isEmpty)
     }
 
     @Test func tokensAreStoredOnlyAsHashes() throws {
         let harness = try StoreHarness(.file)
         let anna = try harness.account("Anna")
-        let (_, token) = try harness.store.issueToken(for: anna, by: harness.owner)
+        let (_, token) = try harness.store.issueToken(for: anna, by: harness.owner, within: .unlimited)
         harness.store.waitForCommits()
         for suffix in ["", "-wal"] {
             let bytes = (try? Data(contentsOf: URL(fileURLWithPath: harness.path + suffix))) ?? Data()

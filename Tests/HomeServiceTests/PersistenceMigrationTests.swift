@@ -30,6 +30,7 @@ import Testing
         )
         try database.execute(Self.characteristicsAsInVersion4)
         try Self.undoEventBatches(in: database)
+        try Self.undoTokenLimits(in: database)
         try database.execute("PRAGMA user_version = 1")
         let reopened = try HomeStore.open(.file(path: harness.path))
         #expect(reopened.triggers[trigger.id]?.recurrence == .minutes(60))
@@ -45,6 +46,7 @@ import Testing
         harness.store.waitForCommits()
         let database = try Database(path: harness.path)
         try Self.undoIdempotencyBatches(in: database)
+        try Self.undoTokenLimits(in: database)
         try database.execute("PRAGMA user_version = 7")
         let insert = try database.prepare("INSERT INTO idempotency_key VALUES (?, ?, ?, ?, ?)")
         let now = harness.clock.now
@@ -71,6 +73,28 @@ import Testing
         }
         #expect(store.idempotencyRecord(for: harness.owner, key: "k1") == nil)
         #expect(store.idempotencyRecord(for: harness.owner, key: "k2") != nil)
+    }
+
+    /// Version 8's tokens had no name, scope, homes, expiry or last use: they load unlimited.
+    @Test func aVersion8FilesTokensLoadUnlimited() throws {
+        let harness = try StoreHarness(.file)
+        let guest = try harness.account("Guest")
+        let (token, secret) = try harness.store.issueToken(for: guest, by: guest, within: .unlimited)
+        harness.store.waitForCommits()
+        let database = try Database(path: harness.path)
+        try Self.undoTokenLimits(in: database)
+        try database.execute("PRAGMA user_version = 8")
+        try harness.reopen()
+        let loaded = try #require(harness.store.token(forSecret: secret))
+        #expect(loaded.id == token.id && loaded.name.isEmpty && loaded.limits == .unlimited && loaded.lastUsedAt == 0)
+        #expect(try database.scalar("PRAGMA user_version")?.integer == Int64(StoreSchema.currentVersion))
+    }
+
+    /// Undoes migration 9: tokens without limits.
+    static func undoTokenLimits(in database: Database) throws {
+        for column in ["name", "scope", "homes", "expires_at", "last_used_at"] {
+            try database.execute("ALTER TABLE token DROP COLUMN \(column)")
+        }
     }
 
     /// Undoes migration 8 (of a file with no idempotency records): the `idempotency_key` table of
@@ -133,6 +157,7 @@ import Testing
         let database = try Database(path: harness.path)
         try Self.undoEventBatches(in: database)
         try Self.undoIdempotencyBatches(in: database)
+        try Self.undoTokenLimits(in: database)
         try database.execute("PRAGMA user_version = 5")
         #expect(try database.scalar("SELECT count(*) FROM event")?.integer == Int64(events))
         try harness.reopen()
@@ -170,6 +195,7 @@ import Testing
         let batches = try harness.storedEventBatches()
 
         let database = try Database(path: harness.path)
+        try Self.undoTokenLimits(in: database)
         try database.execute(
             """
             CREATE TABLE event_batch_v6 (home BLOB NOT NULL, first_revision INTEGER NOT NULL,
@@ -252,6 +278,7 @@ import Testing
         try database.execute(Self.characteristicsAsInVersion4)
         try Self.undoEventBatches(in: database)
         try Self.undoIdempotencyBatches(in: database)
+        try Self.undoTokenLimits(in: database)
         try database.execute("PRAGMA user_version = 4")
         let reopened = try HomeStore.open(.file(path: harness.path))
         #expect(StoreSnapshot(reopened) == before)

@@ -362,9 +362,12 @@ import Testing
         for (what, body) in refused {
             #expect(codeThrown(body) == .maximumObjectLimitReached, "\(what)")
         }
-        _ = try store.issueToken(for: friend, by: owner)
-        _ = try store.issueToken(for: friend, by: owner)
-        #expect(codeThrown { _ = try store.issueToken(for: friend, by: owner) } == .maximumObjectLimitReached)
+        _ = try store.issueToken(for: friend, by: owner, within: .unlimited)
+        _ = try store.issueToken(for: friend, by: owner, within: .unlimited)
+        #expect(
+            codeThrown { _ = try store.issueToken(for: friend, by: owner, within: .unlimited) }
+                == .maximumObjectLimitReached
+        )
         // Refusals changed nothing but the accounts and tokens made along the way.
         #expect(StoreSnapshot(store).homes == before.homes && StoreSnapshot(store).rooms == before.rooms)
         // A single accessory still fits.

@@ -13,7 +13,8 @@ enum SubscribeMethod {
         let subscription = Subscription(
             call: call,
             caller: caller,
-            followsEveryHome: request.homeIds.isEmpty,
+            // A token limited to homes follows those, not the homes its account joins later.
+            followsEveryHome: request.homeIds.isEmpty && caller.principal.limits?.homes == nil,
             kinds: try kinds(request.kinds),
             characteristics: try characteristics(request.characteristicIds, api, caller),
             includeOwnChanges: request.includeOwnChanges,
@@ -40,7 +41,7 @@ enum SubscribeMethod {
             homes.append(id)
         }
         if request.homeIds.isEmpty {
-            homes = api.store.homes(of: caller.account).map(\.id)
+            homes = api.store.homes(of: caller.account).map(\.id).filter(caller.principal.mayActIn)
         }
         var resume: [HomeID: UInt64] = [:]
         for (index, point) in request.resumeFrom.enumerated() {
@@ -51,9 +52,12 @@ enum SubscribeMethod {
         }
         var starts: [(HomeID, SubscriptionHub.Start)] = []
         for (index, id) in homes.enumerated() {
-            // A home the caller cannot see is NOT_FOUND, like one that does not exist.
+            // A home the caller cannot see (or its token may not act in) is NOT_FOUND, like one
+            // that does not exist.
             let current = try attempt(object: id.raw, field: request.homeIds.isEmpty ? "" : "home_ids[\(index)]") {
-                () throws(HomeServiceError) in try api.store.revision(of: id, as: caller.account)
+                () throws(HomeServiceError) in
+                guard caller.principal.mayActIn(id) else { throw AccessRules.noSuchHome }
+                return try api.store.revision(of: id, as: caller.account)
             }
             if let revision = resume.removeValue(forKey: id) {
                 starts.append((id, .after(revision)))
@@ -96,8 +100,11 @@ enum SubscribeMethod {
         for (index, data) in ids.enumerated() {
             let field = "characteristic_ids[\(index)]"
             let id: CharacteristicID = try ProtoDecoding.id(data, field)
-            _ = try attempt(object: id.raw, field: field) { () throws(HomeServiceError) in
-                try api.store.characteristicState(id, as: caller.account)
+            try attempt(object: id.raw, field: field) { () throws(HomeServiceError) in
+                let state = try api.store.characteristicState(id, as: caller.account)
+                guard caller.principal.mayActIn(state.characteristic.home) else {
+                    throw HomeServiceError(.notFound, "no such characteristic \(id)")
+                }
             }
             result.insert(id)
         }

@@ -319,14 +319,14 @@ final class SubscriptionHub {
         for subscription in Array(subscriptions.values) { end(subscription, status) }
     }
 
-    /// Ends the streams whose token was revoked.
-    func endRevoked() {
+    /// Ends the streams whose token was revoked or has expired.
+    func endUnauthorized() {
+        let now = store.currentTime
         for subscription in Array(subscriptions.values) {
-            guard let token = subscription.caller.token, !store.isTokenLive(token) else { continue }
-            end(
-                subscription,
-                CallStatus(code: .unauthenticated, message: "the token this stream authenticated with was revoked")
-            )
+            let principal = subscription.caller.principal
+            guard let token = principal.token, !store.isTokenLive(token) || now >= principal.expiresAt else { continue }
+            let message = TokenMessages.refusal(of: principal, at: now, onStream: true)
+            end(subscription, CallStatus(code: .unauthenticated, message: message))
         }
     }
 

@@ -59,6 +59,24 @@ public nonisolated struct Home_V1_TokenInfo: Sendable {
 
   public var createdMs: Int64 = 0
 
+  /// What the issuer called it (may be empty).
+  public var name: String = String()
+
+  /// Its cap: the methods it may call are those whose scope is at most this (never UNSPECIFIED here).
+  public var scope: Home_V1_TokenScope = .unspecified
+
+  /// The homes it may act in; empty: every home of its account.
+  public var homeIds: [Data] = []
+
+  /// When it stops being accepted (ms since the Unix epoch); 0: never.
+  public var expiresMs: Int64 = 0
+
+  /// When a call last used it, to the minute (0: never since it was issued).
+  public var lastUsedMs: Int64 = 0
+
+  /// Whether it has expired (it is listed for a day after, then forgotten).
+  public var expired: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -153,7 +171,8 @@ public nonisolated struct Home_V1_ListAccountsResponse: Sendable {
   public init() {}
 }
 
-/// For the caller's own account, or (the owner) anyone's. Codes: 2, 17, 49.
+/// For the caller's own account, or (the owner) anyone's. A token the caller issues is never wider than
+/// the caller's own: its scope, homes and expiry within the calling token's. Codes: 2, 3, 17, 49.
 public nonisolated struct Home_V1_IssueTokenRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -161,6 +180,20 @@ public nonisolated struct Home_V1_IssueTokenRequest: Sendable {
 
   /// Empty: the caller's own account.
   public var accountID: Data = Data()
+
+  /// A label for ListTokens (at most 64 bytes of UTF-8).
+  public var name: String = String()
+
+  /// Its cap; UNSPECIFIED: the calling token's (FULL for an unrestricted one).
+  public var scope: Home_V1_TokenScope = .unspecified
+
+  /// Homes it may act in, each one the account is a member of (at most 100); empty: the calling
+  /// token's (every home for an unrestricted one).
+  public var homeIds: [Data] = []
+
+  /// Seconds until it expires (at most ten years); 0: the calling token's expiry (never for one
+  /// that does not expire).
+  public var expiresInSeconds: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -191,7 +224,8 @@ public nonisolated struct Home_V1_IssueTokenResponse: Sendable {
   fileprivate var _token: Home_V1_TokenInfo? = nil
 }
 
-/// Stops the token at once. Codes: 2.
+/// Stops the token at once: calls with it fail and its streams end with UNAUTHENTICATED. A token
+/// limited in scope, homes or time may revoke only tokens within its own limits. Codes: 2, 17.
 public nonisolated struct Home_V1_RevokeTokenRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -214,6 +248,7 @@ public nonisolated struct Home_V1_RevokeTokenResponse: Sendable {
   public init() {}
 }
 
+/// The account's tokens (for a limited token, those within its limits), oldest first.
 public nonisolated struct Home_V1_ListTokensRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -290,7 +325,7 @@ nonisolated extension Home_V1_Account: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Home_V1_TokenInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".TokenInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}account_id\0\u{3}created_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}account_id\0\u{3}created_ms\0\u{1}name\0\u{1}scope\0\u{3}home_ids\0\u{3}expires_ms\0\u{3}last_used_ms\0\u{1}expired\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -301,6 +336,12 @@ nonisolated extension Home_V1_TokenInfo: SwiftProtobuf.Message, SwiftProtobuf._M
       case 1: try { try decoder.decodeSingularBytesField(value: &self.id) }()
       case 2: try { try decoder.decodeSingularBytesField(value: &self.accountID) }()
       case 3: try { try decoder.decodeSingularInt64Field(value: &self.createdMs) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 5: try { try decoder.decodeSingularEnumField(value: &self.scope) }()
+      case 6: try { try decoder.decodeRepeatedBytesField(value: &self.homeIds) }()
+      case 7: try { try decoder.decodeSingularInt64Field(value: &self.expiresMs) }()
+      case 8: try { try decoder.decodeSingularInt64Field(value: &self.lastUsedMs) }()
+      case 9: try { try decoder.decodeSingularBoolField(value: &self.expired) }()
       default: break
       }
     }
@@ -316,6 +357,24 @@ nonisolated extension Home_V1_TokenInfo: SwiftProtobuf.Message, SwiftProtobuf._M
     if self.createdMs != 0 {
       try visitor.visitSingularInt64Field(value: self.createdMs, fieldNumber: 3)
     }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 4)
+    }
+    if self.scope != .unspecified {
+      try visitor.visitSingularEnumField(value: self.scope, fieldNumber: 5)
+    }
+    if !self.homeIds.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.homeIds, fieldNumber: 6)
+    }
+    if self.expiresMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.expiresMs, fieldNumber: 7)
+    }
+    if self.lastUsedMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.lastUsedMs, fieldNumber: 8)
+    }
+    if self.expired != false {
+      try visitor.visitSingularBoolField(value: self.expired, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -323,6 +382,12 @@ nonisolated extension Home_V1_TokenInfo: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs.id != rhs.id {return false}
     if lhs.accountID != rhs.accountID {return false}
     if lhs.createdMs != rhs.createdMs {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs.scope != rhs.scope {return false}
+    if lhs.homeIds != rhs.homeIds {return false}
+    if lhs.expiresMs != rhs.expiresMs {return false}
+    if lhs.lastUsedMs != rhs.lastUsedMs {return false}
+    if lhs.expired != rhs.expired {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -496,7 +561,7 @@ nonisolated extension Home_V1_ListAccountsResponse: SwiftProtobuf.Message, Swift
 
 nonisolated extension Home_V1_IssueTokenRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".IssueTokenRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}account_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}account_id\0\u{1}name\0\u{1}scope\0\u{3}home_ids\0\u{3}expires_in_seconds\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -505,6 +570,10 @@ nonisolated extension Home_V1_IssueTokenRequest: SwiftProtobuf.Message, SwiftPro
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBytesField(value: &self.accountID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.scope) }()
+      case 4: try { try decoder.decodeRepeatedBytesField(value: &self.homeIds) }()
+      case 5: try { try decoder.decodeSingularInt64Field(value: &self.expiresInSeconds) }()
       default: break
       }
     }
@@ -514,11 +583,27 @@ nonisolated extension Home_V1_IssueTokenRequest: SwiftProtobuf.Message, SwiftPro
     if !self.accountID.isEmpty {
       try visitor.visitSingularBytesField(value: self.accountID, fieldNumber: 1)
     }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 2)
+    }
+    if self.scope != .unspecified {
+      try visitor.visitSingularEnumField(value: self.scope, fieldNumber: 3)
+    }
+    if !self.homeIds.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.homeIds, fieldNumber: 4)
+    }
+    if self.expiresInSeconds != 0 {
+      try visitor.visitSingularInt64Field(value: self.expiresInSeconds, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Home_V1_IssueTokenRequest, rhs: Home_V1_IssueTokenRequest) -> Bool {
     if lhs.accountID != rhs.accountID {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs.scope != rhs.scope {return false}
+    if lhs.homeIds != rhs.homeIds {return false}
+    if lhs.expiresInSeconds != rhs.expiresInSeconds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

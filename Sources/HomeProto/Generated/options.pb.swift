@@ -157,6 +157,40 @@ nonisolated extension SwiftProtobuf.Google_Protobuf_MethodOptions {
     clearExtensionValue(ext: Home_V1_Extensions_codes)
   }
 
+  /// The least scope a token needs to call it: every method an account calls names one (none for
+  /// ACCESS_ANYONE and ACCESS_ACCESSORY).
+  public var Home_V1_scope: Home_V1_TokenScope {
+    get {return getExtensionValue(ext: Home_V1_Extensions_scope) ?? .unspecified}
+    set {setExtensionValue(ext: Home_V1_Extensions_scope, value: newValue)}
+  }
+  /// Returns true if extension `Home_V1_Extensions_scope`
+  /// has been explicitly set.
+  public var hasHome_V1_scope: Bool {
+    return hasExtensionValue(ext: Home_V1_Extensions_scope)
+  }
+  /// Clears the value of extension `Home_V1_Extensions_scope`.
+  /// Subsequent reads from it will return its default value.
+  public mutating func clearHome_V1_scope() {
+    clearExtensionValue(ext: Home_V1_Extensions_scope)
+  }
+
+  /// It acts beyond any one home (adds a home, copies the whole store): a token limited to homes may
+  /// not call it.
+  public var Home_V1_everyHome: Bool {
+    get {return getExtensionValue(ext: Home_V1_Extensions_every_home) ?? false}
+    set {setExtensionValue(ext: Home_V1_Extensions_every_home, value: newValue)}
+  }
+  /// Returns true if extension `Home_V1_Extensions_every_home`
+  /// has been explicitly set.
+  public var hasHome_V1_everyHome: Bool {
+    return hasExtensionValue(ext: Home_V1_Extensions_every_home)
+  }
+  /// Clears the value of extension `Home_V1_Extensions_every_home`.
+  /// Subsequent reads from it will return its default value.
+  public mutating func clearHome_V1_everyHome() {
+    clearExtensionValue(ext: Home_V1_Extensions_every_home)
+  }
+
 }
 
 // MARK: - File's ExtensionMap: Home_V1_Options_Extensions
@@ -168,7 +202,9 @@ nonisolated extension SwiftProtobuf.Google_Protobuf_MethodOptions {
 public nonisolated let Home_V1_Options_Extensions: SwiftProtobuf.SimpleExtensionMap = [
   Home_V1_Extensions_access,
   Home_V1_Extensions_mutates,
-  Home_V1_Extensions_codes
+  Home_V1_Extensions_codes,
+  Home_V1_Extensions_scope,
+  Home_V1_Extensions_every_home
 ]
 
 // Extension Objects - The only reason these might be needed is when manually
@@ -195,6 +231,20 @@ public nonisolated let Home_V1_Extensions_mutates = SwiftProtobuf.MessageExtensi
 public nonisolated let Home_V1_Extensions_codes = SwiftProtobuf.MessageExtension<SwiftProtobuf.OptionalExtensionField<SwiftProtobuf.ProtobufString>, SwiftProtobuf.Google_Protobuf_MethodOptions>(
   _protobuf_fieldNumber: 50003,
   fieldName: "home.v1.codes"
+)
+
+/// The least scope a token needs to call it: every method an account calls names one (none for
+/// ACCESS_ANYONE and ACCESS_ACCESSORY).
+public nonisolated let Home_V1_Extensions_scope = SwiftProtobuf.MessageExtension<SwiftProtobuf.OptionalEnumExtensionField<Home_V1_TokenScope>, SwiftProtobuf.Google_Protobuf_MethodOptions>(
+  _protobuf_fieldNumber: 50004,
+  fieldName: "home.v1.scope"
+)
+
+/// It acts beyond any one home (adds a home, copies the whole store): a token limited to homes may
+/// not call it.
+public nonisolated let Home_V1_Extensions_every_home = SwiftProtobuf.MessageExtension<SwiftProtobuf.OptionalExtensionField<SwiftProtobuf.ProtobufBool>, SwiftProtobuf.Google_Protobuf_MethodOptions>(
+  _protobuf_fieldNumber: 50005,
+  fieldName: "home.v1.every_home"
 )
 
 // MARK: - Code below here is support for the SwiftProtobuf runtime.

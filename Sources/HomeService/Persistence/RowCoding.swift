@@ -27,18 +27,38 @@ enum RowCoding {
     }
 
     static func row(_ token: AccessToken) -> [SQLValue] {
-        [.id(token.id), .id(token.account), .blob(token.hash), .integer(token.createdAt), .integer(token.sequence)]
+        [
+            .id(token.id), .id(token.account), .blob(token.hash), .integer(token.createdAt), .integer(token.sequence),
+            .text(token.name), .text(token.limits.scope.name),
+            token.limits.homes.map { .idList($0.sorted()) } ?? .null,
+            .optionalInteger(token.limits.expiresAt), .integer(token.lastUsedAt),
+        ]
     }
 
     static func token(_ row: any StoredRow) throws(StoreError) -> AccessToken {
         var reader = RowReader(row, StoreSchema.token)
-        return AccessToken(
-            id: try reader.id(),
-            account: try reader.id(),
-            hash: try reader.blob(),
-            createdAt: try reader.integer(),
-            sequence: try reader.integer()
+        let id: AccessTokenID = try reader.id()
+        let account: AccountID = try reader.id()
+        let hash = try reader.blob()
+        let createdAt = try reader.integer()
+        let sequence = try reader.integer()
+        let name = try reader.text()
+        let scopeName = try reader.text()
+        guard let scope = TokenScope(name: scopeName) else { throw .corrupt("token scope \"\(scopeName)\"") }
+        let homes: [HomeID]? = try reader.optionalBlob().map { bytes throws(StoreError) in
+            try [UniqueIdentifier](storedBytes: bytes).map(HomeID.init)
+        }
+        var token = AccessToken(
+            id: id,
+            account: account,
+            hash: hash,
+            createdAt: createdAt,
+            sequence: sequence,
+            name: name,
+            limits: TokenLimits(scope: scope, homes: homes.map(Set.init), expiresAt: try reader.optionalInteger())
         )
+        token.lastUsedAt = try reader.integer()
+        return token
     }
 
     static func row(_ home: Home) -> [SQLValue] {

@@ -22,7 +22,9 @@ enum StoreSchema {
     )
     static let token = StoreTable(
         name: "token",
-        columns: ["id", "account", "hash", "created_at", "sequence"],
+        columns: [
+            "id", "account", "hash", "created_at", "sequence", "name", "scope", "homes", "expires_at", "last_used_at",
+        ],
         keyColumnCount: 1,
         orderBy: "sequence"
     )
@@ -246,6 +248,15 @@ enum StoreSchema {
         // and drops the old table.
         """
         CREATE TABLE idempotency_batch (number INTEGER PRIMARY KEY, account BLOB NOT NULL, records BLOB NOT NULL);
+        """,
+        // 9: tokens have a name, a scope, the homes they may act in (NULL: every home), an expiry
+        // (NULL: never) and their last use; the tokens issued before are unlimited.
+        """
+        ALTER TABLE token ADD COLUMN name TEXT NOT NULL DEFAULT '';
+        ALTER TABLE token ADD COLUMN scope TEXT NOT NULL DEFAULT 'full';
+        ALTER TABLE token ADD COLUMN homes BLOB;
+        ALTER TABLE token ADD COLUMN expires_at INTEGER;
+        ALTER TABLE token ADD COLUMN last_used_at INTEGER NOT NULL DEFAULT 0;
         """,
     ]
 

@@ -156,12 +156,44 @@ struct AccountCommand: AsyncParsableCommand {
         )
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The account's name or id (default: yours).") var account: String?
+        @Option(help: "A label list-tokens shows.") var name = ""
+        @Option(
+            help: ArgumentHelp(
+                "What it may do: read (reads, subscriptions), control (also writes, identify, action sets) or full.",
+                valueName: "scope"
+            )
+        )
+        var scope: ScopeArgument?
+        @Option(help: "A home (name or id) it may act in; repeat for more (default: every home).")
+        var home: [String] = []
+        @Option(help: "Seconds until it expires (default: never, or your token's expiry).")
+        var expiresIn: Int64?
+
+        enum ScopeArgument: String, ExpressibleByArgument, CaseIterable {
+            case read, control, full
+
+            var scope: TokenScope {
+                switch self {
+                case .read: .read
+                case .control: .control
+                case .full: .full
+                }
+            }
+        }
 
         func run() async throws {
             let secret = try await connection.withHomeClient { client in
                 var id: UUID?
                 if let account { id = try await Resolve.account(account, client).uuid }
-                return try await client.issueToken(for: id).secret
+                var homes: [UUID] = []
+                for home in home { homes.append(try await Resolve.home(home, client).id.uuid) }
+                let limits = TokenRequestLimits(
+                    name: name,
+                    scope: scope?.scope ?? .unspecified,
+                    homes: homes,
+                    lifetime: expiresIn.map { .seconds($0) }
+                )
+                return try await client.issueToken(for: id, limits: limits).secret
             }
             print(secret)
         }
@@ -190,8 +222,18 @@ extension AccountCommand {
                 return
             }
             Output.table(
-                ["ID", "ACCOUNT", "CREATED (UTC)"],
-                tokens.map { [Output.id($0.id), Output.id($0.accountID), Output.date($0.createdMs)] }
+                ["ID", "NAME", "SCOPE", "HOMES", "CREATED (UTC)", "EXPIRES (UTC)", "LAST USED (UTC)"],
+                tokens.map { token in
+                    [
+                        Output.id(token.id), token.name.isEmpty ? "-" : token.name,
+                        "\(token.scope)".replacingOccurrences(of: "TOKEN_SCOPE_", with: "").lowercased(),
+                        token.homeIds.isEmpty ? "all" : token.homeIds.map(Output.id).joined(separator: ","),
+                        Output.date(token.createdMs),
+                        token.expiresMs == 0
+                            ? "never" : Output.date(token.expiresMs) + (token.expired ? " (expired)" : ""),
+                        token.lastUsedMs == 0 ? "never" : Output.date(token.lastUsedMs),
+                    ]
+                }
             )
         }
     }

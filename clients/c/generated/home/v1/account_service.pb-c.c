@@ -714,7 +714,7 @@ const ProtobufCMessageDescriptor home__v1__account__descriptor =
   (ProtobufCMessageInit) home__v1__account__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor home__v1__token_info__field_descriptors[3] =
+static const ProtobufCFieldDescriptor home__v1__token_info__field_descriptors[9] =
 {
   {
     "id",
@@ -752,16 +752,94 @@ static const ProtobufCFieldDescriptor home__v1__token_info__field_descriptors[3]
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "name",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__TokenInfo, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "scope",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__TokenInfo, scope),
+    &home__v1__token_scope__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "home_ids",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_BYTES,
+    offsetof(Home__V1__TokenInfo, n_home_ids),
+    offsetof(Home__V1__TokenInfo, home_ids),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expires_ms",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__TokenInfo, expires_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "last_used_ms",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__TokenInfo, last_used_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expired",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__TokenInfo, expired),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__token_info__field_indices_by_name[] = {
   1,   /* field[1] = account_id */
   2,   /* field[2] = created_ms */
+  8,   /* field[8] = expired */
+  6,   /* field[6] = expires_ms */
+  5,   /* field[5] = home_ids */
   0,   /* field[0] = id */
+  7,   /* field[7] = last_used_ms */
+  3,   /* field[3] = name */
+  4,   /* field[4] = scope */
 };
 static const ProtobufCIntRange home__v1__token_info__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor home__v1__token_info__descriptor =
 {
@@ -771,7 +849,7 @@ const ProtobufCMessageDescriptor home__v1__token_info__descriptor =
   "Home__V1__TokenInfo",
   "home.v1",
   sizeof(Home__V1__TokenInfo),
-  3,
+  9,
   home__v1__token_info__field_descriptors,
   home__v1__token_info__field_indices_by_name,
   1,  home__v1__token_info__number_ranges,
@@ -966,7 +1044,7 @@ const ProtobufCMessageDescriptor home__v1__list_accounts_response__descriptor =
   (ProtobufCMessageInit) home__v1__list_accounts_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor home__v1__issue_token_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor home__v1__issue_token_request__field_descriptors[5] =
 {
   {
     "account_id",
@@ -980,14 +1058,66 @@ static const ProtobufCFieldDescriptor home__v1__issue_token_request__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "name",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__IssueTokenRequest, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "scope",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__IssueTokenRequest, scope),
+    &home__v1__token_scope__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "home_ids",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_BYTES,
+    offsetof(Home__V1__IssueTokenRequest, n_home_ids),
+    offsetof(Home__V1__IssueTokenRequest, home_ids),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expires_in_seconds",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Home__V1__IssueTokenRequest, expires_in_seconds),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned home__v1__issue_token_request__field_indices_by_name[] = {
   0,   /* field[0] = account_id */
+  4,   /* field[4] = expires_in_seconds */
+  3,   /* field[3] = home_ids */
+  1,   /* field[1] = name */
+  2,   /* field[2] = scope */
 };
 static const ProtobufCIntRange home__v1__issue_token_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor home__v1__issue_token_request__descriptor =
 {
@@ -997,7 +1127,7 @@ const ProtobufCMessageDescriptor home__v1__issue_token_request__descriptor =
   "Home__V1__IssueTokenRequest",
   "home.v1",
   sizeof(Home__V1__IssueTokenRequest),
-  1,
+  5,
   home__v1__issue_token_request__field_descriptors,
   home__v1__issue_token_request__field_indices_by_name,
   1,  home__v1__issue_token_request__number_ranges,
