@@ -34,6 +34,7 @@ python3 Tests/DocsConformance/check_docs.py "$(swift build --show-bin-path)/home
 python3 Tests/DocsConformance/check_homekit.py "$(swift build --show-bin-path)/homed"
 python3 Tests/DocsConformance/fuzz_requests.py "$(swift build --show-bin-path)/homed"
 python3 -W ignore::DeprecationWarning Tests/DocsConformance/check_tls.py "$(swift build --show-bin-path)/homed"
+python3 Tests/DocsConformance/check_metrics.py "$(swift build --show-bin-path)/homed"
 
 echo "== C client SDK (clients/c)"
 clients/c/test.sh

@@ -2,7 +2,7 @@ import Foundation
 public import HomeProto
 public import HomeService
 public import RPCServer
-import RPCServices
+public import RPCServices
 import SwiftProtobuf
 public import UV
 public import Wire
@@ -143,6 +143,44 @@ public final class HomeAPI {
     public func register(in registry: inout MethodRegistry) {
         for method in Self.methods { method.register(self, &registry) }
         AccessoryLinkMethods.register(self, in: &registry)
+    }
+
+    /// Adds the change streams' and the accessories' metrics to a scrape (docs/OPERATIONS.md,
+    /// "Metrics").
+    public func addMetrics(to out: inout PrometheusText) {
+        out.gauge("homed_subscriptions_open", "Open change streams (Subscribe).", UInt64(subscriptions.openCount))
+        out.gauge(
+            "homed_subscription_held_bytes",
+            "Bytes change streams hold for subscribers that have not read them.",
+            UInt64(max(0, subscriptions.heldBytes))
+        )
+        out.counter("homed_events_delivered_total", "Messages sent on change streams.", subscriptions.eventsDelivered)
+        out.counter(
+            "homed_events_skipped_total",
+            "Value changes slow subscribers never saw, coalesced into a later value.",
+            subscriptions.eventsSkipped
+        )
+        out.counter(
+            "homed_subscription_resyncs_total",
+            "Subscribers that fell too far behind and were resynchronised.",
+            subscriptions.resyncs
+        )
+        out.gauge("homed_accessories_attached", "Accessories whose link is attached now.", UInt64(links.attachedCount))
+        out.gauge(
+            "homed_accessories_advertised_bytes",
+            "Bytes of advertised (unpaired) accessories held.",
+            UInt64(max(0, links.advertisedBytes))
+        )
+        out.counter(
+            "homed_pairing_refusals_total",
+            "AddAccessory attempts refused for a wrong setup code, or for too many of them.",
+            links.pairingRefusals
+        )
+        out.gauge(
+            "homed_store_failed",
+            "1 once a commit failed and the store stopped taking changes.",
+            UInt64(store.failure == nil ? 0 : 1)
+        )
     }
 
     /// Adds what change streams and the accessory browser hold now to `rpc-client info`'s figures

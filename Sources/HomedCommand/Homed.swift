@@ -44,6 +44,17 @@ public struct Homed: ParsableCommand {
     var grpcPort: Int?
 
     @Option(
+        help: """
+            Serve Prometheus metrics (GET /metrics, text format) on this TCP port of --metrics-host; \
+            0 picks a free port. Off unless set.
+            """
+    )
+    var metricsPort: Int?
+
+    @Option(help: "The address the metrics port listens on (IPv4 or IPv6 literal).")
+    var metricsHost = "127.0.0.1"
+
+    @Option(
         help: "Most connections served at once; more are refused with a GOAWAY (the open-file limit is raised to fit)."
     )
     var maxConnections = 16_384
@@ -252,7 +263,7 @@ public struct Homed: ParsableCommand {
         let commits = try Waker<CommitReport>(loop: loop) { reports in
             for report in reports {
                 guard let timing = report.timing else { continue }
-                commitMetrics.record(timing.total, changes: timing.changes)
+                commitMetrics.record(timing.total, commit: timing.commit, changes: timing.changes)
                 guard warnsOfSlowCommits, timing.total >= slowCommit else { continue }
                 logger.warning(
                     "slow commit: the changes it carries wait for it",
@@ -322,6 +333,18 @@ public struct Homed: ParsableCommand {
         try ReflectionService(descriptorSet: ProtoDescriptors.fileDescriptorSet).register(in: &registry)
         info.addFigures = { [unowned api] in api.addFigures(to: &$0) }
         info.admits = { [unowned api] in api.admitsServerCall($0) }
+        let storePath = store
+        info.addMetrics = { [unowned api] out in
+            api.addMetrics(to: &out)
+            out.gauge(
+                "homed_store_bytes",
+                "The store's size on disk: its file and its WAL.",
+                Self.storeBytes(at: storePath)
+            )
+        }
+        let lag = LoopLagProbe(loop: loop)
+        lag.start()
+        info.lag = lag
         health.markServing(servicesIn: registry)
         // No change can be made until a restart (and reads that would show the lost one fail): say
         // so where an operator and a probe look.
@@ -379,6 +402,18 @@ public struct Homed: ParsableCommand {
             )
         }
 
+        var metricsEndpoint: MetricsEndpoint?
+        if let metricsPort {
+            let endpoint = MetricsEndpoint(loop: loop) { info.prometheusText() }
+            do {
+                let bound = try endpoint.listen(on: .tcp(host: metricsHost, port: metricsPort))
+                logger.info("serving metrics", metadata: ["endpoint": "\(bound)"])
+            } catch {
+                throw StartError("cannot serve metrics on \(metricsHost):\(metricsPort): \(error)")
+            }
+            metricsEndpoint = endpoint
+        }
+
         try tls.loadIdentities(into: api.identities)
         var watchers: [SignalWatcher] = []
         if tls.isEnabled {
@@ -429,6 +464,8 @@ public struct Homed: ParsableCommand {
             } : nil
         loop.run()
         stallWatch?.close()
+        metricsEndpoint?.close()
+        lag.close()
         for watcher in watchers { watcher.close() }
         commitPacer.close()
         // A failure of these last commits is logged by onFailure, as one at run time is.
@@ -436,6 +473,14 @@ public struct Homed: ParsableCommand {
         commits.close()
         try loop.close()
         logger.info("stopped")
+    }
+
+    /// Bytes of the store's file and its WAL (0 for one not on disk).
+    static func storeBytes(at path: String) -> UInt64 {
+        [path, path + "-wal"].reduce(0) { total, file in
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.uint64Value
+            return total + (size ?? 0)
+        }
     }
 
     /// Listens, naming the endpoint when it cannot ("address already in use" alone does not say which).

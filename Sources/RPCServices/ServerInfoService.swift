@@ -19,6 +19,10 @@ public final class ServerInfoService {
     /// method), failing it otherwise: for a server whose accounts' rights can change under an open
     /// connection.
     public var admits: ((ServerCall) -> Bool)?
+    /// Adds the metrics of the services above the runtime to a scrape (``prometheusText()``).
+    public var addMetrics: ((inout PrometheusText) -> Void)?
+    /// The loop's lateness, for a scrape.
+    public var lag: LoopLagProbe?
 
     public init(version: String) {
         self.version = version

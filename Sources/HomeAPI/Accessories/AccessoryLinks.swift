@@ -65,6 +65,10 @@ final class AccessoryLinks {
     /// times as much memory).
     private(set) var advertisedBytes = 0
     private var attached: [AccessoryID: Link] = [:]
+    /// Accessories attached now.
+    var attachedCount: Int { attached.count }
+    /// Pairings refused for a wrong setup code, or for too many of them, for the metrics endpoint.
+    private(set) var pairingRefusals: UInt64 = 0
     private var browsers: [Int: BoundedStream] = [:]
     private var nextBrowser = 0
     private let commands: ForwardedCommands
@@ -240,6 +244,7 @@ final class AccessoryLinks {
         }
         let now = loop.now
         if let wait = attempts.wait(for: id, now: now) {
+            pairingRefusals += 1
             throw APIFailure(
                 HomeServiceError(
                     .accessoryPairingFailed,
@@ -251,6 +256,7 @@ final class AccessoryLinks {
         }
         guard SetupCode.matches(setupCode, expected) else {
             attempts.failed(id, now: now)
+            pairingRefusals += 1
             throw APIFailure(
                 HomeServiceError(.accessoryPairingFailed, "wrong setup code for accessory \"\(description.name)\""),
                 object: id.raw,

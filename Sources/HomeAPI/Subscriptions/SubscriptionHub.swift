@@ -48,6 +48,15 @@ final class SubscriptionHub {
     /// The streams of every home of their account: they also look at homes they do not follow yet,
     /// for the account's new homes.
     private var followersOfEveryHome: [Int: Subscription] = [:]
+    /// Messages sent on change streams (events, snapshots, resyncs), for the metrics endpoint.
+    private(set) var eventsDelivered: UInt64 = 0
+    /// Value changes a slow subscriber never saw: coalesced into a later value of the same
+    /// characteristic (each delivered event's `skipped`).
+    private(set) var eventsSkipped: UInt64 = 0
+    /// Subscribers that fell too far behind and were resynchronised.
+    private(set) var resyncs: UInt64 = 0
+    /// Open change streams.
+    var openCount: Int { subscriptions.count }
     /// The latest value change as sent to subscribers (see ``encoded(_:skipped:for:)``).
     private var lastSharedValue: (home: HomeID, revision: UInt64, bytes: [UInt8])?
 
@@ -239,6 +248,7 @@ final class SubscriptionHub {
         if subscription.pending.isEmpty && subscription.call.isWritable {
             // Keeping up: straight out, without queueing.
             subscription.call.send(encoded(change, skipped: 0, for: subscription.caller))
+            eventsDelivered &+= 1
             if subscription.call.hasEnded { forget(subscription) }
         } else if changePending(of: subscription, { $0.append(change, always: leaves) }) == .overflow {
             resynchronise(subscription)
@@ -253,6 +263,7 @@ final class SubscriptionHub {
     /// The subscriber fell too far behind: what waits is dropped, and every home it follows
     /// restarts with a Resync.
     private func resynchronise(_ subscription: Subscription) {
+        resyncs &+= 1
         changePending(of: subscription) { $0.removeAll() }
         for home in Array(subscription.homes.keys) {
             begin(home, in: subscription, .resync(.subscriberTooSlow))
@@ -284,7 +295,9 @@ final class SubscriptionHub {
                 call.send(bytes)
             case .change(let change, let skipped):
                 call.send(encoded(change, skipped: skipped, for: subscription.caller))
+                eventsSkipped &+= skipped
             }
+            eventsDelivered &+= 1
             // A message over the peer's frame size ends the call.
             if call.hasEnded { forget(subscription) }
         }
