@@ -1,6 +1,5 @@
 import HomeService
 public import RPCServer
-import UV
 
 /// The first line of authorization: the access proto/home/v1 declares for each method
 /// (``DeclaredMethod``) and the limits of the caller's token (its scope, homes and expiry), checked
@@ -15,7 +14,7 @@ extension HomeAPI {
     /// Whether `call` may go on to its handler; `false` after failing it.
     func admits(_ call: ServerCall, _ rule: DeclaredMethod.DispatchRule, requestBytes: ArraySlice<UInt8>) -> Bool {
         guard let principal = call.principal as? UserPrincipal, principal.hasLiveToken(in: store) else { return true }
-        principal.noteUse(in: store, loopTime: loop.now)
+        principal.noteUse(in: store, at: call.startedAt)
         if let refusal = refusal(of: call, by: principal, rule, requestBytes: requestBytes) {
             call.fail(refusal.status)
             return false

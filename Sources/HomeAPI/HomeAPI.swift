@@ -17,8 +17,6 @@ public import Wire
 /// without changing anything.
 public final class HomeAPI {
     let store: HomeStore
-    /// The store's loop: its clock paces the notes of token use.
-    let loop: EventLoop
     /// The open change streams; the store's change observer feeds them.
     private(set) var subscriptions: SubscriptionHub!
     /// The accessories' side: advertisements, links, forwarded commands.
@@ -69,7 +67,6 @@ public final class HomeAPI {
         backupDirectory: String
     ) {
         self.store = store
-        self.loop = loop
         self.backupDirectory = backupDirectory
         commitAnswers = CommitAnswers(store: store, buffers: answerBuffers)
         let links = AccessoryLinks(store: store, loop: loop, configuration: accessories)

@@ -16,7 +16,7 @@ public final class UserPrincipal: Principal {
     let limits: TokenLimits?
     /// When its token expires (ms since the Unix epoch), `Int64.max` for never.
     let expiresAt: Int64
-    /// The loop time (ms) from which a call's use of the token is noted again: once a minute.
+    /// The monotonic time (ns) from which a call's use of the token is noted again: once a minute.
     private var nextUseNote: UInt64 = 0
     /// The store's token-table version when the token was last found live (see
     /// ``HomeService/HomeStore/isTokenLive(_:checkedVersion:)``).
@@ -42,11 +42,12 @@ public final class UserPrincipal: Principal {
             && (expiresAt == .max || store.currentTime < expiresAt)
     }
 
-    /// Notes a call's use of the token in the store, at most once a minute (`loopTime` is the
-    /// loop's clock in milliseconds: reading it costs less than the wall clock).
-    func noteUse(in store: HomeStore, loopTime: UInt64) {
-        guard let token, loopTime >= nextUseNote else { return }
-        nextUseNote = loopTime + 60_000
+    /// Notes a call's use of the token in the store, at most once a minute. `callStart` is the
+    /// call's start on the monotonic clock (``RPCServer/ServerCall/startedAt``, read for its latency
+    /// anyway): no clock is read for this.
+    func noteUse(in store: HomeStore, at callStart: UInt64) {
+        guard let token, callStart >= nextUseNote else { return }
+        nextUseNote = callStart + 60_000_000_000
         store.noteUse(of: token)
     }
 

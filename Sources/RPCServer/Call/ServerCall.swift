@@ -37,7 +37,7 @@ public final class ServerCall {
     /// When the call must have ended, in the loop's milliseconds; `nil` for none.
     public private(set) var deadline: UInt64?
     /// ``EventLoop/monotonicNanoseconds`` when the read carrying its CALL_START was taken up.
-    private(set) var startedAt: UInt64
+    public private(set) var startedAt: UInt64
     /// Runs once if the call is cancelled: by the client, by its deadline, or by the connection closing.
     public var onCancel: (() -> Void)?
     /// Runs when a streaming call that was not writable becomes writable again.
